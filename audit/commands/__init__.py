@@ -1,0 +1,1 @@
+"""Subcommands of the ``fairplay`` CLI, one module each."""

@@ -1,0 +1,59 @@
+"""The project's one exception root.
+
+Every error a user can meet carries a stable machine-readable ``code`` and a message a
+person can act on. Input errors name the JSON path or the field; rules errors name the
+rule broken. The CLI and the HTTP service turn these into an exit status or a JSON
+error body; nothing else should reach a terminal or a client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class FairplayError(Exception):
+    """Root of every error this project raises on purpose."""
+
+    code = "FAIRPLAY_ERROR"
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = details or {}
+
+
+class InvalidCardError(FairplayError, ValueError):
+    """Card, suit, seat or contract text that cannot be parsed."""
+
+    code = "INVALID_CARD"
+
+
+class RecordError(FairplayError, ValueError):
+    """A game record that is not valid cayenne-record/1; ``path`` names the first problem."""
+
+    code = "INVALID_RECORD"
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}" if path else problem, details={"path": path})
+        self.path = path
+        self.problem = problem
+
+
+class IllegalActionError(FairplayError, ValueError):
+    """A call or play that the rules forbid in the current state.
+
+    ``rule`` is a stable name for the rule broken (``out_of_turn``, ``not_held``,
+    ``must_follow_suit``, ``hand_over``, ``bad_call``, ``ace_high_invalid``).
+    """
+
+    code = "ILLEGAL_ACTION"
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message, details={"rule": rule})
+        self.rule = rule
+
+
+class RulesetError(FairplayError, ValueError):
+    """A ruleset setting outside the documented choices."""
+
+    code = "INVALID_RULESET"

@@ -1,0 +1,1 @@
+"""Commit-reveal cryptographic shuffles (see docs/shuffle-protocol.md)."""

@@ -1,0 +1,41 @@
+"""Shared test fixtures: paths to the published vectors and the PostgreSQL switch."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"the shared vectors are not beside the clone ({SHARED})")
+    return SHARED
+
+
+def postgres_url() -> str:
+    return os.environ.get("FAIRPLAY_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    """A reachable PostgreSQL URL, or a skip (a failure when FAIRPLAY_TEST_POSTGRES=required)."""
+    mode = os.environ.get("FAIRPLAY_TEST_POSTGRES", "auto")
+    if mode == "off":
+        pytest.skip("PostgreSQL tests disabled (FAIRPLAY_TEST_POSTGRES=off)")
+    url = postgres_url()
+    try:
+        import psycopg
+
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("select 1")
+    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+        if mode == "required":
+            pytest.fail(f"PostgreSQL required but not reachable at {url}: {exc}")
+        pytest.skip(f"PostgreSQL not reachable at {url} ({exc}); set FAIRPLAY_TEST_POSTGRES_URL")
+    return url
