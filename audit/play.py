@@ -196,7 +196,7 @@ class HandState:
         expected = self.to_act
         if seat != expected:
             raise IllegalActionError(
-                "out_of_turn", f"{seat.name} cannot call: it is {expected.name if expected else '-'}'s call"
+                "out_of_turn", f"{seat.name} cannot call: it is {expected.name if expected is not None else '-'}'s call"
             )
         if call == "pass":
             if self.calls:

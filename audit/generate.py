@@ -1,0 +1,105 @@
+"""Random legal games, for tests, benchmarks, demos and simulations.
+
+Randomness is injected (a ``random.Random``); nothing here is used to deal a
+certified hand (that is :mod:`shuffle`'s job).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from audit.cards import CARD_TEXT, RANK_OF, Card, Seat, Side
+from audit.deal import DEFAULT_PATTERN, deal_from_order
+from audit.play import HandState
+from audit.ruleset import DEFAULT_RULESET, Ruleset
+
+Policy = Callable[[HandState, Seat, list[Card], random.Random], Card]
+CALLS = ("S", "H", "D", "C", "grand", "nullo")
+
+
+def random_policy(state: HandState, seat: Seat, legal: list[Card], rng: random.Random) -> Card:
+    return rng.choice(legal)
+
+
+def favour(side: Side) -> Policy:
+    """A policy where ``side`` plays its highest legal card and the others their lowest."""
+
+    def policy(state: HandState, seat: Seat, legal: list[Card], rng: random.Random) -> Card:
+        key = RANK_OF.__getitem__
+        return max(legal, key=key) if seat.side == side else min(legal, key=key)
+
+    return policy
+
+
+def play_hand(
+    rng: random.Random,
+    dealer: Seat,
+    *,
+    pattern: tuple[int, ...] = DEFAULT_PATTERN,
+    order: list[Card] | None = None,
+    cayenne: Card | None = None,
+    calls: list[str] | None = None,
+    policy: Policy = random_policy,
+) -> tuple[HandState, list[Card]]:
+    """Deal (from ``order`` or a fresh random pack) and play one legal hand."""
+    if order is None:
+        order = list(range(52))
+        rng.shuffle(order)
+    state = HandState(deal_from_order(order, dealer, pattern), dealer,
+                      rng.randrange(52) if cayenne is None else cayenne, pattern)
+    if calls is None:
+        calls = ["pass", rng.choice(CALLS)] if rng.random() < 0.3 else [rng.choice(CALLS)]
+    for call in calls:
+        seat = state.to_act
+        assert seat is not None
+        state.call(seat, call)
+    while not state.is_over:
+        seat = state.to_act
+        assert seat is not None
+        state.play(seat, policy(state, seat, state.legal_plays(seat), rng))
+    return state, order
+
+
+def collect(state: HandState) -> list[Card]:
+    """The pack as put together after the hand: N-S's pile on E-W's, tricks in the order won."""
+    out: list[Card] = []
+    for side in (Side.NS, Side.EW):
+        for n in state.gathered[side]:
+            out.extend(state.tricks[n - 1].cards)
+    return out
+
+
+def random_record(
+    rng: random.Random,
+    hands: int,
+    *,
+    ruleset: Ruleset = DEFAULT_RULESET,
+    dealt_order: bool = True,
+    claimed: bool = True,
+) -> dict[str, Any]:
+    """A record of ``hands`` random legal hands, packs alternating, deal passing left."""
+    from audit.record import load_record
+    from audit.sitting import score_record
+
+    doc: dict[str, Any] = {"format": "cayenne-record/1", "players": {"N": "Nell", "E": "Eli", "S": "Sam", "W": "Wyn"}}
+    if ruleset != DEFAULT_RULESET:
+        doc["ruleset"] = ruleset.to_json()
+    out = []
+    dealer = Seat.N
+    for i in range(hands):
+        state, order = play_hand(rng, dealer, pattern=ruleset.deal_pattern)
+        h = state.to_record_hand()
+        h["pack"] = i % 2
+        if dealt_order:
+            h["dealt_order"] = [CARD_TEXT[c] for c in order]
+        out.append(h)
+        dealer = dealer.left
+    doc["hands"] = out
+    if claimed:
+        scored = score_record(load_record(doc))
+        for h, s in zip(out, scored.scores, strict=True):
+            if s is not None:
+                h["claimed"] = s.score.to_json()
+    return doc

@@ -1,0 +1,114 @@
+"""C2SP tlog-checkpoints (c2sp.org/tlog-checkpoint) and fork evidence.
+
+A checkpoint body is three lines — the log origin, the tree size in decimal, the root
+hash in standard base64 — plus optional extension lines, signed as a C2SP note by the
+log's Ed25519 key. Two valid checkpoints of one origin with the same size and different
+roots cannot both be true: that pair is self-contained evidence of a fork.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Any
+
+from audit.log import note
+from audit.log.errors import LogInconsistent, NoteError
+from audit.log.keys import Signer, Verifier
+from audit.log.merkle import HASH_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A tree head: origin, size and root hash (32 bytes)."""
+
+    origin: str
+    size: int
+    root: bytes
+    extensions: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The checkpoint body, ending in a newline."""
+        lines = [self.origin, str(self.size), base64.b64encode(self.root).decode()]
+        return "\n".join([*lines, *self.extensions]) + "\n"
+
+    def sign(self, signer: Signer) -> str:
+        """The signed note of this checkpoint."""
+        return note.sign(self.text(), signer)
+
+
+def parse(text: str) -> Checkpoint:
+    """Parse a checkpoint body (not a note); errors name the malformed line."""
+    if not isinstance(text, str) or not text.endswith("\n"):
+        raise NoteError("malformed checkpoint: must end with a newline")
+    lines = text[:-1].split("\n")
+    if len(lines) < 3:
+        raise NoteError("malformed checkpoint: needs origin, size and root lines")
+    origin, size_text, root_text, *ext = lines
+    if not origin:
+        raise NoteError("malformed checkpoint: empty origin")
+    if not size_text.isdigit() or (len(size_text) > 1 and size_text[0] == "0"):
+        raise NoteError(f"malformed checkpoint: invalid tree size {size_text!r}")
+    try:
+        root = base64.b64decode(root_text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise NoteError("malformed checkpoint: root hash is not base64") from exc
+    if len(root) != HASH_SIZE:
+        raise NoteError(f"malformed checkpoint: root hash is not {HASH_SIZE} bytes")
+    if any(not line for line in ext):
+        raise NoteError("malformed checkpoint: empty extension line")
+    return Checkpoint(origin, int(size_text), root, tuple(ext))
+
+
+def verify_checkpoint(
+    note_text: str, verifier: Verifier | str, *, origin: str | None = None
+) -> Checkpoint:
+    """Verify the note's signature by the log key and parse its checkpoint.
+
+    When ``origin`` is given the checkpoint must name it.
+    """
+    cp = parse(note.verify(note_text, verifier))
+    if origin is not None and cp.origin != origin:
+        raise NoteError(f"checkpoint origin {cp.origin!r} is not the log's origin {origin!r}")
+    return cp
+
+
+def fork_evidence(note_a: str, note_b: str, verifier: Verifier | str) -> dict[str, Any]:
+    """Package two signed checkpoints that cannot both be true; raise if they can.
+
+    Both must verify under the log key, share the origin and the size, and differ in root.
+    The returned dict is self-contained: anyone with the verifier key can check it with
+    :func:`verify_fork_evidence`.
+    """
+    a = verify_checkpoint(note_a, verifier)
+    b = verify_checkpoint(note_b, verifier)
+    if a.origin != b.origin:
+        raise LogInconsistent("the checkpoints are of different logs (origins differ)")
+    if a.size != b.size:
+        raise LogInconsistent(
+            "checkpoints of different sizes are evidence of a fork only with a failed "
+            "consistency proof; ask the log for a checkpoint at the smaller size"
+        )
+    if a.root == b.root:
+        raise LogInconsistent("the checkpoints agree: no fork")
+    vkey = verifier.text() if isinstance(verifier, Verifier) else verifier
+    return {
+        "format": "cayenne-fairplay/fork-evidence/v1",
+        "origin": a.origin,
+        "size": a.size,
+        "verifier_key": vkey,
+        "checkpoints": [note_a, note_b],
+        "explanation": (
+            f"two checkpoints signed by {a.origin} for the same tree size {a.size} with "
+            "different root hashes: the log showed different histories"
+        ),
+    }
+
+
+def verify_fork_evidence(evidence: dict[str, Any], verifier: Verifier | str) -> None:
+    """Raise unless ``evidence`` really shows two conflicting signed checkpoints."""
+    notes = evidence.get("checkpoints")
+    if not isinstance(notes, list) or len(notes) != 2 or not all(isinstance(n, str) for n in notes):
+        raise LogInconsistent("fork evidence: 'checkpoints' must be two note texts")
+    fork_evidence(notes[0], notes[1], verifier)

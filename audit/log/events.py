@@ -1,0 +1,239 @@
+"""Signed hand events and their one canonical encoding.
+
+Canonical JSON (RFC 8785, JCS) restricted to I-JSON without fractions: objects with
+string keys sorted by their UTF-16 code units, no whitespace, strings escaped as
+ECMAScript's ``JSON.stringify`` does (``\\b \\f \\n \\r \\t \\" \\\\``, other control
+characters as lowercase ``\\u00xx``, everything else as UTF-8), integers in
+``[-(2**53-1), 2**53-1]``; floats, NaN and lone surrogates are refused. With integers
+only, this is byte-for-byte RFC 8785.
+
+An event is a JSON object::
+
+    {"v": 1, "origin": LOG ORIGIN, "table": str, "hand": str, "seq": int >= 0,
+     "prev": hex SHA-256 of the previous event of the hand, or null when seq is 0,
+     "actor": str (player or service id), "key": signer's C2SP verifier key text,
+     "type": str, "body": object, ["time": str (optional, RFC 3339)],
+     "signature": base64 Ed25519 signature}
+
+The signature covers ``b"cayenne-fairplay/event/v1\\n" + canonical_json(event without
+"signature")``; the event hash (``prev`` of the next event) is the hex SHA-256 of the
+canonical JSON of the whole signed event. The Merkle leaf of an event is its canonical
+JSON bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from audit.log.errors import EventError, KeyFormatError, LogSignatureInvalid
+from audit.log.keys import Signer, Verifier
+
+EVENT_VERSION = 1
+SIGNING_CONTEXT = b"cayenne-fairplay/event/v1\n"
+MAX_SAFE_INT = 2**53 - 1
+REQUIRED_FIELDS = ("v", "origin", "table", "hand", "seq", "prev", "actor", "key", "type", "body")
+OPTIONAL_FIELDS = ("time", "signature")
+
+_json_string = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _encode(obj: Any, out: list[str], path: str) -> None:
+    if obj is None:
+        out.append("null")
+    elif obj is True:
+        out.append("true")
+    elif obj is False:
+        out.append("false")
+    elif isinstance(obj, int):
+        if not -MAX_SAFE_INT <= obj <= MAX_SAFE_INT:
+            raise EventError(f"{path}: integer outside the I-JSON range")
+        out.append(str(int(obj)))
+    elif isinstance(obj, float):
+        raise EventError(f"{path}: numbers must be integers in canonical JSON")
+    elif isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise EventError(f"{path}: string contains a lone surrogate") from exc
+        out.append(_json_string(obj))
+    elif isinstance(obj, list | tuple):
+        out.append("[")
+        for i, item in enumerate(obj):
+            if i:
+                out.append(",")
+            _encode(item, out, f"{path}[{i}]")
+        out.append("]")
+    elif isinstance(obj, Mapping):
+        keys = list(obj.keys())
+        for k in keys:
+            if not isinstance(k, str):
+                raise EventError(f"{path}: object keys must be strings")
+        out.append("{")
+        for i, k in enumerate(sorted(keys, key=lambda s: s.encode("utf-16-be"))):
+            if i:
+                out.append(",")
+            _encode(k, out, path)
+            out.append(":")
+            _encode(obj[k], out, f"{path}.{k}")
+        out.append("}")
+    else:
+        raise EventError(f"{path}: {type(obj).__name__} is not a JSON value")
+
+
+def canonical_json(obj: Any) -> bytes:
+    """The RFC 8785 canonical UTF-8 bytes of ``obj`` (integers only, see module doc)."""
+    out: list[str] = []
+    _encode(obj, out, "$")
+    return "".join(out).encode("utf-8")
+
+
+def event_hash(event: Mapping[str, Any]) -> str:
+    """Hex SHA-256 of the canonical JSON of the whole (signed) event."""
+    return hashlib.sha256(canonical_json(event)).hexdigest()
+
+
+def signing_input(event: Mapping[str, Any]) -> bytes:
+    """The bytes an actor signs: the context string and the event without its signature."""
+    unsigned = {k: v for k, v in event.items() if k != "signature"}
+    return SIGNING_CONTEXT + canonical_json(unsigned)
+
+
+def check_event(event: Any, *, signed: bool = True) -> dict[str, Any]:
+    """Check the shape of an event; errors name the field. Returns it as a dict."""
+    if not isinstance(event, Mapping):
+        raise EventError("event must be a JSON object")
+    for name in REQUIRED_FIELDS:
+        if name not in event:
+            raise EventError(f"event.{name}: missing")
+    if signed and "signature" not in event:
+        raise EventError("event.signature: missing")
+    for name in event:
+        if name not in REQUIRED_FIELDS and name not in OPTIONAL_FIELDS:
+            raise EventError(f"event.{name}: unknown field")
+    if event["v"] != EVENT_VERSION or isinstance(event["v"], bool):
+        raise EventError(f"event.v: must be {EVENT_VERSION}")
+    for name in ("origin", "table", "hand", "actor", "key", "type"):
+        if not isinstance(event[name], str) or not event[name]:
+            raise EventError(f"event.{name}: must be a non-empty string")
+    seq = event["seq"]
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SAFE_INT:
+        raise EventError("event.seq: must be a non-negative integer")
+    prev = event["prev"]
+    if seq == 0:
+        if prev is not None:
+            raise EventError("event.prev: must be null for the first event of a hand (seq 0)")
+    elif not (isinstance(prev, str) and len(prev) == 64 and _is_hex(prev)):
+        raise EventError("event.prev: must be the 64-hex-digit hash of the previous event")
+    if not isinstance(event["body"], Mapping):
+        raise EventError("event.body: must be a JSON object")
+    if "time" in event and not isinstance(event["time"], str):
+        raise EventError("event.time: must be a string")
+    if "signature" in event and not isinstance(event["signature"], str):
+        raise EventError("event.signature: must be base64 text")
+    canonical_json(event)  # every value must be canonically encodable
+    return dict(event)
+
+
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
+
+
+def make_event(
+    *,
+    origin: str,
+    table: str,
+    hand: str | int,
+    seq: int,
+    prev: str | None,
+    actor: str,
+    type: str,
+    body: Mapping[str, Any] | None = None,
+    key: str = "",
+    time: str | None = None,
+) -> dict[str, Any]:
+    """An unsigned event (``key`` is filled in by :func:`sign_event` when empty)."""
+    event: dict[str, Any] = {
+        "v": EVENT_VERSION,
+        "origin": origin,
+        "table": table,
+        "hand": str(hand),
+        "seq": seq,
+        "prev": prev,
+        "actor": actor,
+        "key": key,
+        "type": type,
+        "body": dict(body or {}),
+    }
+    if time is not None:
+        event["time"] = time
+    return event
+
+
+def sign_event(event: Mapping[str, Any], signer: Signer) -> dict[str, Any]:
+    """A copy of ``event`` with ``key`` set to the signer's verifier key and signed."""
+    signed = {k: v for k, v in event.items() if k != "signature"}
+    signed["key"] = signer.verifier_key()
+    check_event(signed, signed=False)
+    signed["signature"] = base64.b64encode(signer.sign(signing_input(signed))).decode()
+    return signed
+
+
+def event_verifier(event: Mapping[str, Any]) -> Verifier:
+    """The verifier named by the event's ``key`` field."""
+    try:
+        return Verifier.from_text(str(event.get("key", "")))
+    except KeyFormatError as exc:
+        raise LogSignatureInvalid(f"event.key: {exc.message}") from exc
+
+
+def verify_event(
+    event: Mapping[str, Any], public_key: Verifier | str | None = None, *, entry: int | None = None
+) -> None:
+    """Raise :class:`LogSignatureInvalid` unless the event is signed by its key.
+
+    When ``public_key`` is given (a :class:`Verifier` or key text), the event's ``key``
+    must be that key. ``entry`` names the log index in the error.
+    """
+    ev = check_event(event)
+    verifier = event_verifier(ev)
+    if public_key is not None:
+        expected = public_key if isinstance(public_key, Verifier) else Verifier.from_text(public_key)
+        if expected != verifier:
+            raise LogSignatureInvalid(
+                f"event is signed by {verifier.name}+{verifier.key_id}, "
+                f"not by {expected.name}+{expected.key_id}",
+                entry=entry,
+            )
+    try:
+        sig = base64.b64decode(ev["signature"], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise LogSignatureInvalid("event.signature: invalid base64", entry=entry) from exc
+    try:
+        verifier.verify(signing_input(ev), sig)
+    except LogSignatureInvalid as exc:
+        raise LogSignatureInvalid(
+            f"event signature does not verify under {verifier.name}+{verifier.key_id}",
+            entry=entry,
+        ) from exc
+
+
+def parse_event(leaf: bytes, *, entry: int | None = None) -> dict[str, Any]:
+    """Decode a stored leaf into an event; it must be exactly its canonical encoding."""
+    from audit.log.errors import LogInconsistent
+
+    try:
+        event = json.loads(leaf.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LogInconsistent("stored entry is not valid JSON", entry=entry) from exc
+    try:
+        ev = check_event(event)
+        if canonical_json(ev) != leaf:
+            raise LogInconsistent("stored entry is not in canonical form", entry=entry)
+    except EventError as exc:
+        raise LogInconsistent(f"stored entry is malformed: {exc.message}", entry=entry) from exc
+    return ev

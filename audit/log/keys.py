@@ -1,0 +1,202 @@
+"""Ed25519 keys in the C2SP signed-note text forms.
+
+A verifier key reads ``name+hash+base64(0x01 || public key)`` and a signer key
+``PRIVATE+KEY+name+hash+base64(0x01 || seed)`` (c2sp.org/signed-note, the Go
+``sumdb/note`` package), where ``hash`` is the key ID: the first four bytes of
+``SHA-256(name || 0x0a || 0x01 || public key)`` in hex. Key files hold the signer text
+and a newline; they are written with mode 0600.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from audit.log.errors import KeyFormatError, LogSignatureInvalid
+
+ALG_ED25519 = 0x01
+PRIVATE_PREFIX = "PRIVATE+KEY+"
+
+
+def check_key_name(name: str) -> str:
+    """A key name is non-empty, has no whitespace and no ``+`` (c2sp.org/signed-note)."""
+    if not isinstance(name, str) or not name:
+        raise KeyFormatError("key name must be a non-empty string")
+    if "+" in name or any(c.isspace() for c in name) or not name.isprintable():
+        raise KeyFormatError(f"key name {name!r} contains '+', whitespace or control characters")
+    return name
+
+
+def key_hash(name: str, public_key: bytes) -> bytes:
+    """The 4-byte key ID of an Ed25519 key named ``name``."""
+    return hashlib.sha256(name.encode() + b"\n" + bytes([ALG_ED25519]) + public_key).digest()[:4]
+
+
+def _b64decode(text: str, what: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise KeyFormatError(f"{what}: invalid base64") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Verifier:
+    """A named Ed25519 public key that checks signatures (and notes, see audit.log.note)."""
+
+    name: str
+    public_key: bytes
+
+    @property
+    def key_hash(self) -> bytes:
+        """The 4-byte key ID used in note signatures."""
+        return key_hash(self.name, self.public_key)
+
+    @property
+    def key_id(self) -> str:
+        """The key ID as 8 hex digits, as it appears in the key text."""
+        return self.key_hash.hex()
+
+    def text(self) -> str:
+        """The C2SP verifier key text ``name+hash+base64``."""
+        blob = base64.b64encode(bytes([ALG_ED25519]) + self.public_key).decode()
+        return f"{self.name}+{self.key_id}+{blob}"
+
+    def verify(self, message: bytes, signature: bytes) -> None:
+        """Raise :class:`LogSignatureInvalid` unless ``signature`` signs ``message``."""
+        try:
+            Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, message)
+        except (InvalidSignature, ValueError) as exc:
+            raise LogSignatureInvalid(f"signature does not verify under key {self.name}") from exc
+
+    @classmethod
+    def from_text(cls, vkey: str) -> Verifier:
+        """Parse ``name+hash+base64``; the hash must match the key."""
+        if not isinstance(vkey, str):
+            raise KeyFormatError("verifier key must be text")
+        vkey = vkey.strip()
+        parts = vkey.split("+")
+        if len(parts) != 3:
+            raise KeyFormatError("verifier key must read name+hash+base64")
+        name, hash_hex, blob = parts
+        check_key_name(name)
+        raw = _b64decode(blob, "verifier key")
+        if len(raw) != 33 or raw[0] != ALG_ED25519:
+            raise KeyFormatError("verifier key is not an Ed25519 (0x01) key")
+        verifier = cls(name, raw[1:])
+        if len(hash_hex) != 8 or hash_hex.lower() != verifier.key_id:
+            raise KeyFormatError(f"verifier key hash {hash_hex!r} does not match the key")
+        return verifier
+
+    def __repr__(self) -> str:
+        return f"Verifier.from_text({self.text()!r})"
+
+
+class Signer:
+    """A named Ed25519 private key. ``sign`` returns a raw 64-byte signature."""
+
+    __slots__ = ("name", "_private", "_public")
+
+    def __init__(self, name: str, seed: bytes) -> None:
+        check_key_name(name)
+        if len(seed) != 32:
+            raise KeyFormatError("an Ed25519 seed is 32 bytes")
+        self.name = name
+        self._private = Ed25519PrivateKey.from_private_bytes(seed)
+        self._public = self._private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    @property
+    def public_key(self) -> bytes:
+        return self._public
+
+    @property
+    def key_hash(self) -> bytes:
+        return key_hash(self.name, self._public)
+
+    @property
+    def key_id(self) -> str:
+        """The key ID as 8 hex digits."""
+        return self.key_hash.hex()
+
+    def sign(self, message: bytes) -> bytes:
+        """The Ed25519 signature of ``message`` (deterministic)."""
+        return self._private.sign(message)
+
+    def verifier(self) -> Verifier:
+        return Verifier(self.name, self._public)
+
+    def verifier_key(self) -> str:
+        """The C2SP verifier key text for this signer."""
+        return self.verifier().text()
+
+    def private_key_text(self) -> str:
+        """The secret ``PRIVATE+KEY+name+hash+base64`` text; keep it secret."""
+        from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+
+        seed = self._private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        blob = base64.b64encode(bytes([ALG_ED25519]) + seed).decode()
+        return f"{PRIVATE_PREFIX}{self.name}+{self.key_id}+{blob}"
+
+    @classmethod
+    def from_text(cls, skey: str) -> Signer:
+        """Parse ``PRIVATE+KEY+name+hash+base64``; the hash must match the key."""
+        if not isinstance(skey, str) or not skey.strip().startswith(PRIVATE_PREFIX):
+            raise KeyFormatError("signer key must start with PRIVATE+KEY+")
+        parts = skey.strip()[len(PRIVATE_PREFIX) :].split("+")
+        if len(parts) != 3:
+            raise KeyFormatError("signer key must read PRIVATE+KEY+name+hash+base64")
+        name, hash_hex, blob = parts
+        raw = _b64decode(blob, "signer key")
+        if len(raw) != 33 or raw[0] != ALG_ED25519:
+            raise KeyFormatError("signer key is not an Ed25519 (0x01) key")
+        signer = cls(name, raw[1:])
+        if hash_hex.lower() != signer.key_id:
+            raise KeyFormatError(f"signer key hash {hash_hex!r} does not match the key")
+        return signer
+
+    def __repr__(self) -> str:
+        return f"<Signer {self.name}+{self.key_id}>"
+
+
+def generate_signer(name: str, *, rng: Callable[[int], bytes] = os.urandom) -> Signer:
+    """A new Ed25519 signer; ``rng(n)`` supplies the 32-byte seed (injectable for tests)."""
+    return Signer(name, rng(32))
+
+
+def save_signer(signer: Signer, path: str | Path) -> None:
+    """Write the signer key text to ``path`` with mode 0600 (refuses to overwrite)."""
+    p = Path(path)
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(signer.private_key_text() + "\n")
+
+
+def load_signer(path: str | Path) -> Signer:
+    """Read a signer key file."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise KeyFormatError(f"cannot read signer key file {path}: {exc.strerror}") from exc
+    return Signer.from_text(text)
+
+
+def load_verifier(source: str | Path) -> Verifier:
+    """A verifier from key text, or from a file holding it (``@path`` or an existing path)."""
+    text = str(source)
+    if text.startswith("@"):
+        text = text[1:]
+    candidate = Path(text)
+    if text.count("+") < 2 or candidate.is_file():
+        try:
+            text = candidate.read_text()
+        except OSError as exc:
+            raise KeyFormatError(f"cannot read verifier key file {source}: {exc.strerror}") from exc
+    return Verifier.from_text(text)

@@ -1,0 +1,92 @@
+"""The order the pack was in when the previous hand with it ended: the *reference*.
+
+After a hand each side stacks its tricks face down in the order won, so its last
+trick lies on top of its pile; one pile then goes on the other. The detector does not
+know which pile went on top, nor where the pack was cut, so the reference is a
+*cyclic* sequence of thirteen four-card blocks read from the top of the pack: the
+tricks of one side from its last won to its first, then the other side's likewise.
+Putting the piles together the other way round, or cutting the pack, only rotates
+the cycle. Nor does it know which way round each trick's cards were picked up, so a
+block's four cards are in play order or reversed (``oriented`` is ``False``).
+
+When the record gives ``collected`` (the pack as put together, top first) the
+reference is exact: the blocks are its consecutive fours and ``oriented`` is ``True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from audit.cards import FULL_MASK, Card, Side
+
+BLOCKS = 13
+BLOCK = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """Thirteen blocks of four cards in cyclic order, top of the pack first."""
+
+    blocks: tuple[tuple[Card, ...], ...]
+    """The cards of each block, in play order (``collected``: in pack order)."""
+    tricks: tuple[int, ...]
+    """The previous hand's trick number (1-based) of each block; 0 when a block of a
+    ``collected`` pack is not one trick."""
+    oriented: bool
+    """``True`` when the order of the cards inside each block is known."""
+    source: str
+    """``"gathered"`` or ``"collected"``."""
+
+
+def _is_pack(cards: Sequence[object]) -> bool:
+    if len(cards) != 52:
+        return False
+    mask = 0
+    for c in cards:
+        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
+            return False
+        mask |= 1 << c
+    return mask == FULL_MASK
+
+
+def _valid_tricks(tricks: Sequence[Sequence[Card]]) -> bool:
+    if len(tricks) != BLOCKS or any(len(t) != BLOCK for t in tricks):
+        return False
+    return _is_pack([c for t in tricks for c in t])
+
+
+def reference_from_gathered(
+    tricks: Sequence[Sequence[Card]], gathered: Mapping[Side, Sequence[int]]
+) -> Reference | None:
+    """The cyclic reference of a hand whose tricks and gathering are known.
+
+    ``None`` when the tricks are not thirteen fours of a whole pack, or the gathering
+    does not name each trick exactly once in increasing order per side (a gathering
+    that breaks the rules is reported by its own check; the order it claims is still
+    used when it is a permutation of the tricks).
+    """
+    if not _valid_tricks(tricks):
+        return None
+    numbers: list[int] = []
+    for side in (Side.NS, Side.EW):
+        pile = list(gathered.get(side, ()))
+        numbers.extend(reversed(pile))
+    if sorted(numbers) != list(range(1, BLOCKS + 1)):
+        return None
+    blocks = tuple(tuple(tricks[t - 1]) for t in numbers)
+    return Reference(blocks, tuple(numbers), oriented=False, source="gathered")
+
+
+def reference_from_collected(
+    collected: Sequence[Card], tricks: Sequence[Sequence[Card]] | None = None
+) -> Reference | None:
+    """The exact reference of a pack whose order after the hand is known (top first)."""
+    if not _is_pack(collected):
+        return None
+    blocks = tuple(tuple(collected[BLOCK * i : BLOCK * i + BLOCK]) for i in range(BLOCKS))
+    numbers = [0] * BLOCKS
+    if tricks is not None and _valid_tricks(tricks):
+        by_set = {frozenset(t): n + 1 for n, t in enumerate(tricks)}
+        numbers = [by_set.get(frozenset(b), 0) for b in blocks]
+    return Reference(blocks, tuple(numbers), oriented=True, source="collected")
