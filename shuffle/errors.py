@@ -1,0 +1,53 @@
+"""Errors of the shuffle protocol.
+
+Every failure names the transcript field (as a JSON path inside the ``shuffle`` object,
+``seats.E.seed``) and says what failed. The auditor reports any of them as its
+``SHUFFLE_MISMATCH`` finding; the ``code`` separates a malformed transcript from one
+that is well formed but does not hold.
+"""
+
+from __future__ import annotations
+
+from audit.errors import FairplayError
+
+
+class ShuffleError(FairplayError, ValueError):
+    """A shuffle transcript that does not prove the deal; ``path`` names the field."""
+
+    code = "SHUFFLE_MISMATCH"
+
+    def __init__(self, path: str, problem: str) -> None:
+        message = f"shuffle.{path}: {problem}" if path else f"shuffle: {problem}"
+        super().__init__(message, details={"path": path, "problem": problem})
+        self.path = path
+        self.problem = problem
+
+
+class ShuffleFormatError(ShuffleError):
+    """A transcript that is not well formed (missing field, bad hex, unknown key)."""
+
+    code = "SHUFFLE_INVALID"
+
+
+class ShuffleIncompleteError(ShuffleFormatError):
+    """A seed that was never revealed: the hand is void, it cannot be verified."""
+
+    code = "SHUFFLE_INCOMPLETE"
+
+
+class CommitmentMismatchError(ShuffleError):
+    """A revealed seed that does not open the commitment made before it."""
+
+    code = "SHUFFLE_MISMATCH"
+
+
+class OutcomeMismatchError(ShuffleError):
+    """A deal, dealt order, cayenne card or deal number that does not follow from the seeds."""
+
+    code = "SHUFFLE_MISMATCH"
+
+
+class CeremonyError(ShuffleError):
+    """A ceremony step out of order (a reveal before every commitment is in, a second commit)."""
+
+    code = "SHUFFLE_CEREMONY"
