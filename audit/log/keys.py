@@ -83,7 +83,7 @@ class Verifier:
         if not isinstance(vkey, str):
             raise KeyFormatError("verifier key must be text")
         vkey = vkey.strip()
-        parts = vkey.split("+")
+        parts = vkey.split("+", 2)
         if len(parts) != 3:
             raise KeyFormatError("verifier key must read name+hash+base64")
         name, hash_hex, blob = parts
@@ -150,7 +150,7 @@ class Signer:
         """Parse ``PRIVATE+KEY+name+hash+base64``; the hash must match the key."""
         if not isinstance(skey, str) or not skey.strip().startswith(PRIVATE_PREFIX):
             raise KeyFormatError("signer key must start with PRIVATE+KEY+")
-        parts = skey.strip()[len(PRIVATE_PREFIX) :].split("+")
+        parts = skey.strip()[len(PRIVATE_PREFIX) :].split("+", 2)
         if len(parts) != 3:
             raise KeyFormatError("signer key must read PRIVATE+KEY+name+hash+base64")
         name, hash_hex, blob = parts

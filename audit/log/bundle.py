@@ -1,0 +1,174 @@
+"""Offline proof bundles: one hand's events with everything needed to check them.
+
+A bundle (JSON, ``"format": "cayenne-fairplay/hand-proof/v1"``) holds the hand's signed
+events, each with its log index and its inclusion proof against ``checkpoint`` (a
+signed C2SP checkpoint note of the log), and optionally ``later``: a later checkpoint
+with the consistency proof from ``checkpoint`` to it. :func:`verify_bundle` checks it
+with only the log's verifier key: the checkpoint signatures, every event's signature,
+the hand's chain (``seq`` 0, 1, 2, ... and ``prev`` hashes), every inclusion proof and
+the consistency proof. Hashes in the bundle are standard base64.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import TYPE_CHECKING, Any
+
+from audit.log import merkle
+from audit.log.checkpoint import Checkpoint, verify_checkpoint
+from audit.log.checkpoint import parse as parse_checkpoint
+from audit.log.errors import LogChainBroken, LogError, LogInconsistent, ProofError
+from audit.log.events import canonical_json, check_event, event_hash, verify_event
+from audit.log.keys import Verifier
+from audit.log.note import parse as parse_note
+
+if TYPE_CHECKING:
+    from audit.log.store import Log
+
+FORMAT = "cayenne-fairplay/hand-proof/v1"
+
+
+def _b64(hashes: list[bytes]) -> list[str]:
+    return [base64.b64encode(h).decode() for h in hashes]
+
+
+def _unb64(values: Any, where: str) -> list[bytes]:
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise LogInconsistent(f"{where}: must be a list of base64 hashes")
+    try:
+        return [base64.b64decode(v, validate=True) for v in values]
+    except (binascii.Error, ValueError) as exc:
+        raise LogInconsistent(f"{where}: invalid base64") from exc
+
+
+def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict[str, Any]:
+    """The proof bundle of one hand, against the first stored checkpoint covering it.
+
+    With ``later``, the log's current checkpoint (issued if needed) and the consistency
+    proof to it are added when it is larger.
+    """
+    events = log.hand_events(table, hand)
+    if not events:
+        raise LogError(f"no events for table {table!r} hand {hand!r}")
+    need = max(e["index"] for e in events) + 1
+    note_text = log.first_checkpoint_covering(need) or log.checkpoint()
+    cp = parse_checkpoint(parse_note(note_text)[0])
+    bundle: dict[str, Any] = {
+        "format": FORMAT,
+        "origin": log.origin,
+        "log_key": log.verifier.text() if log.verifier else None,
+        "table": table,
+        "hand": hand,
+        "checkpoint": note_text,
+        "events": [
+            {
+                "index": e["index"],
+                "event": e["event"],
+                "inclusion": _b64(log.inclusion_proof(e["index"], cp.size)),
+            }
+            for e in events
+        ],
+    }
+    if later:
+        latest = log.checkpoint()
+        cp2 = parse_checkpoint(parse_note(latest)[0])
+        if cp2.size > cp.size:
+            bundle["later"] = {
+                "checkpoint": latest,
+                "consistency": _b64(log.consistency_proof(cp.size, cp2.size)),
+            }
+    return bundle
+
+
+def verify_bundle(
+    bundle: Any, verifier_key: Verifier | str, *, saved_checkpoint: str | None = None
+) -> dict[str, Any]:
+    """Check a hand's proof bundle; raise a ``LOG_*`` error naming the entry on failure.
+
+    ``saved_checkpoint`` (a checkpoint the player kept) must be the bundle's checkpoint or
+    its later one, or be no larger than them and agree when sizes match; a smaller saved
+    tree is reported as not checked. Returns a summary dict.
+    """
+    verifier = verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(
+        verifier_key
+    )
+    if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
+        raise LogInconsistent(f"bundle.format: must be {FORMAT!r}")
+    for field in ("origin", "table", "hand", "checkpoint"):
+        if not isinstance(bundle.get(field), str):
+            raise LogInconsistent(f"bundle.{field}: must be a string")
+    origin, table, hand = bundle["origin"], bundle["table"], bundle["hand"]
+    cp = verify_checkpoint(bundle["checkpoint"], verifier, origin=origin)
+    items = bundle.get("events")
+    if not isinstance(items, list) or not items:
+        raise LogInconsistent("bundle.events: must be a non-empty list")
+    prev: str | None = None
+    for n, item in enumerate(items):
+        where = f"bundle.events[{n}]"
+        if not isinstance(item, dict) or not isinstance(item.get("index"), int):
+            raise LogInconsistent(f"{where}: needs an integer index")
+        index = int(item["index"])
+        try:
+            ev = check_event(item.get("event"))
+        except LogError as exc:
+            raise LogInconsistent(f"{where}.event: {exc.message}", entry=index) from exc
+        if (ev["origin"], ev["table"], ev["hand"]) != (origin, table, hand):
+            raise LogInconsistent(f"{where}: event is not of this log, table and hand", entry=index)
+        verify_event(ev, entry=index)
+        if ev["seq"] != n:
+            raise LogChainBroken(f"{where}: seq {ev['seq']}, expected {n}", entry=index)
+        if ev["prev"] != prev:
+            raise LogChainBroken(f"{where}: prev is not the hash of the event before", entry=index)
+        prev = event_hash(ev)
+        proof = _unb64(item.get("inclusion"), f"{where}.inclusion")
+        try:
+            merkle.verify_inclusion(
+                merkle.leaf_hash(canonical_json(ev)), index, cp.size, proof, cp.root
+            )
+        except ProofError as exc:
+            raise ProofError(
+                f"{where}: not included in the checkpoint of size {cp.size}: {exc.message}",
+                entry=index,
+            ) from exc
+    final: Checkpoint = cp
+    later = bundle.get("later")
+    if later is not None:
+        if not isinstance(later, dict) or not isinstance(later.get("checkpoint"), str):
+            raise LogInconsistent("bundle.later.checkpoint: must be a checkpoint note")
+        cp2 = verify_checkpoint(later["checkpoint"], verifier, origin=origin)
+        proof = _unb64(later.get("consistency"), "bundle.later.consistency")
+        try:
+            merkle.verify_consistency(cp.size, cp2.size, cp.root, cp2.root, proof)
+        except ProofError as exc:
+            raise ProofError(
+                f"bundle.later: checkpoint {cp2.size} is not an extension of {cp.size}: "
+                f"{exc.message}"
+            ) from exc
+        final = cp2
+    saved_status = "not given"
+    if saved_checkpoint is not None:
+        saved = verify_checkpoint(saved_checkpoint, verifier, origin=origin)
+        known = {cp.size: cp.root, final.size: final.root}
+        if saved.size in known:
+            if known[saved.size] != saved.root:
+                raise LogInconsistent(
+                    f"fork: the saved checkpoint and the bundle's disagree at size {saved.size}"
+                )
+            saved_status = "consistent"
+        elif saved.size > final.size:
+            saved_status = (
+                f"saved checkpoint ({saved.size}) is newer than the bundle's ({final.size}); "
+                "ask the log for a consistency proof"
+            )
+        else:
+            saved_status = "smaller than the bundle's checkpoints; not checked"
+    return {
+        "origin": origin,
+        "table": table,
+        "hand": hand,
+        "events": len(items),
+        "checkpoint_size": cp.size,
+        "later_size": final.size,
+        "saved_checkpoint": saved_status,
+    }

@@ -1,0 +1,647 @@
+"""The stored hand log: verified, batched, atomic appends to an RFC 6962 tree in SQL.
+
+``open_log(url, origin, signer)`` opens (creating and migrating) a log in SQLite
+(``sqlite:///path``, a plain path, or ``:memory:``) or PostgreSQL (``postgresql://...``;
+an extra ``schema=NAME`` query parameter selects, and creates, a schema). Both use the
+same schema (:mod:`audit.log.migrations`) and behave the same.
+
+Appends: every event is shape-checked and its Ed25519 signature verified *before* the
+writer lock is taken; then, under the lock (SQLite ``BEGIN IMMEDIATE``, PostgreSQL
+``LOCK TABLE ... SHARE ROW EXCLUSIVE``), the hand chains are checked (``seq`` dense from
+0, ``prev`` = hash of the previous event of the hand), and the entries and the new
+complete-subtree hashes are inserted in one transaction. An append costs O(log n): the
+tree's right edge (frontier) is cached, or re-read as O(log n) nodes when another
+process appended. A batch is all or nothing. SQLite runs in WAL mode with
+``synchronous=FULL``, so an acknowledged append survives a crash or ``kill -9``.
+
+Actors' keys: each event carries its signer's verifier key (``key``). The log accepts
+it only if that key is registered for the event's ``actor`` (``register_key``), or is
+given for that actor in the ``keys`` argument of ``append``. ``open_log(...,
+require_registered_keys=False)`` accepts any key that verifies (for tests and demos).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import sqlite3
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from audit.log import merkle
+from audit.log.checkpoint import Checkpoint
+from audit.log.checkpoint import parse as parse_checkpoint
+from audit.log.errors import (
+    LogChainBroken,
+    LogError,
+    LogInconsistent,
+    LogSignatureInvalid,
+    StoreError,
+)
+from audit.log.events import canonical_json, check_event, parse_event, verify_event
+from audit.log.keys import Signer, Verifier
+from audit.log.migrations import MIGRATIONS, SCHEMA_VERSION_TABLE
+from audit.log.note import verify as verify_note
+
+NID_SHIFT = 48
+
+
+def nid(level: int, idx: int) -> int:
+    """The stored key of complete subtree ``(level, idx)``."""
+    return (level << NID_SHIFT) | idx
+
+
+# --------------------------------------------------------------------------- backends
+
+
+class _Backend:
+    kind = ""
+    placeholder = "?"
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        raise NotImplementedError
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    def write(self) -> Any:
+        """A context manager: one transaction holding the log's writer lock."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _SQLite(_Backend):
+    kind = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        try:
+            self.conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=60.0
+            )
+            if path != ":memory:":
+                mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA busy_timeout=60000")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite log {path}: {exc}") from exc
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return list(self.conn.execute(sql, tuple(params)).fetchall())
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(sql, tuple(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _Postgres(_Backend):
+    kind = "postgresql"
+    placeholder = "%s"
+
+    def __init__(self, url: str, schema: str | None) -> None:
+        import psycopg
+
+        self._errors = psycopg.Error
+        try:
+            self.conn = psycopg.connect(url, autocommit=True)
+            if schema:
+                ident = _pg_ident(schema)
+                self.conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                self.conn.execute(f"SET search_path TO {ident}")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open PostgreSQL log: {exc}") from exc
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        rows = self.conn.execute(self._sql(sql), tuple(params) or None).fetchall()  # type: ignore[arg-type]
+        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows]
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        if params:
+            self.conn.execute(self._sql(sql), tuple(params))  # type: ignore[arg-type]
+        else:
+            self.conn.execute(sql)  # type: ignore[arg-type]
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(self._sql(sql), rows)  # type: ignore[arg-type]
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self.conn.transaction():
+            self.conn.execute("LOCK TABLE log_entries IN SHARE ROW EXCLUSIVE MODE")
+            yield
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _pg_ident(name: str) -> str:
+    if not name.replace("_", "").isalnum() or not name.isascii():
+        raise StoreError(f"invalid schema name {name!r}")
+    return '"' + name + '"'
+
+
+def _connect(url: str) -> _Backend:
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urllib.parse.urlsplit(url)
+        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        schema = next((v for k, v in query if k == "schema"), None)
+        rest = urllib.parse.urlencode([(k, v) for k, v in query if k != "schema"])
+        return _Postgres(urllib.parse.urlunsplit(parts._replace(query=rest)), schema)
+    if url.startswith("sqlite:///"):
+        return _SQLite(url[len("sqlite:///") :] or ":memory:")
+    if url.startswith("sqlite://"):
+        return _SQLite(url[len("sqlite://") :] or ":memory:")
+    if "://" in url:
+        raise StoreError(f"unsupported database URL {url!r} (use sqlite:/// or postgresql://)")
+    return _SQLite(url)
+
+
+def _migrate(db: _Backend, now: float) -> None:
+    if db.kind == "postgresql":
+        with db.write_schema():  # type: ignore[attr-defined]
+            _apply(db, now)
+    else:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            _apply(db, now)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
+def _apply(db: _Backend, now: float) -> None:
+    db.execute(SCHEMA_VERSION_TABLE)
+    done = {r[0] for r in db.query("SELECT version FROM log_schema_version")}
+    for m in MIGRATIONS:
+        if m.version in done:
+            continue
+        for stmt in m.sqlite if db.kind == "sqlite" else m.postgres:
+            db.execute(stmt)
+        db.execute(
+            "INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
+            (m.version, m.description, now),
+        )
+    if db.kind == "sqlite" and "log_schema_version_no_update" not in {
+        r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type='trigger'")
+    }:
+        for op in ("UPDATE", "DELETE"):
+            db.execute(
+                f"CREATE TRIGGER log_schema_version_no_{op.lower()} BEFORE {op} ON "
+                "log_schema_version BEGIN SELECT RAISE(ABORT, 'log_schema_version is "
+                "append-only'); END"
+            )
+
+
+@contextmanager
+def _pg_schema_lock(self: _Postgres) -> Iterator[None]:
+    with self.conn.transaction():
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))")
+        yield
+
+
+_Postgres.write_schema = _pg_schema_lock  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- the log
+
+
+class Log:
+    """One hand log (one origin) in one database. Thread-safe; use one per process."""
+
+    def __init__(
+        self,
+        db: _Backend,
+        origin: str,
+        signer: Signer | None,
+        *,
+        require_registered_keys: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._db = db
+        self.origin = origin
+        self.signer = signer
+        self.require_registered_keys = require_registered_keys
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._frontier: merkle.Frontier | None = None
+        self._known_keys: set[tuple[str, str]] = set()
+        self.verifier: Verifier | None = signer.verifier() if signer else None
+        self._init_meta()
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._db.kind
+
+    def _init_meta(self) -> None:
+        with self._lock, self._write():
+            meta = dict(self._db.query("SELECT name, value FROM log_meta"))  # type: ignore[arg-type]
+            if "origin" not in meta:
+                self._db.execute("INSERT INTO log_meta (name, value) VALUES (?, ?)",
+                                 ("origin", self.origin))
+            elif meta["origin"] != self.origin:
+                raise StoreError(
+                    f"this database holds the log {meta['origin']!r}, not {self.origin!r}"
+                )
+            if self.signer is not None:
+                vkey = self.signer.verifier_key()
+                if "verifier_key" not in meta:
+                    self._db.execute("INSERT INTO log_meta (name, value) VALUES (?, ?)",
+                                     ("verifier_key", vkey))
+                elif meta["verifier_key"] != vkey:
+                    raise StoreError(
+                        f"the log is signed by {meta['verifier_key']}, not by the given key"
+                    )
+            elif "verifier_key" in meta:
+                self.verifier = Verifier.from_text(meta["verifier_key"])
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        try:
+            with self._db.write():
+                yield
+        except LogError:
+            self._frontier = None
+            raise
+        except (sqlite3.Error, Exception) as exc:
+            self._frontier = None
+            if isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg"):
+                raise StoreError(f"log database error: {exc}") from exc
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Log:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ keys
+
+    def register_key(self, actor: str, key: Verifier | str) -> None:
+        """Allow ``key`` (a verifier or its text) to sign events of ``actor``."""
+        text = key.text() if isinstance(key, Verifier) else Verifier.from_text(key).text()
+        with self._lock, self._write():
+            if not self._db.query(
+                "SELECT 1 FROM log_actor_keys WHERE actor = ? AND key_text = ?", (actor, text)
+            ):
+                self._db.execute(
+                    "INSERT INTO log_actor_keys (actor, key_text, registered_at) VALUES (?, ?, ?)",
+                    (actor, text, self._clock()),
+                )
+        self._known_keys.add((actor, text))
+
+    def actor_keys(self, actor: str) -> list[str]:
+        """The verifier keys registered for ``actor``."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT key_text FROM log_actor_keys WHERE actor = ? ORDER BY registered_at",
+                (actor,),
+            )
+        return [r[0] for r in rows]
+
+    def _key_allowed(self, actor: str, key_text: str) -> bool:
+        if (actor, key_text) in self._known_keys:
+            return True
+        rows = self._db.query(
+            "SELECT 1 FROM log_actor_keys WHERE actor = ? AND key_text = ?", (actor, key_text)
+        )
+        if rows:
+            self._known_keys.add((actor, key_text))
+        return bool(rows)
+
+    # ------------------------------------------------------------------ appends
+
+    def append(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        keys: Mapping[str, Verifier | str] | None = None,
+    ) -> list[int]:
+        """Verify and append a batch of signed events atomically; return their indices.
+
+        Raises :class:`LogSignatureInvalid` (bad signature, unknown key),
+        :class:`LogChainBroken` (wrong ``seq`` or ``prev``), or ``LOG_EVENT_INVALID``
+        (malformed event, wrong origin); on any error nothing is appended.
+        """
+        prepared: list[tuple[dict[str, Any], bytes, str]] = []
+        for i, raw in enumerate(events):
+            ev = check_event(raw)
+            if ev["origin"] != self.origin:
+                from audit.log.errors import EventError
+
+                raise EventError(f"events[{i}].origin: {ev['origin']!r} is not {self.origin!r}")
+            given = keys.get(ev["actor"]) if keys else None
+            verify_event(ev, given)
+            leaf = canonical_json(ev)
+            prepared.append((ev, leaf, hashlib.sha256(leaf).hexdigest()))
+        if not prepared:
+            return []
+        with self._lock, self._write():
+            if self.require_registered_keys:
+                for ev, _, _ in prepared:
+                    if (keys and ev["actor"] in keys) or self._key_allowed(ev["actor"], ev["key"]):
+                        continue
+                    raise LogSignatureInvalid(
+                        f"key {ev['key'].split('+')[0]}+{ev['key'].split('+')[1]} is not "
+                        f"registered for actor {ev['actor']!r}"
+                    )
+            size = self._size()
+            frontier = self._load_frontier(size)
+            heads: dict[tuple[str, str], tuple[int, str] | None] = {}
+            entry_rows: list[tuple[Any, ...]] = []
+            node_rows: list[tuple[int, bytes]] = []
+            for offset, (ev, leaf, ehash) in enumerate(prepared):
+                key = (ev["table"], ev["hand"])
+                if key not in heads:
+                    heads[key] = self._hand_head(*key)
+                head = heads[key]
+                want_seq, want_prev = (0, None) if head is None else (head[0] + 1, head[1])
+                where = f"table {ev['table']!r} hand {ev['hand']!r}"
+                if ev["seq"] != want_seq:
+                    raise LogChainBroken(
+                        f"events[{offset}]: {where}: seq {ev['seq']} but the next is {want_seq}"
+                    )
+                if ev["prev"] != want_prev:
+                    raise LogChainBroken(
+                        f"events[{offset}]: {where}: prev does not match the hand's last event"
+                    )
+                heads[key] = (ev["seq"], ehash)
+                idx = size + offset
+                entry_rows.append(
+                    (idx, ev["table"], ev["hand"], ev["seq"], ev["actor"], ev["type"], ehash, leaf)
+                )
+                for level, nidx, h in frontier.append(merkle.leaf_hash(leaf)):
+                    node_rows.append((nid(level, nidx), h))
+            self._db.executemany(
+                "INSERT INTO log_entries (idx, table_id, hand_id, seq, actor, type, event_hash,"
+                " leaf) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                entry_rows,
+            )
+            self._db.executemany("INSERT INTO log_nodes (nid, hash) VALUES (?, ?)", node_rows)
+        self._frontier = frontier
+        return [size + i for i in range(len(prepared))]
+
+    def _size(self) -> int:
+        row = self._db.query("SELECT MAX(idx) FROM log_entries")
+        return 0 if row[0][0] is None else int(row[0][0]) + 1
+
+    def _load_frontier(self, size: int) -> merkle.Frontier:
+        cached = self._frontier
+        if cached is not None and cached.size == size:
+            return merkle.Frontier(cached.size, list(cached.nodes))
+        return merkle.Frontier.from_nodes(size, self._nodes)
+
+    def _hand_head(self, table: str, hand: str) -> tuple[int, str] | None:
+        rows = self._db.query(
+            "SELECT seq, event_hash FROM log_entries WHERE table_id = ? AND hand_id = ?"
+            " ORDER BY seq DESC LIMIT 1",
+            (table, hand),
+        )
+        return None if not rows else (int(rows[0][0]), str(rows[0][1]))
+
+    def next_link(self, table: str, hand: str | int) -> tuple[int, str | None]:
+        """``(seq, prev)`` for the next event of a hand: ``(0, None)`` for a new hand."""
+        with self._lock:
+            head = self._hand_head(table, str(hand))
+        return (0, None) if head is None else (head[0] + 1, head[1])
+
+    # ------------------------------------------------------------------ reads
+
+    def _nodes(self, wanted: Sequence[merkle.Node]) -> dict[merkle.Node, bytes]:
+        if not wanted:
+            return {}
+        keys = {nid(lvl, idx): (lvl, idx) for lvl, idx in wanted}
+        found: dict[merkle.Node, bytes] = {}
+        ids = list(keys)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            for k, h in self._db.query(
+                f"SELECT nid, hash FROM log_nodes WHERE nid IN ({marks})", chunk
+            ):
+                found[keys[int(k)]] = bytes(h)
+        missing = [n for n in wanted if n not in found]
+        if missing:
+            lvl, idx = missing[0]
+            raise LogInconsistent(f"stored tree is missing node level {lvl} index {idx}")
+        return found
+
+    def size(self) -> int:
+        """The number of entries."""
+        with self._lock:
+            return self._size()
+
+    def root(self, size: int | None = None) -> bytes:
+        """The root hash of the tree of ``size`` entries (default: all), O(log n) reads."""
+        with self._lock:
+            current = self._size()
+            size = current if size is None else size
+            if not 0 <= size <= current:
+                raise LogInconsistent(f"the log has {current} entries, not {size}")
+            return merkle.range_hash(0, size, self._nodes(merkle.root_nodes(size)))
+
+    def leaves(self, start: int, end: int) -> list[bytes]:
+        """The stored leaf bytes (canonical JSON events) of entries ``[start, end)``."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT idx, leaf FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx",
+                (start, end),
+            )
+        return [bytes(r[1]) for r in rows]
+
+    def entries(self, start: int, end: int) -> list[dict[str, Any]]:
+        """The events of entries ``[start, end)``."""
+        return [parse_event(leaf, entry=start + i) for i, leaf in enumerate(self.leaves(start, end))]
+
+    def hand_events(self, table: str, hand: str | int) -> list[dict[str, Any]]:
+        """``[{"index": i, "event": {...}}, ...]`` of one hand, in ``seq`` order."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT idx, leaf FROM log_entries WHERE table_id = ? AND hand_id = ?"
+                " ORDER BY seq",
+                (table, str(hand)),
+            )
+        return [{"index": int(i), "event": parse_event(bytes(leaf), entry=int(i))} for i, leaf in rows]
+
+    def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
+        """The audit path of entry ``index`` in the tree of ``size`` (default: current)."""
+        with self._lock:
+            size = self._size() if size is None else size
+            self._check_size(size)
+            ranges = merkle.inclusion_ranges(index, size)
+            return merkle.proof_from_nodes(ranges, self._nodes(merkle.nodes_for(ranges)))
+
+    def consistency_proof(self, size1: int, size2: int | None = None) -> list[bytes]:
+        """The consistency proof from the tree of ``size1`` to that of ``size2``."""
+        with self._lock:
+            size2 = self._size() if size2 is None else size2
+            self._check_size(size2)
+            if size1 == size2:
+                return []
+            ranges = merkle.consistency_ranges(size1, size2)
+            return merkle.proof_from_nodes(ranges, self._nodes(merkle.nodes_for(ranges)))
+
+    def _check_size(self, size: int) -> None:
+        current = self._size()
+        if not 0 <= size <= current:
+            raise LogInconsistent(f"the log has {current} entries; no tree of size {size}")
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoint(self, *, min_interval: float = 0.0) -> str:
+        """A signed checkpoint note of the current tree.
+
+        Schedule-stable: when the tree has not grown, or the latest checkpoint is younger
+        than ``min_interval`` seconds, the latest stored checkpoint is returned unchanged,
+        so witnesses and clients see the very same note.
+        """
+        if self.signer is None:
+            raise StoreError("this log was opened without its signing key")
+        with self._lock:
+            latest = self._latest()
+            size = self._size()
+            if latest is not None and (
+                latest[0] == size or self._clock() - latest[2] < min_interval
+            ):
+                return latest[1]
+            return self._issue(size)
+
+    def checkpoint_at(self, size: int) -> str:
+        """A signed checkpoint for an earlier tree size (stored if it is new)."""
+        if self.signer is None:
+            raise StoreError("this log was opened without its signing key")
+        with self._lock:
+            self._check_size(size)
+            return self._issue(size)
+
+    def _issue(self, size: int) -> str:
+        assert self.signer is not None
+        root = self.root(size)
+        text = Checkpoint(self.origin, size, root).sign(self.signer)
+        with self._write():
+            rows = self._db.query("SELECT note FROM log_checkpoints WHERE size = ?", (size,))
+            if rows:
+                return str(rows[0][0])
+            self._db.execute(
+                "INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES (?, ?, ?, ?)",
+                (size, root, text, self._clock()),
+            )
+        return text
+
+    def _latest(self) -> tuple[int, str, float] | None:
+        rows = self._db.query(
+            "SELECT size, note, issued_at FROM log_checkpoints ORDER BY size DESC LIMIT 1"
+        )
+        return None if not rows else (int(rows[0][0]), str(rows[0][1]), float(rows[0][2]))
+
+    def latest_checkpoint(self) -> str | None:
+        """The most recent stored checkpoint note, or None."""
+        with self._lock:
+            latest = self._latest()
+        return None if latest is None else latest[1]
+
+    def checkpoints(self) -> list[str]:
+        """Every stored checkpoint note, by increasing size."""
+        with self._lock:
+            return [str(r[0]) for r in self._db.query(
+                "SELECT note FROM log_checkpoints ORDER BY size")]
+
+    def first_checkpoint_covering(self, size: int) -> str | None:
+        """The smallest stored checkpoint whose tree has at least ``size`` entries."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT note FROM log_checkpoints WHERE size >= ? ORDER BY size LIMIT 1", (size,)
+            )
+        return None if not rows else str(rows[0][0])
+
+    def verify_checkpoint(self, note_text: str) -> Checkpoint:
+        """Check a (saved) checkpoint against this log: signature, origin, size and root.
+
+        A checkpoint larger than the log means the log was truncated or rolled back;
+        a root that differs from the stored tree's means the history was rewritten.
+        Both raise :class:`LogInconsistent`.
+        """
+        verifier = self.verifier
+        if verifier is None:
+            raise StoreError("the log's verifier key is unknown")
+        cp = parse_checkpoint(verify_note(note_text, verifier))
+        if cp.origin != self.origin:
+            raise LogInconsistent(f"checkpoint is for {cp.origin!r}, not {self.origin!r}")
+        size = self.size()
+        if cp.size > size:
+            raise LogInconsistent(
+                f"rollback: the log has {size} entries but a checkpoint it signed has {cp.size}"
+            )
+        import hmac
+
+        if not hmac.compare_digest(self.root(cp.size), cp.root):
+            raise LogInconsistent(
+                f"the log's tree of size {cp.size} does not have the checkpoint's root"
+            )
+        return cp
+
+    def proof_bundle(self, table: str, hand: str | int) -> dict[str, Any]:
+        """A self-contained proof of one hand, checked by ``fairplay verify BUNDLE``."""
+        from audit.log.bundle import build_bundle
+
+        return build_bundle(self, table, str(hand))
+
+    def tree_hash_b64(self, size: int | None = None) -> str:
+        return base64.b64encode(self.root(size)).decode()
+
+
+def open_log(
+    url: str,
+    origin: str,
+    signer: Signer | None = None,
+    *,
+    require_registered_keys: bool = True,
+    clock: Callable[[], float] = time.time,
+) -> Log:
+    """Open (create, migrate) the log at ``url``; see the module docstring."""
+    if not isinstance(origin, str) or not origin or "\n" in origin:
+        raise StoreError("the log origin must be a non-empty single line")
+    db = _connect(url)
+    try:
+        _migrate(db, clock())
+    except LogError:
+        db.close()
+        raise
+    except Exception as exc:
+        db.close()
+        raise StoreError(f"cannot migrate the log database: {exc}") from exc
+    return Log(db, origin, signer, require_registered_keys=require_registered_keys, clock=clock)
