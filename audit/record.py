@@ -12,6 +12,7 @@ reports them as findings, hand by hand.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
@@ -27,7 +28,7 @@ from audit.ruleset import DEFAULT_RULESET, Ruleset
 
 FORMAT = "cayenne-record/1"
 SCHEMA_RESOURCE = "cayenne-record-1.json"
-_META_FIELDS = ("event", "site", "date", "table")
+_META_FIELDS = ("event", "site", "date", "table", "independent_deals")
 _HAND_FIELDS = frozenset(
     ("dealer", "pack", "deal", "dealt_order", "cayenne", "calls", "tricks", "gathered",
      "collected", "penalties", "claimed", "shuffle")
@@ -77,8 +78,11 @@ def _schema_error(exc: fastjsonschema.JsonSchemaValueException) -> RecordError:
         words = _TYPE_WORDS.get(want, str(want)) if isinstance(want, str) else str(want)
         return RecordError(path, f"{value!r} is not {words}" if not isinstance(value, (dict, list))
                            else f"must be {words}")
-    if exc.rule == "propertyNames":
-        return RecordError(path, f"{value!r} {custom or 'is not an allowed name here'}")
+    if exc.rule == "propertyNames" and isinstance(value, dict):
+        names = definition.get("propertyNames", {})
+        pattern = re.compile(names.get("pattern", ".*"))
+        bad = next((k for k in value if not pattern.search(k)), "?")
+        return RecordError(path, f"{bad!r} {names.get('x-message', 'is not an allowed name here')}")
     if custom:
         if custom.startswith("must"):
             return RecordError(path, f"{value!r}: {custom}" if path else custom)

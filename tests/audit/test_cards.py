@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+
+from audit.cards import (
+    ALL_CARDS,
+    CARD_TEXT,
+    Seat,
+    Side,
+    Suit,
+    card_text,
+    cards_of,
+    make_card,
+    mask_of,
+    parse_card,
+    parse_suit,
+)
+from audit.errors import FairplayError, InvalidCardError
+
+
+def test_every_card_round_trips_through_text() -> None:
+    assert len(set(CARD_TEXT)) == 52
+    for c in ALL_CARDS:
+        assert parse_card(card_text(c)) == c
+
+
+def test_ten_is_accepted_as_10_and_printed_as_t() -> None:
+    assert parse_card("10H") == parse_card("TH") == make_card(10, Suit.H)
+    assert card_text(parse_card("10H")) == "TH"
+
+
+def test_canonical_order_is_deuce_to_ace_by_suit_s_h_d_c() -> None:
+    assert [card_text(c) for c in (0, 12, 13, 51)] == ["2S", "AS", "2H", "AC"]
+
+
+@pytest.mark.parametrize("bad", ["XS", "1H", "th", "T", "", "AH ", None, 7, "11S", "AX"])
+def test_bad_card_text_names_the_input(bad: object) -> None:
+    with pytest.raises(InvalidCardError) as info:
+        parse_card(bad)
+    assert repr(bad) in str(info.value)
+    assert isinstance(info.value, FairplayError) and isinstance(info.value, ValueError)
+
+
+def test_seats_and_sides() -> None:
+    assert Seat.N.left is Seat.E and Seat.W.left is Seat.N
+    assert Seat.N.partner is Seat.S and Seat.E.partner is Seat.W
+    assert Seat.S.side is Side.NS and Seat.W.side is Side.EW
+    assert Side.NS.other is Side.EW and Side.EW.seats == (Seat.E, Seat.W)
+    with pytest.raises(InvalidCardError):
+        Seat.parse("X")
+
+
+def test_masks_round_trip() -> None:
+    cards = [parse_card(t) for t in ("AS", "2C", "TH", "KD")]
+    assert cards_of(mask_of(cards)) == sorted(cards)
+    assert parse_suit("D") is Suit.D
+    with pytest.raises(InvalidCardError):
+        parse_suit("X")
