@@ -52,7 +52,11 @@ def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict
     if not events:
         raise LogError(f"no events for table {table!r} hand {hand!r}")
     need = max(e["index"] for e in events) + 1
-    note_text = log.first_checkpoint_covering(need) or log.checkpoint()
+    note_text = log.first_checkpoint_covering(need)
+    if note_text is None:
+        if log.signer is None:
+            raise LogError(f"no checkpoint covers entry {need - 1} yet; issue one first")
+        note_text = log.checkpoint()
     cp = parse_checkpoint(parse_note(note_text)[0])
     bundle: dict[str, Any] = {
         "format": FORMAT,
@@ -71,7 +75,8 @@ def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict
         ],
     }
     if later:
-        latest = log.checkpoint()
+        latest = log.checkpoint() if log.signer is not None else log.latest_checkpoint()
+        assert latest is not None
         cp2 = parse_checkpoint(parse_note(latest)[0])
         if cp2.size > cp.size:
             bundle["later"] = {

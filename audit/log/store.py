@@ -626,18 +626,26 @@ class Log:
 
 def open_log(
     url: str,
-    origin: str,
+    origin: str | None = None,
     signer: Signer | None = None,
     *,
     require_registered_keys: bool = True,
     clock: Callable[[], float] = time.time,
 ) -> Log:
-    """Open (create, migrate) the log at ``url``; see the module docstring."""
-    if not isinstance(origin, str) or not origin or "\n" in origin:
+    """Open (create, migrate) the log at ``url``; see the module docstring.
+
+    ``origin`` may be omitted to open an existing log under its stored origin.
+    """
+    if origin is not None and (not isinstance(origin, str) or not origin or "\n" in origin):
         raise StoreError("the log origin must be a non-empty single line")
     db = _connect(url)
     try:
         _migrate(db, clock())
+        if origin is None:
+            rows = db.query("SELECT value FROM log_meta WHERE name = 'origin'")
+            if not rows:
+                raise StoreError(f"no log at {url}: give its origin to create one")
+            origin = str(rows[0][0])
     except LogError:
         db.close()
         raise

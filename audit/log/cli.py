@@ -1,0 +1,217 @@
+"""``fairplay log ...`` (administer and audit a hand log) and ``fairplay verify BUNDLE``.
+
+  fairplay log keygen NAME --out KEYFILE      new Ed25519 signer key; prints the verifier key
+  fairplay log register --db URL --key KEYFILE ACTOR VKEY
+  fairplay log append --db URL --key KEYFILE [--origin O] EVENTS.json|jsonl|-
+  fairplay log checkpoint --db URL --key KEYFILE [--min-interval S]
+  fairplay log verify --db URL --vkey VKEY [--checkpoint NOTEFILE ...] [--json]
+  fairplay log bundle --db URL --table T --hand H [--out FILE]
+  fairplay log fork-evidence NOTE1 NOTE2 --vkey VKEY
+  fairplay verify BUNDLE --key VKEY [--checkpoint NOTEFILE]
+
+``log verify`` and ``verify`` print one line per finding (``CODE entry N: message``) and
+exit 1 when anything fails, 0 when everything holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from audit.log.bundle import verify_bundle
+from audit.log.checkpoint import fork_evidence
+from audit.log.errors import EventError, LogError
+from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
+from audit.log.store import Log, open_log
+from audit.log.verify import verify_log
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text()
+    except OSError as exc:
+        raise LogError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _open(args: argparse.Namespace, *, signed: bool) -> Log:
+    signer = load_signer(args.key) if signed else None
+    origin = getattr(args, "origin", None)
+    if signed and origin is None and signer is not None:
+        origin = None
+    return open_log(args.db, origin, signer,
+                    require_registered_keys=not getattr(args, "any_key", False))
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    signer = generate_signer(args.name)
+    save_signer(signer, args.out)
+    print(signer.verifier_key())
+    return 0
+
+
+def _register(args: argparse.Namespace) -> int:
+    with _open(args, signed=True) as log:
+        log.register_key(args.actor, args.vkey)
+    return 0
+
+
+def _events(text: str) -> list[dict[str, Any]]:
+    text = text.strip()
+    try:
+        if text.startswith("["):
+            data = json.loads(text)
+        else:
+            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise EventError(f"events: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    if not isinstance(data, list):
+        raise EventError("events: must be a JSON list or JSON lines")
+    return data
+
+
+def _append(args: argparse.Namespace) -> int:
+    with _open(args, signed=True) as log:
+        indices = log.append(_events(_read(args.events)))
+        print(json.dumps({"indices": indices, "size": log.size()}))
+    return 0
+
+
+def _checkpoint(args: argparse.Namespace) -> int:
+    with _open(args, signed=True) as log:
+        sys.stdout.write(log.checkpoint(min_interval=args.min_interval))
+    return 0
+
+
+def _verify_log(args: argparse.Namespace) -> int:
+    vkey = load_verifier(args.vkey) if args.vkey else None
+    saved = [_read(p) for p in args.checkpoint]
+    with open_log(args.db, args.origin) as log:
+        findings = verify_log(log, verifier=vkey, saved_checkpoints=saved)
+        size = log.size()
+    if args.json:
+        print(json.dumps({"ok": not findings, "size": size,
+                          "findings": [f.as_dict() for f in findings]}, indent=2))
+    else:
+        for f in findings:
+            print(f.text())
+        if not findings:
+            print(f"OK: {size} entries; signatures, chains, tree and checkpoints verify")
+    return 1 if findings else 0
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    with _open(args, signed=args.key is not None) as log:
+        bundle = log.proof_bundle(args.table, args.hand)
+    text = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    evidence = fork_evidence(_read(args.note1), _read(args.note2), load_verifier(args.vkey))
+    print(json.dumps(evidence, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _verify_bundle(args: argparse.Namespace) -> int:
+    try:
+        bundle = json.loads(_read(args.bundle))
+    except json.JSONDecodeError as exc:
+        print(f"LOG_INCONSISTENT bundle is not JSON: {exc.msg}")
+        return 1
+    saved = _read(args.checkpoint) if args.checkpoint else None
+    try:
+        summary = verify_bundle(bundle, load_verifier(args.key), saved_checkpoint=saved)
+    except LogError as exc:
+        if exc.code in ("LOG_KEY_INVALID",):
+            raise
+        print(f"{exc.code} {exc.message}")
+        return 1
+    print(
+        f"OK: table {summary['table']} hand {summary['hand']}: {summary['events']} signed "
+        f"events in order, included in checkpoint {summary['checkpoint_size']} of "
+        f"{summary['origin']}"
+        + (f", consistent with checkpoint {summary['later_size']}"
+           if summary["later_size"] != summary["checkpoint_size"] else "")
+        + f"; saved checkpoint: {summary['saved_checkpoint']}"
+    )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "log", help="administer and audit the signed hand log",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="log_command", metavar="LOGCOMMAND")
+    p.set_defaults(func=lambda a: (p.print_help(sys.stderr), 2)[1])
+
+    def db_args(q: argparse.ArgumentParser, key: bool) -> None:
+        q.add_argument("--db", required=True, help="sqlite:///path, a path, or postgresql://...")
+        q.add_argument("--origin", help="log origin (required to create a log)")
+        if key:
+            q.add_argument("--key", required=True, help="the log's signer key file")
+
+    k = sub.add_parser("keygen", help="create an Ed25519 signer key file")
+    k.add_argument("name", help="key name, e.g. the log origin")
+    k.add_argument("--out", required=True, help="key file to create (mode 0600)")
+    k.set_defaults(func=_keygen)
+
+    r = sub.add_parser("register", help="allow a key to sign events of an actor")
+    db_args(r, True)
+    r.add_argument("actor")
+    r.add_argument("vkey", help="the actor's C2SP verifier key text")
+    r.set_defaults(func=_register)
+
+    a = sub.add_parser("append", help="verify and append signed events (JSON list or lines)")
+    db_args(a, True)
+    a.add_argument("events", help="file, or - for stdin")
+    a.add_argument("--any-key", action="store_true",
+                   help="accept any key that verifies (no actor key registry)")
+    a.set_defaults(func=_append)
+
+    c = sub.add_parser("checkpoint", help="print the signed checkpoint (issuing one if needed)")
+    db_args(c, True)
+    c.add_argument("--min-interval", type=float, default=0.0,
+                   help="reuse the latest checkpoint if younger than this many seconds")
+    c.set_defaults(func=_checkpoint)
+
+    v = sub.add_parser("verify", help="check a whole log: signatures, chains, tree, checkpoints")
+    v.add_argument("--db", required=True)
+    v.add_argument("--origin")
+    v.add_argument("--vkey", help="the log's verifier key (text or file); default: stored")
+    v.add_argument("--checkpoint", action="append", default=[],
+                   help="a checkpoint note saved earlier (repeatable)")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=_verify_log)
+
+    b = sub.add_parser("bundle", help="write a hand's offline proof bundle")
+    b.add_argument("--db", required=True)
+    b.add_argument("--origin")
+    b.add_argument("--key", help="log signer key file (to issue a fresh checkpoint)")
+    b.add_argument("--table", required=True)
+    b.add_argument("--hand", required=True)
+    b.add_argument("--out")
+    b.set_defaults(func=_bundle)
+
+    f = sub.add_parser("fork-evidence", help="package two conflicting checkpoints as evidence")
+    f.add_argument("note1")
+    f.add_argument("note2")
+    f.add_argument("--vkey", required=True)
+    f.set_defaults(func=_fork)
+
+    vb = subparsers.add_parser(
+        "verify", help="check a hand's offline proof bundle with the log's verifier key"
+    )
+    vb.add_argument("bundle", help="bundle JSON file, or -")
+    vb.add_argument("--key", required=True, help="the log's verifier key (text or file)")
+    vb.add_argument("--checkpoint", help="a checkpoint note you saved earlier")
+    vb.set_defaults(func=_verify_bundle)
