@@ -1,0 +1,195 @@
+"""`fairplay shuffle` and `fairplay shuffle verify`, through the real command entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import audit.cli
+from audit.cards import CARD_TEXT, Seat
+from audit.cli import main
+from shuffle.errors import OutcomeMismatchError
+from shuffle.protocol import Transcript
+from shuffle.verify import check_record_hand, verify_transcript
+
+
+@pytest.fixture(autouse=True)
+def only_this_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the real `fairplay` entry point with only this subcommand registered, so a
+    half-built module elsewhere in the tree cannot break these tests."""
+    monkeypatch.setattr(audit.cli, "COMMAND_MODULES", ("shuffle.cli",))
+
+
+SEEDS = {
+    "N": "north seat's long phrase",
+    "E": "00112233445566778899aabbccddeeff",
+    "S": "sixteen bytes!!!",
+    "W": "ff" * 64,
+}
+
+
+def ceremony(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[str, Path]:
+    seeds = tmp_path / "seeds.json"
+    seeds.write_text(json.dumps(SEEDS))
+    out = tmp_path / "transcript.json"
+    argv = [
+        "shuffle",
+        "--table",
+        "club-3",
+        "--hand",
+        "17",
+        "--dealer",
+        "E",
+        "--pack",
+        "1",
+        "--player-N",
+        "nina",
+        "--seeds",
+        str(seeds),
+        "--out",
+        str(out),
+        *extra,
+    ]
+    assert main(argv) == 0
+    return capsys.readouterr().out, out
+
+
+def test_local_ceremony_prints_commitment_deal_and_writes_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, out = ceremony(tmp_path, capsys)
+    lines = text.splitlines()
+    assert lines[1].startswith("server commitment: ")
+    assert [ln[:13] for ln in lines[2:6]] == [f"{s} commitment:" for s in "NESW"]
+    t = Transcript.from_json(json.loads(out.read_text()))
+    r = verify_transcript(t.to_json())
+    assert lines[1].endswith(t.server_commitment.hex())
+    assert f"pack order (top first): {' '.join(CARD_TEXT[c] for c in r.pack_order)}" in lines
+    for s in Seat:
+        assert f"{s.name}: {' '.join(CARD_TEXT[c] for c in r.deal[s])}" in lines
+    assert f"cayenne: {CARD_TEXT[r.cayenne]}" in lines
+    assert (t.table, t.hand, t.dealer, t.pack, t.seats[0].player) == (
+        "club-3",
+        17,
+        Seat.E,
+        1,
+        "nina",
+    )
+    assert t.seats[Seat.N].seed == SEEDS["N"].encode()  # a phrase is used as it is
+    assert t.seats[Seat.E].seed == bytes.fromhex(SEEDS["E"])
+
+
+def test_seed_flags_pattern_and_beacon(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = ceremony(
+        tmp_path,
+        capsys,
+        "--pattern",
+        "6-7",
+        "--seed-S",
+        "another sixteen+ phrase",
+        "--beacon",
+        "drand:quicknet:777:" + "ab" * 32,
+    )
+    t = Transcript.from_json(json.loads(out.read_text()))
+    assert t.pattern == (6, 7) and t.seats[Seat.S].seed == b"another sixteen+ phrase"
+    assert t.beacon is not None and t.beacon.round == 777
+
+
+def test_verify_ok_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = ceremony(tmp_path, capsys)
+    assert main(["shuffle", "verify", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"OK: {out} verifies")
+    assert main(["shuffle", "verify", "--json", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["ok"] and len(result["dealt_order"]) == 52
+
+
+def test_verify_tampered_file_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out = ceremony(tmp_path, capsys)
+    obj = json.loads(out.read_text())
+    obj["seats"]["W"]["player"] = "mallory"
+    out.write_text(json.dumps(obj))
+    assert main(["shuffle", "verify", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "shuffle.seats.W.seed" in err and "Traceback" not in err
+
+
+def test_weak_seed_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "shuffle",
+                "--seed-N",
+                "short",
+                "--seed-E",
+                "x" * 20,
+                "--seed-S",
+                "y" * 20,
+                "--seed-W",
+                "z" * 20,
+            ]
+        )
+        == 2
+    )
+    assert "seats.N.seed" in capsys.readouterr().err
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["shuffle", "verify", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def record_hand(t: dict[str, Any]) -> dict[str, Any]:
+    r = verify_transcript(t)
+    return {
+        "dealer": t["dealer"],
+        "pack": t["pack"],
+        "deal": {s.name: [CARD_TEXT[c] for c in r.deal[s]] for s in Seat},
+        "dealt_order": [CARD_TEXT[c] for c in r.pack_order],
+        "cayenne": CARD_TEXT[r.cayenne],
+        "shuffle": t,
+    }
+
+
+def test_record_hands_checked_against_their_shuffles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out = ceremony(tmp_path, capsys)
+    t = json.loads(out.read_text())
+    good = record_hand(t)
+    check_record_hand(good)
+    swapped = json.loads(json.dumps(good))
+    swapped["deal"]["N"][0], swapped["deal"]["E"][0] = (
+        swapped["deal"]["E"][0],
+        swapped["deal"]["N"][0],
+    )
+    with pytest.raises(OutcomeMismatchError) as info:
+        check_record_hand(swapped)
+    assert info.value.path == "hand.deal.N"
+    for field, value, path in (
+        ("cayenne", "AS" if good["cayenne"] != "AS" else "KS", "hand.cayenne"),
+        ("dealer", "N", "dealer"),
+        ("pack", 0, "pack"),
+        ("dealt_order", list(reversed(good["dealt_order"])), "hand.dealt_order"),
+    ):
+        bad = dict(good, **{field: value})
+        with pytest.raises(OutcomeMismatchError) as info:
+            check_record_hand(bad)
+        assert info.value.path == path
+    with pytest.raises(OutcomeMismatchError):
+        check_record_hand(good, pattern=[6, 7])
+
+    record = {"format": "cayenne-record/1", "hands": [good, {"dealer": "S"}, swapped]}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert main(["shuffle", "verify", str(path)]) == 1
+    text = capsys.readouterr().out
+    assert "hand 1: OK" in text and "hand 3: FAIL SHUFFLE_MISMATCH" in text and "hand 2" not in text
+    assert main(["shuffle", "verify", "--json", str(path)]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["checked"], summary["failed"]) == (2, 1)
