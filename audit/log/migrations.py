@@ -79,10 +79,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         1,
         "log tables, append-only triggers",
         sqlite=tuple(s.replace("{blob}", "BLOB").replace("{int}", "INTEGER") for s in _V1_TABLES)
-        + tuple(g for t in TABLES for g in _sqlite_guards(t)),
+        + tuple(g for t in (*TABLES, "log_schema_version") for g in _sqlite_guards(t)),
         postgres=tuple(s.replace("{blob}", "BYTEA").replace("{int}", "BIGINT") for s in _V1_TABLES)
         + (_PG_FUNCTION,)
-        + tuple(g for t in TABLES for g in _pg_guards(t)),
+        + tuple(g for t in (*TABLES, "log_schema_version") for g in _pg_guards(t)),
     ),
 )
 

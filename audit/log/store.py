@@ -211,15 +211,6 @@ def _apply(db: _Backend, now: float) -> None:
             "INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
             (m.version, m.description, now),
         )
-    if db.kind == "sqlite" and "log_schema_version_no_update" not in {
-        r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type='trigger'")
-    }:
-        for op in ("UPDATE", "DELETE"):
-            db.execute(
-                f"CREATE TRIGGER log_schema_version_no_{op.lower()} BEFORE {op} ON "
-                "log_schema_version BEGIN SELECT RAISE(ABORT, 'log_schema_version is "
-                "append-only'); END"
-            )
 
 
 @contextmanager
