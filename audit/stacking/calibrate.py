@@ -1,0 +1,139 @@
+"""Build the detector's tables: advance weights and null distributions.
+
+Run ``python -m audit.stacking.calibrate [--samples N] [--seed S]`` (or
+``bench/stacking_tables.py``) to regenerate ``audit/stacking/data/tables.json``.
+Everything is simulated from an injected seed, so the file is reproducible.
+
+1. **Advance weights**, per packet pattern and number of riffles ``k`` (0..7): the
+   frequencies of advances 0..3 between neighbouring cards of the reference after
+   ``k`` GSR riffles and a cut of a gathered pack (``audit.stacking.simulate``),
+   as log ratios to the thorough-shuffle law (12/51, 13/51, 13/51, 13/51). The test
+   uses the average of the one- and two-riffle weights; the others name the most
+   likely number of riffles in the evidence.
+2. **Null tail of the hands statistic**, per pattern: ``N`` uniformly random deals
+   (a random assignment of 13 cards to each hand; the statistic's law does not depend
+   on the cards or the dealer). Stored as the statistic's value at tail probabilities
+   ``10**(-j/25)``, down to the depth ``N`` supports.
+3. **Null law of the order statistic** (``W`` minimised over trick orientations):
+   a histogram of ``N`` uniformly random packs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from audit.cards import Seat
+from audit.deal import PATTERNS, deal_from_order
+from audit.stacking.hands import advance_score
+from audit.stacking.order import min_cyclic_descents
+from audit.stacking.signature import relative_seats
+from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
+
+TABLES_PATH = Path(__file__).with_name("data") / "tables.json"
+NULL_ADVANCE = (12 / 51, 13 / 51, 13 / 51, 13 / 51)
+GRID_STEPS_PER_DECADE = 25
+MAX_RIFFLES = 7
+FIXED_BLOCKS: tuple[tuple[int, ...], ...] = tuple(tuple(range(4 * i, 4 * i + 4)) for i in range(13))
+
+
+def advance_weights(
+    pattern: tuple[int, ...], riffles: int, packs: int, rng: random.Random
+) -> list[float]:
+    """Log ratio to the null of each advance after ``riffles`` riffles and a cut."""
+    counts = [1.0, 1.0, 1.0, 1.0]  # one pseudo-count each: no advance is impossible
+    for _ in range(packs):
+        tricks, gathered = random_tricks(rng)
+        pack = gathered_pack(tricks, gathered, rng)
+        dealt = cut(riffle(pack, riffles, rng), rng)
+        dealer = Seat(rng.randrange(4))
+        rel = relative_seats(deal_from_order(dealt, dealer, pattern), dealer)
+        for i in range(52):
+            counts[(rel[pack[(i + 1) % 52]] - rel[pack[i]]) & 3] += 1
+    total = sum(counts)
+    return [math.log(c / total / p) for c, p in zip(counts, NULL_ADVANCE, strict=True)]
+
+
+def tail_grid(values: list[float]) -> list[float]:
+    """Values ``t_j`` with ``P(S >= t_j) = 10**(-j/25)``, from a null sample."""
+    ordered = sorted(values, reverse=True)
+    n = len(ordered)
+    grid: list[float] = []
+    j = 0
+    while True:
+        p = 10 ** (-j / GRID_STEPS_PER_DECADE)
+        rank = math.ceil(p * n)
+        if rank < 30:  # fewer than 30 samples beyond: stop, the rest is extrapolated
+            break
+        grid.append(ordered[rank - 1])
+        j += 1
+    return grid
+
+
+def null_hands_sample(weights: list[float], samples: int, rng: random.Random) -> list[float]:
+    labels = [r for r in range(4) for _ in range(13)]
+    out: list[float] = []
+    for _ in range(samples):
+        rng.shuffle(labels)
+        out.append(advance_score(FIXED_BLOCKS, labels, weights))
+    return out
+
+
+def null_order_histogram(samples: int, rng: random.Random) -> list[int]:
+    pos = list(range(52))
+    hist = [0] * 53
+    for _ in range(samples):
+        rng.shuffle(pos)
+        w, _ = min_cyclic_descents(FIXED_BLOCKS, pos)
+        hist[w] += 1
+    return hist
+
+
+def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
+    rng = random.Random(seed)
+    patterns: dict[str, Any] = {}
+    for name, pattern in PATTERNS.items():
+        by_k = [advance_weights(pattern, k, weight_packs, rng) for k in range(MAX_RIFFLES + 1)]
+        test_weights = [(a + b) / 2 for a, b in zip(by_k[1], by_k[2], strict=True)]
+        started = time.perf_counter()
+        grid = tail_grid(null_hands_sample(test_weights, samples, rng))
+        print(
+            f"pattern {name}: null of the hands statistic in {time.perf_counter() - started:.0f}s"
+        )
+        patterns[name] = {
+            "pattern": list(pattern),
+            "weights_by_riffles": [[round(w, 6) for w in ws] for ws in by_k],
+            "test_weights": [round(w, 6) for w in test_weights],
+            "null_tail": [round(t, 6) for t in grid],
+        }
+    hist = null_order_histogram(samples, rng)
+    return {
+        "format": "cayenne-stacking-tables/1",
+        "generated_by": f"python -m audit.stacking.calibrate --samples {samples} --seed {seed}",
+        "samples": samples,
+        "grid_steps_per_decade": GRID_STEPS_PER_DECADE,
+        "patterns": patterns,
+        "order_null_histogram": hist,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--output", type=Path, default=TABLES_PATH)
+    args = parser.parse_args(argv)
+    tables = build(args.samples, args.seed)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(tables, separators=(",", ":")) + "\n")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,248 @@
+"""The public detector: one calibrated p-value per deal, and evidence across deals.
+
+:func:`stacking_test` compares a deal with the order the same pack was left in after
+the last hand played with it, and :func:`combine_p_values` pools one dealer's deals.
+With ``dealt_order`` the test counts rising sequences (:mod:`audit.stacking.order`);
+with the hands alone it scores how neighbours of the old pack moved round the table
+(:mod:`audit.stacking.hands`). Both p-values are read from tables made once from
+simulation (:mod:`audit.stacking.calibrate`), or computed exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.cards import FULL_MASK, Card, Seat, Side
+from audit.deal import check_pattern, deal_positions, pattern_name
+from audit.stacking.hands import advance_score, advances
+from audit.stacking.order import (
+    cyclic_descents,
+    exact_p_value,
+    min_cyclic_descents,
+    most_likely_riffles,
+    positions,
+)
+from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
+from audit.stacking.signature import relative_seats
+from audit.stacking.tables import MIN_P, load_tables, pattern_tables
+
+METHOD_ORDER = "rising-sequences"
+METHOD_HANDS = "hands"
+EVIDENCE_P = 0.05
+"""Below this p-value the evidence also names the most likely number of riffles."""
+CLOSE_SPAN = 8
+"""With ``dealt_order``, a trick *stayed close* when its four cards left the pack
+within this many consecutive places."""
+THOROUGH_RIFFLES = 7
+"""Bayer and Diaconis: seven riffles make a 52-card pack close to random."""
+
+
+@dataclass(frozen=True, slots=True)
+class StackingResult:
+    """The outcome of testing one deal.
+
+    ``p_value`` is the probability, under a thorough shuffle, of a deal at least as
+    structured as this one (uniform on honest deals, up to the discreteness of the
+    rising-sequence count). ``statistic`` is the test statistic of ``method``: the
+    number of rising sequences (small means structured) or the hands score (large
+    means structured). ``evidence`` is JSON-serialisable.
+    """
+
+    p_value: float
+    statistic: float
+    method: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report's ``hands[].stacking`` object."""
+        return {
+            "p_value": self.p_value,
+            "statistic": self.statistic,
+            "method": self.method,
+            "evidence": self.evidence,
+        }
+
+
+def _hands_valid(deal: Mapping[Seat, Sequence[Card]]) -> bool:
+    if set(deal) != set(Seat):
+        return False
+    mask = 0
+    for cards in deal.values():
+        if len(cards) != 13:
+            return False
+        for c in cards:
+            if not isinstance(c, int) or not 0 <= c < 52:
+                return False
+            mask |= 1 << c
+    return mask == FULL_MASK
+
+
+def _order_matches(
+    order: Sequence[Card], rel: Sequence[int], dealer: Seat, pattern: tuple[int, ...]
+) -> bool:
+    if len(order) != 52:
+        return False
+    seats = deal_positions(pattern, dealer)
+    seen = 0
+    for c, seat in zip(order, seats, strict=True):
+        if not isinstance(c, int) or not 0 <= c < 52 or rel[c] != (seat - dealer - 1) & 3:
+            return False
+        seen |= 1 << c
+    return seen == FULL_MASK
+
+
+def _tricks_evidence(
+    tricks: Sequence[Sequence[Card]], rel: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    together: list[int] = []
+    spread: list[int] = []
+    if len(tricks) == 13 and all(len(t) == 4 for t in tricks):
+        for n, t in enumerate(tricks, start=1):
+            hands = {rel[c] for c in t}
+            if len(hands) == 1:
+                together.append(n)
+            elif len(hands) == 4:
+                spread.append(n)
+    return together, spread
+
+
+def _reference(
+    tricks: Sequence[Sequence[Card]],
+    gathered: Mapping[Side, Sequence[int]] | None,
+    collected: Sequence[Card] | None,
+) -> Reference | None:
+    if collected is not None:
+        ref = reference_from_collected(collected, tricks)
+        if ref is not None:
+            return ref
+    if gathered is not None:
+        return reference_from_gathered(tricks, gathered)
+    return None
+
+
+def stacking_test(
+    prev_tricks: Sequence[Sequence[Card]],
+    prev_gathered: Mapping[Side, Sequence[int]] | None,
+    prev_collected: Sequence[Card] | None,
+    deal: Mapping[Seat, Sequence[Card]],
+    dealer: Seat,
+    pattern: Sequence[int],
+    dealt_order: Sequence[Card] | None = None,
+) -> StackingResult | None:
+    """Test whether ``deal`` keeps the structure of the pack's previous hand.
+
+    ``prev_tricks``: the 13 tricks of the last hand played with this pack, four cards
+    each in play order; ``prev_gathered`` (1-based trick numbers per side, first
+    stacked first) or ``prev_collected`` (the pack as put together, top first) says how
+    they were stacked; ``collected`` wins when both are valid. ``deal``, ``dealer`` and
+    ``pattern`` (the ruleset's ``deal_pattern``) describe the new deal, ``dealt_order``
+    its 52 cards in the order dealt when known.
+
+    Returns ``None`` when the deal cannot be tested: no valid gathering or collected
+    pack, a deal that is not four hands of 13 from one pack, or (hands only) a packet
+    pattern without shipped tables. A ``dealt_order`` that does not give ``deal`` by
+    ``pattern`` (a misdeal, reported by its own check) is set aside and the hands are
+    tested. Raises :class:`audit.errors.RulesetError` for a pattern that does not deal
+    thirteen cards.
+    """
+    pat = check_pattern(pattern)
+    dealer = Seat(dealer)
+    if not _hands_valid(deal):
+        return None
+    ref = _reference(prev_tricks, prev_gathered, prev_collected)
+    if ref is None:
+        return None
+    rel = relative_seats(deal, dealer)
+    together, spread = _tricks_evidence(prev_tricks, rel)
+    evidence: dict[str, Any] = {
+        "reference": ref.source,
+        "pattern": pattern_name(pat),
+        "tricks_together": together,
+        "tricks_spread": spread,
+    }
+    if dealt_order is not None:
+        if _order_matches(dealt_order, rel, dealer, pat):
+            return _order_test(ref, dealt_order, prev_tricks, evidence)
+        evidence["note"] = "dealt_order set aside: it does not give this deal"
+    return _hands_test(ref, rel, pat, evidence)
+
+
+def _order_test(
+    ref: Reference,
+    order: Sequence[Card],
+    tricks: Sequence[Sequence[Card]],
+    evidence: dict[str, Any],
+) -> StackingResult:
+    pos = positions(order)
+    if ref.oriented:
+        w = cyclic_descents([c for b in ref.blocks for c in b], pos)
+        p = max(exact_p_value(w), MIN_P)
+    else:
+        w, _ = min_cyclic_descents(ref.blocks, pos)
+        p = load_tables().order_p_value(w)
+    riffles, llr = most_likely_riffles(w)
+    close: list[int] = []
+    if len(tricks) == 13:
+        for n, t in enumerate(tricks, start=1):
+            ps = [pos[c] for c in t]
+            if max(ps) - min(ps) < CLOSE_SPAN:
+                close.append(n)
+    evidence.update(
+        {
+            "method": METHOD_ORDER,
+            "rising_sequences": w,
+            "expected_rising_sequences": 26.5,
+            "riffles": riffles if riffles < THOROUGH_RIFFLES else None,
+            "log_likelihood_ratio": round(llr, 3),
+            "tricks_close": close,
+        }
+    )
+    return StackingResult(p, float(w), METHOD_ORDER, evidence)
+
+
+def _hands_test(
+    ref: Reference, rel: Sequence[int], pattern: tuple[int, ...], evidence: dict[str, Any]
+) -> StackingResult | None:
+    tables = pattern_tables(pattern)
+    if tables is None:
+        return None
+    score = advance_score(ref.blocks, rel, tables.test_weights)
+    p = tables.p_value(score)
+    riffles: int | None = None
+    if p < EVIDENCE_P:
+        best = 0.0
+        for k, weights in enumerate(tables.weights_by_riffles):
+            s = advance_score(ref.blocks, rel, weights)
+            if s > best:
+                best, riffles = s, k
+    evidence.update(
+        {
+            "method": METHOD_HANDS,
+            "score": round(score, 4),
+            "advances": advances(ref.blocks, rel),
+            "riffles": riffles,
+        }
+    )
+    return StackingResult(p, score, METHOD_HANDS, evidence)
+
+
+def combine_p_values(ps: Sequence[float]) -> float:
+    """Fisher's combination of independent p-values (one dealer's deals).
+
+    ``-2 sum log p`` is chi-squared with ``2 n`` degrees of freedom under the null;
+    its tail has the closed form ``exp(-x/2) sum_{i<n} (x/2)**i / i!``. An empty list
+    gives 1. Conservative when the p-values are (the rising-sequence count is discrete).
+    """
+    values = [min(max(float(p), MIN_P), 1.0) for p in ps]
+    if not values:
+        return 1.0
+    half = -sum(math.log(p) for p in values)  # the statistic x, halved
+    if half <= 0.0:
+        return 1.0
+    log_terms = [i * math.log(half) - math.lgamma(i + 1) for i in range(len(values))]
+    top = max(log_terms)
+    log_sum = top + math.log(sum(math.exp(t - top) for t in log_terms))
+    return min(1.0, math.exp(-half + log_sum))

@@ -1,0 +1,93 @@
+"""The hands-only statistic: does each hand follow the reference around the table?
+
+When only the four hands are known, each card tells us the hand it reached, counted
+from the dealer's left (0) round to the dealer (3). Walk the reference cycle card by
+card: for two neighbouring cards of the old pack, their *advance* is the difference of
+their hands modulo 4. After a thorough shuffle it is 0 with probability 12/51 and each
+other value with 13/51. After few riffles two neighbours usually stay a few places
+apart in the new pack, so they land in the same packet (advance 0) or the next packet
+(advance 1): packet dealing keeps tricks together. Dealt one card at a time, an
+unshuffled pack gives advance 1 to every pair: each trick is spread one card per hand.
+One statistic covers both directions, because the weights are learnt per packet
+pattern from simulated under-shuffled packs (``audit.stacking.calibrate``).
+
+The statistic is the composite log-likelihood ratio ``log sum_o prod_pairs
+exp(w[advance])`` over the 2**13 ways the tricks may lie (each trick's cards in play
+order or reversed), computed by a two-state dynamic programme round the cycle. Its
+null distribution, which does not depend on the cards, the dealer or the reference,
+is tabulated per pattern from a million thorough shuffles.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from audit.cards import Card
+
+
+def _exp_weights(weights: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    e = tuple(math.exp(w) for w in weights)
+    return e, (e[0], e[3], e[2], e[1])
+
+
+def advance_score(
+    blocks: Sequence[Sequence[Card]], rel: Sequence[int], weights: Sequence[float]
+) -> float:
+    """``log`` of the sum over trick orientations of ``exp(sum of advance weights)``.
+
+    ``rel[card]`` is the card's hand counted from the dealer's left; ``weights[a]`` the
+    log-likelihood ratio of advance ``a``. The blocks form a cycle.
+    """
+    e, er = _exp_weights(weights)
+    first: list[tuple[int, int]] = []
+    last: list[tuple[int, int]] = []
+    within: list[tuple[float, float]] = []
+    for b in blocks:
+        s0 = rel[b[0]]
+        s1 = rel[b[1]]
+        s2 = rel[b[2]]
+        s3 = rel[b[3]]
+        a = (s1 - s0) & 3
+        c = (s2 - s1) & 3
+        d = (s3 - s2) & 3
+        first.append((s0, s3))
+        last.append((s3, s0))
+        within.append((e[a] * e[c] * e[d], er[a] * er[c] * er[d]))
+    n = len(blocks)
+    total = 0.0
+    for o0 in (0, 1):
+        v0 = within[0][0] if o0 == 0 else 0.0
+        v1 = within[0][1] if o0 == 1 else 0.0
+        for i in range(1, n):
+            l0, l1 = last[i - 1]
+            f0, f1 = first[i]
+            w0, w1 = within[i]
+            v0, v1 = (
+                (v0 * e[(f0 - l0) & 3] + v1 * e[(f0 - l1) & 3]) * w0,
+                (v0 * e[(f1 - l0) & 3] + v1 * e[(f1 - l1) & 3]) * w1,
+            )
+        f = first[0][o0]
+        l0, l1 = last[n - 1]
+        total += v0 * e[(f - l0) & 3] + v1 * e[(f - l1) & 3]
+    return math.log(total) if total > 0.0 else -math.inf
+
+
+def advances(blocks: Sequence[Sequence[Card]], rel: Sequence[int]) -> list[int]:
+    """Counts of advances 0..3 between neighbours of the reference read in play order."""
+    counts = [0, 0, 0, 0]
+    cards = [c for b in blocks for c in b]
+    n = len(cards)
+    for i in range(n):
+        counts[(rel[cards[(i + 1) % n]] - rel[cards[i]]) & 3] += 1
+    return counts
+
+
+def tricks_in_one_hand(blocks: Sequence[Sequence[Card]], rel: Sequence[int]) -> list[int]:
+    """Indices of the blocks whose four cards all went to one hand."""
+    return [i for i, b in enumerate(blocks) if rel[b[0]] == rel[b[1]] == rel[b[2]] == rel[b[3]]]
+
+
+def tricks_spread(blocks: Sequence[Sequence[Card]], rel: Sequence[int]) -> list[int]:
+    """Indices of the blocks whose four cards went one to each hand."""
+    return [i for i, b in enumerate(blocks) if len({rel[c] for c in b}) == 4]

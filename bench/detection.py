@@ -1,0 +1,169 @@
+"""Detection benchmark for stacked bulk deals: false positives and power, side by side.
+
+Simulates the previous hand's tricks and gathering, the pack as put together, then an
+honest thorough shuffle or a cheat's (a cut only; 1, 2, 3 or 4 GSR riffles then a cut;
+the book's greek: two tricks with two between, the rest as gathered, then a cut), deals
+it by each packet pattern (4-4-5, 6-7, one at a time), and runs
+``audit.stacking.stacking_test`` with and without ``dealt_order``. Prints the share of
+deals flagged at alpha = 0.001 and 0.01 against the targets of issue 3, then a dealer
+who gives two riffles every time, over 20 deals (``combine_p_values``), and the
+per-deal cost.
+
+    .venv/bin/python bench/detection.py [--trials 1000] [--honest 20000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+
+from audit.cards import Card, Seat, Side
+from audit.deal import PATTERNS, deal_from_order
+from audit.stacking import StackingResult, combine_p_values, stacking_test
+from audit.stacking.simulate import (
+    book_cheat_pack,
+    cut,
+    gathered_pack,
+    random_tricks,
+    riffle,
+    thorough,
+)
+
+ALPHAS = (0.001, 0.01)
+Shuffle = Callable[[list[list[Card]], dict[Side, list[int]], list[Card], random.Random], list[Card]]
+
+
+def _riffles(k: int) -> Shuffle:
+    return lambda tricks, gathered, pack, rng: cut(riffle(pack, k, rng), rng)
+
+
+SCENARIOS: dict[str, Shuffle] = {
+    "honest (thorough shuffle)": lambda tricks, gathered, pack, rng: thorough(rng),
+    "cut only": lambda tricks, gathered, pack, rng: cut(pack, rng),
+    "1 riffle + cut": _riffles(1),
+    "2 riffles + cut": _riffles(2),
+    "3 riffles + cut": _riffles(3),
+    "4 riffles + cut": _riffles(4),
+    "book's cheat + cut": lambda tricks, gathered, pack, rng: cut(
+        book_cheat_pack(tricks, gathered, rng), rng
+    ),
+}
+
+
+def target(scenario: str, pattern: str, order: bool) -> str:
+    """The issue's target at alpha = 0.001 for this cell."""
+    if scenario.startswith("honest"):
+        return "<= 0.001"
+    if scenario == "cut only":
+        return "1.000"
+    if scenario.startswith("1 riffle") and pattern != "1":
+        return ">= 0.99"
+    if scenario.startswith("2 riffles") and not order:
+        return ">= 0.80"
+    if scenario.startswith("4 riffles") and order:
+        return ">= 0.95"
+    return ""
+
+
+def one_deal(
+    shuffle: Shuffle,
+    pattern: tuple[int, ...],
+    with_order: bool,
+    collected: bool,
+    rng: random.Random,
+) -> StackingResult | None:
+    tricks, gathered = random_tricks(rng)
+    pack = gathered_pack(tricks, gathered, rng)
+    dealt = shuffle(tricks, gathered, pack, rng)
+    dealer = Seat(rng.randrange(4))
+    deal = deal_from_order(dealt, dealer, pattern)
+    return stacking_test(
+        tricks,
+        None if collected else gathered,
+        pack if collected else None,
+        deal,
+        dealer,
+        pattern,
+        dealt if with_order else None,
+    )
+
+
+def rates(ps: list[float]) -> tuple[float, ...]:
+    return tuple(sum(p <= a for p in ps) / len(ps) for a in ALPHAS)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=1000, help="deals per cheat cell")
+    parser.add_argument("--honest", type=int, default=20000, help="honest deals per cell")
+    parser.add_argument("--dealers", type=int, default=300, help="dealers of 20 deals")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--collected", action="store_true", help="reference from `collected`")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    source = "collected" if args.collected else "gathered"
+    print(f"reference from `{source}`; share of deals with p <= alpha (0.001 / 0.01)")
+    header = "| scenario | pattern | dealt_order | alpha=0.001 | alpha=0.01 | target at 0.001 |"
+    print(header)
+    print("|---|---|---|---|---|---|")
+    for name, shuffle in SCENARIOS.items():
+        n = args.honest if name.startswith("honest") else args.trials
+        for pname, pattern in PATTERNS.items():
+            for with_order in (False, True):
+                ps = []
+                for _ in range(n):
+                    r = one_deal(shuffle, pattern, with_order, args.collected, rng)
+                    assert r is not None
+                    ps.append(r.p_value)
+                a, b = rates(ps)
+                order = "yes" if with_order else "no"
+                tgt = target(name, pname, with_order)
+                print(f"| {name} | {pname} | {order} | {a:.4f} | {b:.4f} | {tgt} |", flush=True)
+
+    print()
+    print("dealer combined over 20 deals (Fisher), share flagged at 0.001 / 0.01")
+    print("| dealer | pattern | dealt_order | alpha=0.001 | alpha=0.01 | target at 0.001 |")
+    print("|---|---|---|---|---|---|")
+    for name, shuffle in (
+        ("honest", SCENARIOS["honest (thorough shuffle)"]),
+        ("2 riffles every deal", _riffles(2)),
+        ("3 riffles every deal", _riffles(3)),
+    ):
+        for pname, pattern in PATTERNS.items():
+            for with_order in (False, True):
+                combined = []
+                for _ in range(args.dealers):
+                    deals = [one_deal(shuffle, pattern, with_order, args.collected, rng)]
+                    deals += [
+                        one_deal(shuffle, pattern, with_order, args.collected, rng)
+                        for _ in range(19)
+                    ]
+                    combined.append(combine_p_values([d.p_value for d in deals if d]))
+                a, b = rates(combined)
+                order = "yes" if with_order else "no"
+                tgt = ">= 0.95" if name.startswith("2") else ("<= 0.001" if name == "honest" else "")
+                print(f"| {name} | {pname} | {order} | {a:.4f} | {b:.4f} | {tgt} |", flush=True)
+
+    print()
+    print("cost per deal of stacking_test (simulation excluded)")
+    for with_order in (False, True):
+        cases = []
+        for _ in range(2000):
+            tricks, gathered = random_tricks(rng)
+            dealt = thorough(rng)
+            dealer = Seat(rng.randrange(4))
+            deal = deal_from_order(dealt, dealer, PATTERNS["4-4-5"])
+            cases.append((tricks, gathered, deal, dealer, dealt if with_order else None))
+        started = time.perf_counter()
+        for tricks, gathered, deal, dealer, order_ in cases:
+            stacking_test(tricks, gathered, None, deal, dealer, PATTERNS["4-4-5"], order_)
+        per = (time.perf_counter() - started) / len(cases) * 1e6
+        label = "with dealt_order" if with_order else "hands only"
+        print(f"  {label}: {per:.1f} us per deal ({1e6 / per:,.0f} deals/s on one core)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
