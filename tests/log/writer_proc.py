@@ -1,6 +1,6 @@
 """A log writer run as a separate process by the crash and concurrency tests.
 
-usage: python writer_proc.py URL TABLE BATCH BATCHES
+usage: python writer_proc.py URL TABLE BATCH BATCHES [START_AT]
 Appends BATCHES batches of BATCH chained events (hands of 13 events at table TABLE) and
 prints ``ack <last index> <size>`` after each acknowledged (committed) batch.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import time
 
 from audit.log.events import event_hash, make_event, sign_event
 from audit.log.keys import generate_signer
@@ -23,6 +24,8 @@ def main() -> None:
     log_key = generate_signer(ORIGIN, rng=lambda n: hashlib.sha256(b"log key").digest()[:n])
     player = generate_signer(f"player-{table}", rng=lambda n: seed[:n])
     log = open_log(url, ORIGIN, log_key, require_registered_keys=False)
+    if len(sys.argv) > 5:  # a start barrier, so that concurrent writers really overlap
+        time.sleep(max(0.0, float(sys.argv[5]) - time.time()))
     hand, seq, prev = 0, 0, None
     for _ in range(batches):
         events = []
