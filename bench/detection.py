@@ -143,7 +143,7 @@ def main() -> int:
                     combined.append(combine_p_values([d.p_value for d in deals if d]))
                 a, b = rates(combined)
                 order = "yes" if with_order else "no"
-                tgt = ">= 0.95" if name.startswith("2") else ("<= 0.001" if name == "honest" else "")
+                tgt = {"honest": "<= 0.001", "2 riffles every deal": ">= 0.95"}.get(name, "")
                 print(f"| {name} | {pname} | {order} | {a:.4f} | {b:.4f} | {tgt} |", flush=True)
 
     print()
