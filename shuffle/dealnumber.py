@@ -67,22 +67,46 @@ def deal_number(deal: Mapping[Seat, Sequence[Card]]) -> int:
 
 def deal_number_unchecked(deal: Mapping[Seat, Sequence[Card]]) -> int:
     """:func:`deal_number` for a deal already known to be valid (the derivation's own)."""
+    owner = [0] * 52
     bd = BIG_DEAL_INDEX
-    binom = BINOM
-    used = 0
-    g = 0
-    for seat, n, mult in _PLAN:
-        idx = sorted([bd[c] for c in deal[seat]])
-        s = 0
-        k = 13
-        for p in idx:
-            pos = p - (used & ((1 << p) - 1)).bit_count()
-            s += binom[n - 1 - pos][k]
-            k -= 1
-        g += (binom[n][13] - 1 - s) * mult
-        for p in idx:
-            used |= 1 << p
-    return g
+    for seat in (Seat.E, Seat.S, Seat.W):
+        for c in deal[seat]:
+            owner[bd[c]] = seat
+    return number_of_owners(owner)
+
+
+_B52 = tuple(BINOM[51 - p] for p in range(52))
+_B39 = tuple(BINOM[38 - p] if p <= 38 else BINOM[0] for p in range(52))
+_B26 = tuple(BINOM[25 - p] if p <= 25 else BINOM[0] for p in range(52))
+_MULT_N = C39 * C26
+_BASE = (C52 - 1) * _MULT_N + (C39 - 1) * C26 + (C26 - 1)
+
+
+def number_of_owners(owner: Sequence[int]) -> int:
+    """The deal number from ``owner[i]``, the seat (0..3) holding Big Deal card ``i``.
+
+    One pass in Big Deal order: a card's position among the cards left for East is
+    the count of non-North cards before it, for South of cards held by South or West.
+    """
+    s_n = s_e = s_s = 0
+    k_n = k_e = k_s = 13
+    pos_e = pos_s = 0
+    for p in range(52):
+        o = owner[p]
+        if o == 0:
+            s_n += _B52[p][k_n]
+            k_n -= 1
+            continue
+        if o == 1:
+            s_e += _B39[pos_e][k_e]
+            k_e -= 1
+        else:
+            if o == 2:
+                s_s += _B26[pos_s][k_s]
+                k_s -= 1
+            pos_s += 1
+        pos_e += 1
+    return _BASE - s_n * _MULT_N - s_e * C26 - s_s
 
 
 def deal_from_number(number: int) -> dict[Seat, list[Card]]:

@@ -21,32 +21,41 @@ CANONICAL: tuple[Card, ...] = tuple(range(52))
 _COUNTERS: tuple[bytes, ...] = tuple(i.to_bytes(8, "big") for i in range(64))
 
 
+_STEPS: tuple[tuple[int, int, int], ...] = tuple((i, i + 1, LIMIT[i + 1]) for i in range(51, 0, -1))
+
+
 def shuffle_pack(key: bytes, label: bytes) -> list[Card]:
     """The pack shuffled by the stream ``label`` under ``key``, top card first.
 
-    This is the hot path: it inlines :class:`shuffle.stream.ByteStream` (same bytes,
-    same rule); :func:`shuffle_pack_traced` is the plain version the tests compare with.
+    This is the hot path: it computes two blocks up front (the 51 draws read about 54
+    bytes on average) and, in the rare case they run out, starts again with one block
+    more (the result is a pure function of the stream, so restarting changes nothing).
+    :func:`shuffle_pack_traced` is the plain byte-at-a-time version the tests compare with.
     """
     prefix = field(label)
-    buf = hmac.digest(key, prefix + _COUNTERS[0], "sha256") + hmac.digest(
+    data = hmac.digest(key, prefix + _COUNTERS[0], "sha256") + hmac.digest(
         key, prefix + _COUNTERS[1], "sha256"
     )
     nblocks = 2
-    pos = 0
+    while True:
+        try:
+            return _fisher_yates(data)
+        except IndexError:
+            counter = _COUNTERS[nblocks] if nblocks < 64 else u64(nblocks)
+            data += hmac.digest(key, prefix + counter, "sha256")
+            nblocks += 1
+
+
+def _fisher_yates(data: bytes) -> list[Card]:
+    """Fisher–Yates driven by ``data``; IndexError when ``data`` is too short."""
     pack = list(CANONICAL)
-    limit_of = LIMIT
-    for i in range(51, 0, -1):
-        n = i + 1
-        limit = limit_of[n]
-        while True:
-            if pos == len(buf):
-                counter = _COUNTERS[nblocks] if nblocks < 64 else u64(nblocks)
-                buf += hmac.digest(key, prefix + counter, "sha256")
-                nblocks += 1
-            b = buf[pos]
+    pos = 0
+    for i, n, limit in _STEPS:
+        b = data[pos]
+        pos += 1
+        while b >= limit:
+            b = data[pos]
             pos += 1
-            if b < limit:
-                break
         j = b % n
         pack[i], pack[j] = pack[j], pack[i]
     return pack

@@ -10,6 +10,7 @@ card and the deal number. The JSON form is the record hand's ``shuffle`` object
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,7 +25,7 @@ from shuffle.errors import ShuffleFormatError, ShuffleIncompleteError
 from shuffle.permute import shuffle_pack
 
 SEAT_ORDER: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
-_HEX = frozenset("0123456789abcdef")
+_HEX = re.compile(r"(?:[0-9a-f]{2})+")
 
 
 def new_seed(rng: Callable[[int], bytes] = secrets.token_bytes) -> bytes:
@@ -255,7 +256,7 @@ def _int(value: object, path: str, lo: int, hi: int) -> int:
 
 def _hex(value: object, path: str, lo: int, hi: int) -> bytes:
     """Lower-case hex of ``lo..hi`` bytes (one spelling only, so every byte is signed)."""
-    if not isinstance(value, str) or not value or len(value) % 2 or not set(value) <= _HEX:
+    if not isinstance(value, str) or _HEX.fullmatch(value) is None:
         raise ShuffleFormatError(path, "must be lower-case hexadecimal")
     if not lo <= len(value) // 2 <= hi:
         size = f"{lo}" if lo == hi else f"{lo}..{hi}"
