@@ -1,9 +1,11 @@
 """The ``fairplay`` command.
 
 Each subcommand lives in its own module, which exposes ``register(subparsers)``; the
-module adds its parser and sets ``func`` to a callable taking the parsed arguments and
-returning an exit status. Errors derived from :class:`audit.errors.FairplayError` are
-printed as one line on stderr with exit status 2, never as a traceback.
+module adds its parser(s) and sets ``func`` to a callable taking the parsed arguments
+and returning an exit status. Modules are imported only when their command runs, so
+``fairplay score`` never loads the HTTP service. Errors derived from
+:class:`audit.errors.FairplayError` are printed as one line on stderr with exit
+status 2, never as a traceback.
 """
 
 from __future__ import annotations
@@ -15,38 +17,53 @@ from collections.abc import Sequence
 
 from audit.errors import FairplayError
 
-# Modules that contribute subcommands, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = (
-    "audit.commands.score",
-    "audit.commands.audit",
-    "audit.commands.pbn",
-    "audit.commands.demo",
-    "shuffle.cli",
-    "audit.log.cli",
-    "api.cli",
-)
+# command -> (module that registers it, one-line help), in --help order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "audit": ("audit.commands.audit", "audit records: irregularities, stacked deals, score errors"),
+    "score": ("audit.commands.score", "print a record's score sheet in the book's layout"),
+    "pbn": ("audit.commands.pbn", "export a record to PBN, or import a PBN file"),
+    "shuffle": ("shuffle.cli", "run a commit-reveal shuffle ceremony, or verify a transcript"),
+    "log": ("audit.log.cli", "the signed hand log: keys, append, checkpoint, verify"),
+    "verify": ("audit.log.cli", "check a hand's offline proof bundle"),
+    "serve": ("api.cli", "run the HTTP service"),
+    "bot": ("api.cli", "bot players that play through the HTTP API"),
+    "run-demo": ("audit.commands.demo", "what `make run` starts"),
+}
+# Kept for modules that extend the list; every entry must also be in COMMANDS.
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for m, _ in COMMANDS.values()))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="fairplay",
-        description="Cayenne Fair-Play: audit games, verify shuffles and hand logs, serve tables.",
-    )
+def _overview() -> str:
+    width = max(len(c) for c in COMMANDS)
+    lines = ["usage: fairplay COMMAND [options]", "",
+             "Cayenne Fair-Play: audit games, verify shuffles and hand logs, serve tables.", "",
+             "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "`fairplay COMMAND --help` describes each."]
+    return "\n".join(lines) + "\n"
+
+
+def build_parser(command: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fairplay")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and name.startswith(exc.name):
-                continue  # that part of the product is not installed in this build
-            raise
-        module.register(subparsers)
+    module = importlib.import_module(COMMANDS[command][0])
+    module.register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in args_list if not a.startswith("-")), None)
+    if command is None or command not in COMMANDS:
+        if command is None and any(a in ("-h", "--help") for a in args_list):
+            sys.stdout.write(_overview())
+            return 0
+        if command is not None:
+            print(f"fairplay: unknown command {command!r}", file=sys.stderr)
+        sys.stderr.write(_overview())
+        return 2
+    parser = build_parser(command)
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -23,6 +23,7 @@ import fastjsonschema
 
 from audit.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat, Side
 from audit.errors import RecordError
+from audit.fastload import fast_load
 from audit.model import Bonus, GameWon, HandRecord, Penalty, Record, Score, Start, TrickRecord
 from audit.ruleset import DEFAULT_RULESET, Ruleset
 
@@ -129,9 +130,25 @@ def read_record_file(path: str | Path) -> tuple[dict[str, Any], Record]:
 
 
 def load_record(doc: Any, *, validated: bool = False) -> Record:
-    """Validate a JSON document and convert it to a :class:`Record`."""
+    """Validate a JSON document against the schema and convert it to a :class:`Record`.
+
+    Most records take the one-pass fast path of :mod:`audit.fastload`, which is
+    stricter than the schema; anything it is unsure of goes through the schema.
+    """
     if not validated:
+        fast = fast_load(doc)
+        if fast is not None:
+            return fast
         validate(doc)
+    try:
+        return _load_checked(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError("", f"record not understood: {exc!r}") from None
+
+
+def _load_checked(doc: Any) -> Record:
     ruleset = Ruleset.from_json(doc.get("ruleset")) if "ruleset" in doc else DEFAULT_RULESET
     start = None
     if "start" in doc:

@@ -202,7 +202,8 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
                 else:
                     ace_mask |= 1 << a
         led = SUIT_OF[cards[0]]
-        seat = leader
+        led_mask = SUIT_MASK[led]
+        seat = int(leader)
         best = 0
         best_suit = led
         best_value = 0
@@ -214,17 +215,17 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
             if not holding & bit:
                 why = "played it before" if played & bit else "did not hold it"
                 irregular.append(Irregularity(
-                    "CARD_NOT_HELD", f"{seat.name} played {CARD_TEXT[c]} to trick {number} but {why}",
-                    trick=number, seat=seat, evidence={"card": CARD_TEXT[c], "reason": why}))
-            elif i and s != led and holding & SUIT_MASK[led]:
-                held = [CARD_TEXT[x] for x in cards_of(holding & SUIT_MASK[led])]
+                    "CARD_NOT_HELD", f"{_SEATS[seat].name} played {CARD_TEXT[c]} to trick {number} but {why}",
+                    trick=number, seat=_SEATS[seat], evidence={"card": CARD_TEXT[c], "reason": why}))
+            elif i and s != led and holding & led_mask:
+                held = [CARD_TEXT[x] for x in cards_of(holding & led_mask)]
                 irregular.append(Irregularity(
                     "REVOKE",
-                    f"{seat.name} played {CARD_TEXT[c]} on a {SUIT_NAME[led]} lead to trick {number} "
+                    f"{_SEATS[seat].name} played {CARD_TEXT[c]} on a {SUIT_NAME[led]} lead to trick {number} "
                     f"while holding {' '.join(held)}",
-                    trick=number, seat=seat,
+                    trick=number, seat=_SEATS[seat],
                     evidence={"led": "SHDC"[led], "played": CARD_TEXT[c], "held": held}))
-                outcome.revokes.append((number, seat))
+                outcome.revokes.append((number, _SEATS[seat]))
             holdings[seat] = holding & ~bit
             played |= bit
             # winner
@@ -236,7 +237,7 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
                     best, best_value = i, v
             elif s == trump:
                 best, best_suit, best_value = i, s, v
-            seat = _NEXT[seat]
+            seat = (seat + 1) & 3
         winner = _SEATS[(leader + best) & 3]
         winners.append(winner)
         won[winner & 1] += 1

@@ -1,0 +1,75 @@
+"""Replay plus scoring throughput on generated games, beside the cost of parsing the JSON.
+
+Run: ``make bench`` or ``.venv/bin/python bench/engine_bench.py [--hands N]``. One core,
+one process; every figure is measured in this run, side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Callable
+
+from audit.generate import random_record
+from audit.record import load_record
+from audit.replay import replay_hand
+from audit.sitting import new_sheet, hand_facts
+
+
+def best_of(fn: Callable[[], object], repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--hands", type=int, default=20000)
+    args = ap.parse_args()
+    rng = random.Random(2026)
+    per_record = 50
+    docs = [random_record(rng, per_record) for _ in range(max(1, args.hands // per_record))]
+    hands = sum(len(d["hands"]) for d in docs)
+    texts = [json.dumps(d) for d in docs]
+    records = [load_record(d) for d in docs]
+
+    def parse() -> None:
+        for t in texts:
+            json.loads(t)
+
+    def load() -> None:
+        for d in docs:
+            load_record(d)
+
+    def replay_score() -> None:
+        for r in records:
+            sheet = new_sheet(r)
+            for h in r.hands:
+                facts = hand_facts(h, replay_hand(h), r.ruleset)
+                if facts is not None:
+                    sheet.score(facts, h.number)
+
+    def replay_only() -> None:
+        for r in records:
+            for h in r.hands:
+                replay_hand(h)
+
+    t_parse = best_of(parse)
+    t_load = best_of(load)
+    t_replay = best_of(replay_only)
+    t_rs = best_of(replay_score)
+    print(f"engine benchmark: {hands} generated hands ({len(texts)} records), one core")
+    print(f"  json.loads only           {hands / t_parse:>10,.0f} hands/s  (1.00x parse time)")
+    print(f"  validate + typed records  {hands / t_load:>10,.0f} hands/s  ({t_load / t_parse:.2f}x parse time)")
+    print(f"  replay only               {hands / t_replay:>10,.0f} hands/s  ({t_replay / t_parse:.2f}x parse time)")
+    print(f"  replay + scoring          {hands / t_rs:>10,.0f} hands/s  ({t_rs / t_parse:.2f}x parse time)")
+    print(f"  target: replay + scoring >= 25,000 hands/s: {'met' if hands / t_rs >= 25000 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
