@@ -1,1 +1,54 @@
-"""The HTTP service."""
+"""The HTTP service: certified online tables, private hands, audit reports and log proofs.
+
+:func:`create_app` builds the Flask application from a :class:`api.config.Config` (or a
+mapping of settings); ``fairplay serve`` runs it under gunicorn. See docs/api.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from api.config import Config, load_config
+from api.db import Database
+from api.errors import register_error_handlers
+from api.ledger import Ledger
+from api.live import Live
+from api.migrations import migrate
+
+
+def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
+    """The application for ``config`` (defaults, then ``FAIRPLAY_*`` variables, then it)."""
+    cfg = load_config(config)
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = cfg.max_body
+    app.config["TESTING"] = cfg.testing
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    db = Database(cfg.resolved_database_url)
+    migrate(db)
+    ledger = Ledger(cfg, db.url)
+    app.extensions["fairplay"] = Services(cfg, db, ledger, Live(db, cfg, ledger))
+    register_error_handlers(app)
+
+    from api.routes import audits, hands, log, meta, pages, players, tables
+
+    for module in (meta, players, tables, hands, audits, log, pages):
+        app.register_blueprint(module.bp)
+    return app
+
+
+class Services:
+    """What a request handler needs, attached to the app."""
+
+    def __init__(self, config: Config, db: Database, ledger: Ledger, live: Live) -> None:
+        self.config = config
+        self.db = db
+        self.ledger = ledger
+        self.live = live
+
+    def close(self) -> None:
+        """Close this process's connections (before a fork, or at shutdown)."""
+        self.db.close()
+        self.ledger.close()

@@ -1,0 +1,103 @@
+"""The commit-reveal shuffle ceremony of one online hand, on top of ``shuffle``.
+
+The server commits to a fresh seed when the hand opens; each seat commits to its own
+seed (bound to seat, player, table and hand); when the four commitments are in, each
+seat reveals its seed, checked in constant time against its commitment; when the four
+seeds are in, the deal and the cayenne card follow (the server knows them, nobody else
+does); when the hand ends the server reveals its seed and the transcript is complete, so
+anyone can recompute the deal (docs/shuffle-protocol.md). Until then the log holds only
+commitments and the seats' seeds, never a card.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping, Sequence
+
+from api.errors import BadRequest
+from audit.cards import Seat
+from shuffle import kdf
+from shuffle.protocol import Derived, SeatEntry, Transcript, derive, new_seed
+
+SEAT_NAMES = tuple(s.name for s in Seat)
+
+__all__ = ["Derived", "derive", "new_seed"]
+
+
+class CommitmentMismatch(BadRequest):
+    """A revealed seed that does not open the seat's commitment."""
+
+    status = 422
+    code = "COMMITMENT_MISMATCH"
+
+
+def server_commitment(seed: bytes, table: str, hand: int) -> str:
+    return kdf.server_commitment(seed, table, hand).hex()
+
+
+def seat_commitment(seed: bytes, seat: Seat, player_id: str, table: str, hand: int) -> str:
+    """The commitment a seat publishes (used by bots and tests)."""
+    return kdf.seat_commitment(seed, seat, player_id, table, hand).hex()
+
+
+def parse_hex(value: object, field: str, *, min_len: int, max_len: int) -> bytes:
+    if not isinstance(value, str):
+        raise BadRequest(f"{field}: expected hex text", details={"path": field})
+    try:
+        data = bytes.fromhex(value)
+    except ValueError:
+        raise BadRequest(f"{field}: not hex", details={"path": field}) from None
+    if not min_len <= len(data) <= max_len or value != data.hex():
+        raise BadRequest(
+            f"{field}: expected {min_len}..{max_len} bytes in lowercase hex", details={"path": field}
+        )
+    return data
+
+
+def parse_commitment(value: object, field: str = "event.body.commitment") -> str:
+    return parse_hex(value, field, min_len=32, max_len=32).hex()
+
+
+def parse_seed(value: object, field: str = "event.body.seed") -> bytes:
+    return parse_hex(value, field, min_len=kdf.SEAT_SEED_MIN, max_len=kdf.SEAT_SEED_MAX)
+
+
+def check_reveal(
+    seed: bytes, commitment_hex: str, seat: Seat, player_id: str, table: str, hand: int
+) -> None:
+    """Raise :class:`CommitmentMismatch` unless ``seed`` opens the seat's commitment."""
+    expected = kdf.seat_commitment(seed, seat, player_id, table, hand)
+    if not hmac.compare_digest(expected, bytes.fromhex(commitment_hex)):
+        raise CommitmentMismatch(
+            f"the seed does not open {seat.name}'s commitment", details={"path": "event.body.seed"}
+        )
+
+
+def transcript(
+    *,
+    table: str,
+    hand: int,
+    pack: int,
+    dealer: Seat,
+    pattern: Sequence[int],
+    players: Mapping[Seat, str],
+    server_commitment_hex: str,
+    commitments: Mapping[str, str],
+    seeds: Mapping[str, str],
+    server_seed_hex: str,
+) -> Transcript:
+    """The hand's transcript with every seed in (the server's included)."""
+    entries = tuple(
+        SeatEntry(players[s], bytes.fromhex(commitments[s.name]), bytes.fromhex(seeds[s.name]))
+        for s in Seat
+    )
+    return Transcript(
+        table=table,
+        hand=hand,
+        dealer=dealer,
+        server_commitment=bytes.fromhex(server_commitment_hex),
+        seats=(entries[0], entries[1], entries[2], entries[3]),
+        pattern=tuple(pattern),
+        pack=pack,
+        server_seed=bytes.fromhex(server_seed_hex),
+    )

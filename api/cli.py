@@ -1,0 +1,153 @@
+"""``fairplay serve`` (the HTTP service under gunicorn) and ``fairplay bot``.
+
+``fairplay serve [--host H] [--port P] [--database URL] [--workers N] [--demo]`` runs
+migrations once, then serves :func:`api.create_app` with several gunicorn worker
+processes. With ``--demo`` and a database that holds no table yet, a child process
+opens a table of bots that play a few hands through the real API.
+
+``fairplay bot --url URL [--tables N] [--hands H | --rubber]`` opens tables of four bot
+players (fresh keys, registered with the admin token or by self-registration) and plays
+random legal games through the HTTP API, printing each hand's audit verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 8000
+
+
+def register(subparsers: Any) -> None:
+    serve = subparsers.add_parser("serve", help="serve certified tables, reports and log proofs over HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--database", default="", help="sqlite:///PATH or postgresql://... (default: DATA_DIR/fairplay.db)")
+    serve.add_argument("--data-dir", default="data", help="local folder for the SQLite database and the log key")
+    serve.add_argument("--workers", type=int, default=4)
+    serve.add_argument("--log-key", default="", help="the log's signer key file (share it between hosts)")
+    serve.add_argument("--origin", default="", help="the log's origin line")
+    serve.add_argument("--self-registration", action="store_true", help="let anyone register a player key")
+    serve.add_argument("--demo", action="store_true", help="on a fresh database, seed a table of bots")
+    serve.set_defaults(func=run_serve)
+
+    bot = subparsers.add_parser("bot", help="bot players: random legal games through the HTTP API")
+    bot.add_argument("--url", default=f"http://127.0.0.1:{DEFAULT_PORT}")
+    bot.add_argument("--admin-token", default=os.environ.get("FAIRPLAY_ADMIN_TOKEN", ""))
+    bot.add_argument("--tables", type=int, default=1)
+    bot.add_argument("--hands", type=int, default=1)
+    bot.add_argument("--rubber", action="store_true", help="play until a rubber is won")
+    bot.add_argument("--seed", type=int, default=None, help="seed of the bots' choices (not of the shuffle)")
+    bot.set_defaults(func=run_bot)
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    settings: dict[str, Any] = {"data_dir": args.data_dir}
+    if args.database:
+        settings["database_url"] = args.database
+    if args.log_key:
+        settings["log_key_file"] = args.log_key
+    if args.origin:
+        settings["log_origin"] = args.origin
+    if args.self_registration:
+        settings["self_registration"] = True
+    return settings
+
+
+def _admin_token(data_dir: str) -> str:
+    """The admin token from the environment, or a local one kept in DATA_DIR/admin-token."""
+    token = os.environ.get("FAIRPLAY_ADMIN_TOKEN", "")
+    if token:
+        return token
+    path = Path(data_dir) / "admin-token"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(32) + "\n")
+    return path.read_text().strip()
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from gunicorn.app.base import BaseApplication
+
+    from api import create_app
+    from api.store import count_rows
+
+    settings = _settings(args)
+    settings["admin_token"] = _admin_token(args.data_dir)
+    # Migrate and create the log key once, in the master, before the workers fork.
+    app = create_app(settings)
+    services = app.extensions["fairplay"]
+    fresh = count_rows(services.db.connection())["tables"] == 0
+    db_display = services.db.display_url
+    services.close()
+    url = f"http://{args.host}:{args.port}"
+    print(f"fairplay serve: {url} ({db_display}, {args.workers} workers)", file=sys.stderr)
+    if not os.environ.get("FAIRPLAY_ADMIN_TOKEN"):
+        print(f"fairplay serve: admin token in {Path(args.data_dir) / 'admin-token'}", file=sys.stderr)
+
+    def when_ready(server: Any) -> None:
+        if args.demo and fresh:
+            env = dict(os.environ, FAIRPLAY_ADMIN_TOKEN=settings["admin_token"])
+            demo_url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+            subprocess.Popen([sys.executable, "-m", "api.demo", "--url", demo_url], env=env)
+
+    class Server(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            self.cfg.set("bind", f"{args.host}:{args.port}")
+            self.cfg.set("workers", args.workers)
+            self.cfg.set("worker_class", "sync")
+            self.cfg.set("keepalive", 5)
+            self.cfg.set("timeout", 60)
+            self.cfg.set("accesslog", None)
+            self.cfg.set("when_ready", when_ready)
+
+        def load(self) -> Any:
+            return create_app(settings)
+
+    Server().run()
+    return 0
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    from api.bot import TableBots
+    from api.client import Client
+
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+    base_seed = args.seed if args.seed is not None else secrets.randbits(32)
+
+    def one(index: int) -> None:
+        client = Client(args.url, admin_token=args.admin_token)
+        try:
+            bots = TableBots.open(client, random.Random(base_seed + index), name=f"bot{index}")
+            hands = bots.play_rubber() if args.rubber else [bots.play_hand(n) for n in range(1, args.hands + 1)]
+            for h in hands:
+                report = client.call("GET", f"/v1/tables/{bots.table}/hands/{h['hand']}/report")
+                with lock:
+                    print(
+                        f"table {bots.table} hand {h['hand']}: {report['report']['verdict']} "
+                        f"report {report['id']}"
+                    )
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            with lock:
+                failures.append(exc)
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(args.tables)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for exc in failures:
+        print(f"fairplay bot: {exc}", file=sys.stderr)
+    return 1 if failures else 0

@@ -1,0 +1,100 @@
+"""Service configuration: one frozen value built from defaults, a mapping and the environment.
+
+Everything that varies between a laptop demo, the test suite and a production host is
+here: the database URL, the admin credential, whether players may register themselves,
+the request size limit, the log's origin and key file, and the clock (injected so tests
+can move time).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from audit.errors import FairplayError
+
+DEFAULT_DATA_DIR = Path("data")
+DEFAULT_MAX_BODY = 256 * 1024
+"""The largest request body accepted (a record of a long sitting is well under this)."""
+
+
+class ConfigError(FairplayError):
+    """A configuration setting that cannot be used."""
+
+    code = "INVALID_CONFIG"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The service's settings. Build with :func:`load_config`."""
+
+    database_url: str = ""
+    """``sqlite:///path/to/file.db`` or ``postgresql://...``; empty means ``data/fairplay.db``."""
+    admin_token: str = ""
+    """The administrator's bearer credential; empty disables administrative endpoints."""
+    self_registration: bool = False
+    """Whether anyone may register a player key without the admin credential."""
+    max_body: int = DEFAULT_MAX_BODY
+    log_origin: str = "cayenne-fairplay.local/log"
+    """The log's origin line (the first line of every checkpoint)."""
+    log_key_file: str = ""
+    """Where the log's Ed25519 signing key is kept; empty means beside the SQLite file."""
+    data_dir: str = str(DEFAULT_DATA_DIR)
+    signature_window: int = 300
+    """Seconds a signed read request stays valid (clock skew allowance)."""
+    clock: Callable[[], float] = field(default=time.time, compare=False)
+    testing: bool = False
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{Path(self.data_dir) / 'fairplay.db'}"
+
+
+_ENV = {
+    "FAIRPLAY_DATABASE_URL": "database_url",
+    "FAIRPLAY_ADMIN_TOKEN": "admin_token",
+    "FAIRPLAY_SELF_REGISTRATION": "self_registration",
+    "FAIRPLAY_MAX_BODY": "max_body",
+    "FAIRPLAY_LOG_ORIGIN": "log_origin",
+    "FAIRPLAY_LOG_KEY_FILE": "log_key_file",
+    "FAIRPLAY_DATA_DIR": "data_dir",
+}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name == "self_registration" and isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    if name in ("max_body", "signature_window") and isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            raise ConfigError(f"{name}: {value!r} is not an integer", details={"field": name})
+    return value
+
+
+def load_config(
+    overrides: Mapping[str, Any] | Config | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """Defaults, then ``FAIRPLAY_*`` environment variables, then ``overrides``."""
+    if isinstance(overrides, Config):
+        return overrides
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for var, name in _ENV.items():
+        if var in env:
+            values[name] = _coerce(name, env[var])
+    for key, value in (overrides or {}).items():
+        if key not in Config.__dataclass_fields__:
+            raise ConfigError(f"unknown setting {key!r}", details={"field": key})
+        values[key] = _coerce(key, value)
+    config = replace(Config(), **values)
+    if config.max_body < 1024:
+        raise ConfigError("max_body must be at least 1024 bytes", details={"field": "max_body"})
+    return config

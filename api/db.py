@@ -1,0 +1,175 @@
+"""The service's storage connection: SQLite (default) or PostgreSQL, chosen by URL.
+
+SQL in this package is written once with ``?`` placeholders; :class:`Connection`
+rewrites them to ``%s`` for psycopg. Each process keeps one connection per thread
+(gunicorn's sync workers are single-threaded), opened lazily so that connections are
+never shared across ``fork``.
+
+Writes that must be serialised with other workers and hosts take the hand's lock inside
+:meth:`Connection.transaction`: ``BEGIN IMMEDIATE`` on SQLite (one writer at a time) and
+``SELECT … FOR UPDATE`` on the row in PostgreSQL (see ``api.store``).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlparse, urlsplit, urlunsplit
+
+from api.config import ConfigError
+
+Row = tuple[Any, ...]
+
+
+def sqlite_path(url: str) -> str:
+    """The file of a ``sqlite:///relative`` or ``sqlite:////absolute`` URL."""
+    if url.startswith("sqlite:///"):
+        return url[len("sqlite:///") :]
+    if url.startswith("sqlite://"):
+        return url[len("sqlite://") :]
+    raise ConfigError(f"database url {url!r} is not sqlite:///PATH", details={"field": "database_url"})
+
+
+class Connection:
+    """A DB-API connection and its dialect."""
+
+    def __init__(self, raw: Any, dialect: str) -> None:
+        self.raw = raw
+        self.dialect = dialect
+        self.in_transaction = False
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.raw.execute(self._sql(sql), tuple(params))
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        row = self.execute(sql, params).fetchone()
+        return tuple(row) if row is not None else None
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return [tuple(r) for r in self.execute(sql, params).fetchall()]
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One atomic unit of work; nested use joins the outer transaction."""
+        if self.in_transaction:
+            yield self
+            return
+        self.in_transaction = True
+        try:
+            if self.dialect == "sqlite":
+                self.raw.execute("BEGIN IMMEDIATE")
+            else:
+                self.raw.execute("BEGIN")
+            try:
+                yield self
+            except BaseException:
+                self.raw.execute("ROLLBACK")
+                raise
+            self.raw.execute("COMMIT")
+        finally:
+            self.in_transaction = False
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+_PG_SCHEME = re.compile(r"^postgres(ql)?://")
+_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def split_schema(url: str) -> tuple[str, str | None]:
+    """A PostgreSQL URL without its ``schema=NAME`` parameter, and that name.
+
+    The same convention as the log's (``audit.log.store``): both keep their tables in
+    that schema, created on first use.
+    """
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    schema = next((v for k, v in query if k == "schema"), None)
+    if schema is not None and not _SCHEMA_NAME.match(schema):
+        raise ConfigError(f"schema {schema!r}: letters, digits and _ only", details={"field": "database_url"})
+    rest = urlencode([(k, v) for k, v in query if k != "schema"])
+    return urlunsplit(parts._replace(query=rest)), schema
+
+
+class Database:
+    """A database URL and this process's connections to it."""
+
+    def __init__(self, url: str, *, synchronous: str = "FULL") -> None:
+        if _PG_SCHEME.match(url):
+            self.dialect = "postgresql"
+        elif url.startswith("sqlite:"):
+            self.dialect = "sqlite"
+            path = sqlite_path(url)
+            if path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            raise ConfigError(
+                f"database url {url!r}: use sqlite:///PATH or postgresql://...",
+                details={"field": "database_url"},
+            )
+        self.url = url
+        self.synchronous = synchronous
+        self._local = threading.local()
+
+    @property
+    def display_url(self) -> str:
+        """The URL without its password, for logs and /healthz."""
+        if self.dialect == "sqlite":
+            return self.url
+        p = urlparse(self.url)
+        host = p.hostname or ""
+        port = f":{p.port}" if p.port else ""
+        user = f"{p.username}@" if p.username else ""
+        return f"{p.scheme}://{user}{host}{port}{p.path}"
+
+    def _open(self) -> Connection:
+        if self.dialect == "sqlite":
+            raw = sqlite3.connect(
+                sqlite_path(self.url), isolation_level=None, timeout=30, check_same_thread=False
+            )
+            raw.execute("PRAGMA journal_mode=WAL")
+            raw.execute(f"PRAGMA synchronous={self.synchronous}")
+            raw.execute("PRAGMA busy_timeout=30000")
+            raw.execute("PRAGMA foreign_keys=ON")
+            return Connection(raw, "sqlite")
+        import psycopg
+
+        url, schema = split_schema(self.url)
+        raw = psycopg.connect(url, autocommit=True)
+        if schema:
+            ident = '"' + schema + '"'
+            raw.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+            raw.execute(f"SET search_path TO {ident}")
+        return Connection(raw, "postgresql")
+
+    def connection(self) -> Connection:
+        """This thread's connection, opened (or reopened after a failure) on demand."""
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and self.dialect == "postgresql" and conn.raw.closed:
+            conn = None
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    def discard(self) -> None:
+        """Drop this thread's connection (after an error that may have broken it)."""
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - already broken
+                pass
+            self._local.conn = None
+
+    def close(self) -> None:
+        self.discard()

@@ -1,0 +1,140 @@
+"""Every error the service returns is JSON ``{"code", "message", "details"}``.
+
+Errors the service raises on purpose are :class:`audit.errors.FairplayError`s; each class
+here fixes the HTTP status that goes with it. Werkzeug's HTTP exceptions (404, 405, 413…)
+and anything unexpected (500) are turned into the same shape; no HTML page and no
+traceback ever reaches a client.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+from audit.errors import FairplayError, IllegalActionError, RecordError
+
+log = logging.getLogger("api")
+
+
+class ApiError(FairplayError):
+    """An error with an HTTP status."""
+
+    status = 400
+    code = "BAD_REQUEST"
+
+
+class BadRequest(ApiError):
+    status = 400
+    code = "BAD_REQUEST"
+
+
+class Unauthorized(ApiError):
+    status = 401
+    code = "UNAUTHORIZED"
+
+
+class Forbidden(ApiError):
+    status = 403
+    code = "FORBIDDEN"
+
+
+class NotFound(ApiError):
+    status = 404
+    code = "NOT_FOUND"
+
+
+class Conflict(ApiError):
+    status = 409
+    code = "CONFLICT"
+
+
+class InvalidSignature(ApiError):
+    """A signed event or request whose signature does not verify."""
+
+    status = 401
+    code = "INVALID_SIGNATURE"
+
+
+class ReplayedEvent(ApiError):
+    """A signed event whose sequence number or previous hash is not the next one."""
+
+    status = 409
+    code = "REPLAYED_EVENT"
+
+
+class WrongPhase(ApiError):
+    """An action that the hand's ceremony does not expect now."""
+
+    status = 409
+    code = "WRONG_PHASE"
+
+
+_STATUS_BY_CODE: dict[str, int] = {
+    RecordError.code: 422,
+    "INVALID_CARD": 422,
+    "INVALID_RULESET": 422,
+}
+
+_HTTP_CODES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    406: "NOT_ACCEPTABLE",
+    409: "CONFLICT",
+    411: "LENGTH_REQUIRED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE",
+    429: "TOO_MANY_REQUESTS",
+}
+
+
+def status_of(exc: FairplayError) -> int:
+    """The HTTP status of a project error."""
+    if isinstance(exc, ApiError):
+        return exc.status
+    if isinstance(exc, IllegalActionError):
+        # Out of turn and a finished hand are conflicts with the table's state; a card not
+        # held or a revoke is a well-formed request the rules forbid.
+        return 409 if exc.rule in ("out_of_turn", "hand_over") else 422
+    return _STATUS_BY_CODE.get(exc.code, 422)
+
+
+def error_response(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None
+) -> Response:
+    response = jsonify({"code": code, "message": message, "details": details or {}})
+    response.status_code = status
+    return response
+
+
+def _fairplay(exc: FairplayError) -> Response:
+    return error_response(status_of(exc), exc.code, exc.message, exc.details)
+
+
+def _http(exc: HTTPException) -> Response:
+    status = exc.code or 500
+    code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
+    message = exc.description or exc.name
+    response = error_response(status, code, message)
+    if status == 405 and exc.response is None:
+        allowed = getattr(exc, "valid_methods", None)
+        if allowed:
+            response.headers["Allow"] = ", ".join(sorted(allowed))
+    return response
+
+
+def _unexpected(exc: Exception) -> Response:
+    log.exception("unhandled error")
+    return error_response(500, "INTERNAL_ERROR", "internal error; the incident was logged")
+
+
+def register_error_handlers(app: Flask) -> None:
+    app.register_error_handler(FairplayError, _fairplay)
+    app.register_error_handler(HTTPException, _http)
+    app.register_error_handler(Exception, _unexpected)

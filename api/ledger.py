@@ -1,0 +1,148 @@
+"""The service's side of the signed hand log (``audit.log``), in the service's database.
+
+The server signs its own events (a hand's opening commitment, its seed reveal, the end
+of the hand) with the log's key under the actor id ``server``; players' keys are
+registered in the log's key registry when they register, so the log itself refuses an
+event signed by any other key. Every accepted event, player-signed or server-signed,
+is appended to the log, which is the source of truth for a hand's history (the service's
+``api_hands`` row is a cache of it). The checkpoint advances when a hand ends.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from api.config import Config
+from api.errors import BadRequest, NotFound
+from audit.log.checkpoint import parse as parse_checkpoint
+from audit.log.events import make_event, sign_event
+from audit.log.keys import Signer, Verifier, generate_signer, load_signer, save_signer
+from audit.log.note import parse as parse_note
+from audit.log.store import Log, open_log
+
+SERVER_ACTOR = "server"
+
+
+def key_name(origin: str) -> str:
+    """The log key's name: the origin without characters a key name cannot hold."""
+    return "".join(ch for ch in origin if ch != "+" and not ch.isspace()) or "cayenne-fairplay"
+
+
+def load_or_create_signer(path: Path, name: str) -> Signer:
+    """The log's signer from ``path``, created (mode 0600) when the file is absent."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            save_signer(generate_signer(name), path)
+        except FileExistsError:
+            pass  # another worker created it first
+    return load_signer(path)
+
+
+def b64_list(hashes: list[bytes]) -> list[str]:
+    import base64
+
+    return [base64.b64encode(h).decode() for h in hashes]
+
+
+class Ledger:
+    """The log, opened once per process."""
+
+    def __init__(self, config: Config, database_url: str) -> None:
+        key_file = Path(config.log_key_file or Path(config.data_dir) / "log-key")
+        self.signer = load_or_create_signer(key_file, key_name(config.log_origin))
+        self.origin = config.log_origin
+        self.log: Log = open_log(database_url, self.origin, self.signer, clock=config.clock)
+        if self.signer.verifier_key() not in self.log.actor_keys(SERVER_ACTOR):
+            self.log.register_key(SERVER_ACTOR, self.signer.verifier())
+
+    def close(self) -> None:
+        self.log.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def register_player(self, player: str, key: Verifier) -> None:
+        self.log.register_key(player, key)
+
+    def server_event(
+        self, table: str, hand: int, seq: int, prev: str | None, kind: str, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        event = make_event(
+            origin=self.origin, table=table, hand=hand, seq=seq, prev=prev,
+            actor=SERVER_ACTOR, type=kind, body=body,
+        )
+        return sign_event(event, self.signer)
+
+    def append(self, event: dict[str, Any]) -> int:
+        """Append one signed event (the log re-checks signature, key and chain); its index."""
+        return self.log.append([event])[0]
+
+    def hand_events(self, table: str, hand: int) -> list[dict[str, Any]]:
+        return self.log.hand_events(table, hand)
+
+    # ------------------------------------------------------------------ reading
+
+    def verifier_key(self) -> str:
+        return self.signer.verifier_key()
+
+    def checkpoint(self) -> str:
+        return self.log.checkpoint()
+
+    def _size_of(self, note_text: str) -> int:
+        return parse_checkpoint(parse_note(note_text)[0]).size
+
+    def _checkpoint_for(self, size: int | None) -> tuple[str, int]:
+        """A checkpoint and its size: the latest, or one of exactly ``size`` entries."""
+        current = self.log.size()
+        if size is None:
+            note = self.log.checkpoint()
+            return note, self._size_of(note)
+        if not 1 <= size <= current:
+            raise NotFound(f"the log has {current} entries; no tree of size {size}")
+        return self.log.checkpoint_at(size), size
+
+    def entries(self, start: int, end: int) -> dict[str, Any]:
+        size = self.log.size()
+        end = min(end, size)
+        if start >= size:
+            raise NotFound(f"the log has {size} entries", details={"size": size})
+        return {
+            "start": start,
+            "size": size,
+            "entries": [
+                {"index": start + i, "event": e} for i, e in enumerate(self.log.entries(start, end))
+            ],
+        }
+
+    def inclusion(self, index: int, size: int | None) -> dict[str, Any]:
+        note, tree = self._checkpoint_for(size)
+        if not 0 <= index < tree:
+            raise NotFound(f"no entry {index} in the tree of size {tree}")
+        from audit.log.merkle import leaf_hash
+
+        leaf = self.log.leaves(index, index + 1)[0]
+        return {
+            "index": index,
+            "size": tree,
+            "leaf_hash": b64_list([leaf_hash(leaf)])[0],
+            "proof": b64_list(self.log.inclusion_proof(index, tree)),
+            "checkpoint": note,
+        }
+
+    def consistency(self, first: int, second: int | None) -> dict[str, Any]:
+        note, tree = self._checkpoint_for(second)
+        if not 1 <= first <= tree:
+            raise BadRequest(f"from: must be between 1 and {tree}", details={"path": "from"})
+        return {
+            "from": first,
+            "to": tree,
+            "proof": b64_list(self.log.consistency_proof(first, tree)),
+            "checkpoint": note,
+            "from_checkpoint": self.log.checkpoint_at(first),
+        }
+
+    def proof_bundle(self, table: str, hand: int) -> dict[str, Any]:
+        if not self.log.hand_events(table, hand):
+            raise NotFound(f"the log has no events of table {table!r} hand {hand}")
+        return self.log.proof_bundle(table, hand)

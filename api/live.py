@@ -1,0 +1,409 @@
+"""Live tables: opening hands, the shuffle ceremony, signed calls and plays, the end.
+
+A player's action is an event of the log's format, signed with the player's key. It is
+checked in this order, and nothing is stored or logged unless every check passes:
+
+1. shape (the log's event rules), binding to the log's origin, this table and this hand,
+   and a player action type (400);
+2. the actor is seated at this table (403);
+3. the Ed25519 signature, under the key the player registered (401);
+4. ``seq`` and ``prev`` name the hand's next event: a replayed or stale event is refused
+   (409 ``REPLAYED_EVENT``);
+5. the ceremony or the rules engine accepts the action (409 out of turn or wrong phase;
+   422 a card not held, a revoke, a bad call, a seed that does not open its commitment).
+
+Then the event is appended to the log, which re-checks signature, key and chain under its
+own lock: of two workers racing for the same ``seq`` exactly one wins, the other answers
+409. The hand's row (``api_hands``) is then updated with a compare-and-set on its event
+count. The log is the hand's history; the rules state is rebuilt from it and cached per
+process, keyed by the hand's event count, so a play costs no replay.
+
+At the end of the hand the server reveals its seed (a logged event), the record (with its
+shuffle transcript) is audited, the report stored, an ``end`` event logged, the log's
+checkpoint advanced, and the next hand opened with the next dealer and pack.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import threading
+from typing import Any
+
+from api import ceremony, store
+from api.config import Config
+from api.db import Database
+from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
+from api.ledger import Ledger
+from api.signing import parse_player_key
+from audit.cards import CARD_TEXT, Seat, parse_card
+from audit.deal import check_pattern
+from audit.errors import FairplayError
+from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
+from audit.log.events import canonical_json, check_event, event_hash, verify_event
+from audit.play import HandState
+
+PLAYER_KINDS = ("commit", "reveal", "call", "play")
+ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
+
+
+def ruleset_pattern(ruleset: dict[str, Any]) -> tuple[int, ...]:
+    return check_pattern(ruleset.get("deal_pattern", (4, 4, 5)))
+
+
+def next_start(report: dict[str, Any]) -> dict[str, Any]:
+    """The rubber's state after a hand, from the hand's audit report."""
+    rubbers = report.get("rubbers") or []
+    if rubbers and rubbers[-1].get("winner") is not None:
+        return copy.deepcopy(ZERO_SCORE)
+    hands = report.get("hands") or []
+    points = hands[-1]["score"]["points"] if hands else {"NS": 0, "EW": 0}
+    games = rubbers[-1].get("games", {"NS": 0, "EW": 0}) if rubbers else {"NS": 0, "EW": 0}
+    return {"points": dict(points), "games": dict(games)}
+
+
+def waiting_for(hand: store.HandRow, state: HandState | None) -> list[str]:
+    """The seats whose action the hand waits for."""
+    c = hand.ceremony
+    if hand.phase == "committing":
+        return [s.name for s in Seat if s.name not in c["commitments"]]
+    if hand.phase == "revealing":
+        return [s.name for s in Seat if s.name not in c["seeds"]]
+    if state is not None and state.to_act is not None:
+        return [state.to_act.name]
+    return []
+
+
+def apply_action(state: HandState, seat: Seat, kind: str, body: dict[str, Any]) -> None:
+    """A call or a play on the rules state (raises IllegalActionError, changing nothing)."""
+    if kind == "call":
+        call = body.get("call")
+        if not isinstance(call, str):
+            raise BadRequest("event.body.call: expected text", details={"path": "event.body.call"})
+        state.call(seat, call)
+    elif kind == "play":
+        card = parse_card(body.get("card"))
+        ace_high = body.get("ace_high", False)
+        if not isinstance(ace_high, bool):
+            raise BadRequest(
+                "event.body.ace_high: expected true or false", details={"path": "event.body.ace_high"}
+            )
+        state.play(seat, card, ace_high)
+
+
+class Live:
+    """The live side of the service for one process."""
+
+    def __init__(self, db: Database, config: Config, ledger: Ledger) -> None:
+        self.db = db
+        self.config = config
+        self.ledger = ledger
+        self._cache: dict[tuple[str, int], tuple[int, HandState]] = {}
+        self._cache_lock = threading.Lock()
+
+    def now(self) -> str:
+        return store.now_iso(self.config.clock())
+
+    # ------------------------------------------------------------------ tables, hands
+
+    def create_table(
+        self, name: str, seats: dict[Seat, str], ruleset: dict[str, Any], first_dealer: Seat
+    ) -> store.Table:
+        conn = self.db.connection()
+        ruleset_pattern(ruleset)
+        if len(set(seats.values())) != 4:
+            raise BadRequest("seats: four different players", details={"path": "seats"})
+        for seat, pid in seats.items():
+            try:
+                store.get_player(conn, pid)
+            except FairplayError:
+                raise BadRequest(
+                    f"seats.{seat.name}: no player {pid!r}", details={"path": f"seats.{seat.name}"}
+                ) from None
+        table = store.Table(
+            id=store.new_id("t"),
+            name=name,
+            ruleset=ruleset,
+            seats=seats,
+            first_dealer=first_dealer,
+            hand_count=1,
+            created_at=self.now(),
+        )
+        hand = self._open_hand(table, 1, ZERO_SCORE)
+        with conn.transaction():
+            store.insert_table(conn, table)
+            store.insert_hand(conn, hand)
+        return table
+
+    def _open_hand(self, table: store.Table, number: int, start: dict[str, Any]) -> store.HandRow:
+        """A new hand: the server's seed and commitment, logged as the hand's event 0."""
+        seed = ceremony.new_seed()
+        commitment = ceremony.server_commitment(seed, table.id, number)
+        hand = store.HandRow(
+            table_id=table.id,
+            number=number,
+            phase="committing",
+            dealer=Seat((table.first_dealer + number - 1) & 3),
+            pack=(number - 1) % 2,
+            server_seed=seed.hex(),
+            server_commitment=commitment,
+            ceremony={"commitments": {}, "seeds": {}},
+            event_count=0,
+            last_hash="",
+            start_score=start,
+            end_score=None,
+            record=None,
+            report_id=None,
+            started_at=self.now(),
+            finished_at=None,
+        )
+        self._server_event(
+            hand,
+            "open",
+            {
+                "server_commitment": commitment,
+                "dealer": hand.dealer.name,
+                "pack": hand.pack,
+                "seats": {s.name: p for s, p in table.seats.items()},
+                "ruleset": table.ruleset,
+            },
+        )
+        return hand
+
+    def _server_event(self, hand: store.HandRow, kind: str, body: dict[str, Any]) -> None:
+        prev = hand.last_hash or None
+        event = self.ledger.server_event(hand.table_id, hand.number, hand.event_count, prev, kind, body)
+        self.ledger.append(event)
+        hand.event_count += 1
+        hand.last_hash = event_hash(event)
+
+    # ------------------------------------------------------------------------- state
+
+    def state(self, hand: store.HandRow) -> HandState | None:
+        """The rules state of a dealt hand (``None`` during the ceremony)."""
+        if "deal" not in hand.ceremony:
+            return None
+        key = (hand.table_id, hand.number)
+        with self._cache_lock:
+            cached = self._cache.get(key)
+        if cached is not None and cached[0] == hand.event_count:
+            return cached[1]
+        c = hand.ceremony
+        state = HandState(
+            {Seat.parse(s): [parse_card(x) for x in cards] for s, cards in c["deal"].items()},
+            hand.dealer,
+            parse_card(c["cayenne"]),
+            tuple(c["pattern"]),
+        )
+        seats = {p: Seat.parse(s) for s, p in c["players"].items()}
+        for item in self.ledger.hand_events(hand.table_id, hand.number):
+            ev = item["event"]
+            if ev["seq"] >= hand.event_count:
+                break
+            if ev["type"] in ("call", "play"):
+                apply_action(state, seats[ev["actor"]], ev["type"], ev["body"])
+        with self._cache_lock:
+            self._cache[key] = (hand.event_count, state)
+        return state
+
+    def _forget(self, key: tuple[str, int]) -> None:
+        with self._cache_lock:
+            self._cache.pop(key, None)
+
+    # ------------------------------------------------------------------------ submit
+
+    def submit(self, table_id: str, number: int, body: object) -> dict[str, Any]:
+        """Check, log and apply one player-signed event; the hand's new head."""
+        try:
+            event = check_event(body)
+        except EventError as exc:
+            raise BadRequest(exc.message, details={"path": exc.message.split(":")[0]}) from None
+        kind = event["type"]
+        if kind not in PLAYER_KINDS:
+            raise BadRequest(
+                f"event.type: {kind!r} is not one of {list(PLAYER_KINDS)}", details={"path": "event.type"}
+            )
+        if event["origin"] != self.ledger.origin:
+            raise BadRequest(f"event.origin: this log is {self.ledger.origin!r}", details={"path": "event.origin"})
+        if event["table"] != table_id or event["hand"] != str(number):
+            raise BadRequest("event.table, event.hand: not this table and hand", details={"path": "event.hand"})
+        conn = self.db.connection()
+        table = store.get_table(conn, table_id)
+        actor = event["actor"]
+        seat = table.seat_of(actor)
+        if seat is None:
+            raise Forbidden(f"{actor} is not seated at table {table_id}", details={"path": "event.actor"})
+        player = store.get_player(conn, actor)
+        try:
+            verify_event(event, parse_player_key(player.public_key))
+        except LogSignatureInvalid as exc:
+            raise InvalidSignature(exc.message, details={"path": "event.signature"}) from None
+        hand = store.get_hand(conn, table_id, number)
+        if event["seq"] != hand.event_count or not hmac.compare_digest(
+            str(event["prev"]), hand.last_hash
+        ):
+            raise ReplayedEvent(
+                "stale or replayed event: seq and prev must name the hand's next event",
+                details={"expected_seq": hand.event_count, "expected_prev": hand.last_hash},
+            )
+        key = (table_id, number)
+        before = hand.event_count
+        try:
+            state = self._accept(table, hand, seat, kind, event)
+            finished = self._finish(table, hand, state) if state is not None and state.is_over else None
+            with conn.transaction():
+                if not store.update_hand(conn, hand, before):
+                    raise Conflict("the hand moved on meanwhile; read it again")
+                if finished is not None:
+                    report_id, report, record, following = finished
+                    store.insert_report(
+                        conn,
+                        report_id,
+                        table_id=table.id,
+                        hand_number=hand.number,
+                        report=report,
+                        record=record,
+                        players=list(table.seats.values()),
+                        created_at=hand.finished_at or self.now(),
+                    )
+                    store.set_hand_count(conn, table.id, following.number)
+                    store.insert_hand(conn, following)
+        except BaseException:
+            self._forget(key)
+            raise
+        if state is not None and not state.is_over:
+            with self._cache_lock:
+                self._cache[key] = (hand.event_count, state)
+        return {
+            "seq": event["seq"],
+            "hash": event_hash(event),
+            "next_seq": hand.event_count,
+            "last_hash": hand.last_hash,
+            "phase": hand.phase,
+            "waiting_for": waiting_for(hand, state),
+        }
+
+    def _log(self, hand: store.HandRow, event: dict[str, Any]) -> None:
+        try:
+            self.ledger.append(event)
+        except LogChainBroken as exc:
+            raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
+        hand.event_count += 1
+        hand.last_hash = event_hash(event)
+
+    def _accept(
+        self, table: store.Table, hand: store.HandRow, seat: Seat, kind: str, event: dict[str, Any]
+    ) -> HandState | None:
+        """Validate and log the action; the rules state after it (``None`` in the ceremony)."""
+        body = event["body"]
+        c = copy.deepcopy(hand.ceremony)
+        if kind == "commit":
+            if hand.phase != "committing":
+                raise WrongPhase(f"the hand is {hand.phase}; commitments are closed")
+            if seat.name in c["commitments"]:
+                raise WrongPhase(f"{seat.name} has already committed")
+            c["commitments"][seat.name] = ceremony.parse_commitment(body.get("commitment"))
+            self._log(hand, event)
+            hand.ceremony = c
+            if len(c["commitments"]) == 4:
+                hand.phase = "revealing"
+            return None
+        if kind == "reveal":
+            if hand.phase != "revealing":
+                raise WrongPhase(f"the hand is {hand.phase}; seeds are revealed after all four commit")
+            if seat.name in c["seeds"]:
+                raise WrongPhase(f"{seat.name} has already revealed")
+            seed = ceremony.parse_seed(body.get("seed"))
+            ceremony.check_reveal(seed, c["commitments"][seat.name], seat, table.seats[seat], table.id, hand.number)
+            c["seeds"][seat.name] = seed.hex()
+            self._log(hand, event)
+            hand.ceremony = c
+            if len(c["seeds"]) == 4:
+                self._deal(table, hand)
+                return self.state(hand)
+            return None
+        state = self.state(hand)
+        if state is None:
+            raise WrongPhase(f"the hand is {hand.phase}; calls and plays wait for the deal")
+        apply_action(state, seat, kind, body)
+        if state.is_over:
+            # Audit before logging the last card, so a failure leaves the log untouched.
+            from audit.auditor import audit_document
+
+            hand.record = self.record_of(table, hand, state)
+            hand.end_report = audit_document(hand.record)
+        self._log(hand, event)
+        hand.phase = state.phase
+        return state
+
+    def _transcript(self, table: store.Table, hand: store.HandRow) -> ceremony.Transcript:
+        c = hand.ceremony
+        return ceremony.transcript(
+            table=table.id,
+            hand=hand.number,
+            pack=hand.pack,
+            dealer=hand.dealer,
+            pattern=ruleset_pattern(table.ruleset),
+            players=table.seats,
+            server_commitment_hex=hand.server_commitment,
+            commitments=c["commitments"],
+            seeds=c["seeds"],
+            server_seed_hex=hand.server_seed,
+        )
+
+    def _deal(self, table: store.Table, hand: store.HandRow) -> None:
+        """All seeds are in: derive the deal (known to the server only until the end)."""
+        derived = ceremony.derive(self._transcript(table, hand))
+        c = hand.ceremony
+        c["deal"] = {s.name: [CARD_TEXT[x] for x in derived.deal[s]] for s in Seat}
+        c["order"] = [CARD_TEXT[x] for x in derived.pack_order]
+        c["cayenne"] = CARD_TEXT[derived.cayenne]
+        c["deal_number"] = str(derived.deal_number)
+        c["pattern"] = list(ruleset_pattern(table.ruleset))
+        c["players"] = {s.name: p for s, p in table.seats.items()}
+        hand.phase = "calling"
+
+    # --------------------------------------------------------------------------- end
+
+    def record_of(self, table: store.Table, hand: store.HandRow, state: HandState) -> dict[str, Any]:
+        """The finished hand as a cayenne-record/1 document (one hand, with its start)."""
+        rec_hand = state.to_record_hand()
+        rec_hand["pack"] = hand.pack
+        rec_hand["dealt_order"] = list(hand.ceremony["order"])
+        rec_hand["shuffle"] = self._transcript(table, hand).with_outcome().to_json()
+        return {
+            "format": "cayenne-record/1",
+            "table": table.id,
+            "event": table.name,
+            "players": {s.name: p for s, p in table.seats.items()},
+            "ruleset": table.ruleset,
+            "start": hand.start_score,
+            "hands": [rec_hand],
+            "x-hand-number": hand.number,
+        }
+
+    def _finish(
+        self, table: store.Table, hand: store.HandRow, state: HandState
+    ) -> tuple[str, dict[str, Any], dict[str, Any], store.HandRow]:
+        """After the last card: reveal, log the end, checkpoint, open the next hand."""
+        record, report = hand.record, hand.end_report
+        assert record is not None and report is not None
+        self._server_event(hand, "server_reveal", {"seed": hand.server_seed})
+        report_id = store.new_id("r")
+        hand.report_id = report_id
+        hand.finished_at = self.now()
+        hand.end_score = next_start(report)
+        self._server_event(
+            hand,
+            "end",
+            {
+                "record_sha256": hashlib.sha256(canonical_json(record)).hexdigest(),
+                "report": report_id,
+                "verdict": str(report.get("verdict")),
+                "tricks": {"NS": state.won[0], "EW": state.won[1]},
+            },
+        )
+        self.ledger.checkpoint()
+        following = self._open_hand(table, hand.number + 1, hand.end_score)
+        return report_id, report, record, following

@@ -1,0 +1,117 @@
+"""Versioned schema migrations for the service's tables (all named ``api_*``).
+
+Each migration is a version number, a name and its statements, written in the SQL that
+SQLite and PostgreSQL share. :func:`migrate` applies the missing ones in order inside
+one transaction that holds a lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on
+PostgreSQL), so several workers or hosts starting together apply each exactly once. The
+log's own tables (``log_*``) are migrated by ``audit.log``; both live in one database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from api.db import Connection, Database
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "players, tables, hands, reports",
+        (
+            """CREATE TABLE api_players (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                public_key TEXT NOT NULL UNIQUE,
+                created_at TEXT NOT NULL)""",
+            """CREATE TABLE api_tables (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                ruleset TEXT NOT NULL,
+                seat_n TEXT NOT NULL REFERENCES api_players(id),
+                seat_e TEXT NOT NULL REFERENCES api_players(id),
+                seat_s TEXT NOT NULL REFERENCES api_players(id),
+                seat_w TEXT NOT NULL REFERENCES api_players(id),
+                first_dealer TEXT NOT NULL,
+                hand_count INTEGER NOT NULL DEFAULT 0,
+                created_at TEXT NOT NULL)""",
+            """CREATE TABLE api_hands (
+                table_id TEXT NOT NULL REFERENCES api_tables(id),
+                number INTEGER NOT NULL,
+                phase TEXT NOT NULL,
+                dealer TEXT NOT NULL,
+                pack INTEGER NOT NULL,
+                server_seed TEXT NOT NULL,
+                server_commitment TEXT NOT NULL,
+                ceremony TEXT NOT NULL,
+                event_count INTEGER NOT NULL DEFAULT 0,
+                last_hash TEXT NOT NULL,
+                start_score TEXT NOT NULL,
+                end_score TEXT,
+                record TEXT,
+                report_id TEXT,
+                started_at TEXT NOT NULL,
+                finished_at TEXT,
+                PRIMARY KEY (table_id, number))""",
+            """CREATE TABLE api_reports (
+                id TEXT PRIMARY KEY,
+                table_id TEXT,
+                hand_number INTEGER,
+                verdict TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                report TEXT NOT NULL,
+                record TEXT NOT NULL)""",
+            "CREATE INDEX api_reports_created ON api_reports (created_at, id)",
+            "CREATE INDEX api_reports_table ON api_reports (table_id, created_at, id)",
+            """CREATE TABLE api_report_codes (
+                report_id TEXT NOT NULL REFERENCES api_reports(id),
+                code TEXT NOT NULL,
+                PRIMARY KEY (report_id, code))""",
+            "CREATE INDEX api_report_codes_code ON api_report_codes (code, report_id)",
+            """CREATE TABLE api_report_players (
+                report_id TEXT NOT NULL REFERENCES api_reports(id),
+                player TEXT NOT NULL,
+                PRIMARY KEY (report_id, player))""",
+            "CREATE INDEX api_report_players_player ON api_report_players (player, report_id)",
+        ),
+    ),
+)
+
+LATEST = MIGRATIONS[-1].version
+_LOCK_KEY = 0x6361_7965_6E6E_6501 & 0x7FFF_FFFF_FFFF_FFFF  # "cayenne" + 1, as a bigint
+
+
+def current_version(conn: Connection) -> int:
+    row = conn.one("SELECT MAX(version) FROM api_schema_migrations")
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(db: Database) -> int:
+    """Apply every missing migration; return the schema version now in force."""
+    conn = db.connection()
+    with conn.transaction():
+        if conn.dialect == "postgresql":
+            conn.execute("SELECT pg_advisory_xact_lock(?)", (_LOCK_KEY,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS api_schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        have = current_version(conn)
+        for m in MIGRATIONS:
+            if m.version <= have:
+                continue
+            for statement in m.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO api_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (m.version, m.name, datetime.now(UTC).isoformat()),
+            )
+        return current_version(conn)

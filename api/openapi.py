@@ -1,0 +1,381 @@
+"""The OpenAPI 3.1 document of the service, built from compact route descriptions.
+
+``tests/api/test_openapi.py`` checks that every Flask route is described here and
+that every path here is a route, so the document and the code cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+Schema = dict[str, Any]
+
+ERROR: Schema = {
+    "type": "object",
+    "required": ["code", "message", "details"],
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "details": {"type": "object"},
+    },
+}
+OBJ: Schema = {"type": "object"}
+SEAT: Schema = {"type": "string", "enum": ["N", "E", "S", "W"]}
+HEX32: Schema = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+NULLABLE_STR: Schema = {"type": ["string", "null"]}
+
+PLAYER: Schema = {
+    "type": "object",
+    "required": ["id", "name", "public_key", "created_at"],
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "public_key": {"type": "string", "description": "base64 of the raw 32-byte Ed25519 key"},
+        "created_at": {"type": "string"},
+    },
+}
+TABLE: Schema = {
+    "type": "object",
+    "required": ["id", "name", "ruleset", "seats", "first_dealer", "hands", "current_hand", "links"],
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "ruleset": OBJ,
+        "seats": {"type": "object", "additionalProperties": {"type": "string"}},
+        "first_dealer": SEAT,
+        "hands": {"type": "integer"},
+        "current_hand": {"type": "integer"},
+        "created_at": {"type": "string"},
+        "links": OBJ,
+    },
+}
+HAND: Schema = {
+    "type": "object",
+    "required": ["table", "hand", "phase", "dealer", "pack", "next_seq", "last_hash", "ceremony"],
+    "properties": {
+        "table": {"type": "string"},
+        "hand": {"type": "integer"},
+        "phase": {"type": "string", "enum": ["committing", "revealing", "calling", "playing", "over"]},
+        "dealer": SEAT,
+        "pack": {"type": "integer"},
+        "seats": OBJ,
+        "waiting_for": {"type": "array", "items": SEAT},
+        "next_seq": {"type": "integer"},
+        "last_hash": HEX32,
+        "ceremony": OBJ,
+        "play": {"type": ["object", "null"]},
+        "score_before": OBJ,
+        "score_after": {"type": ["object", "null"]},
+        "report_id": NULLABLE_STR,
+        "started_at": {"type": "string"},
+        "finished_at": NULLABLE_STR,
+        "links": OBJ,
+    },
+}
+EVENT: Schema = {
+    "type": "object",
+    "required": ["origin", "table", "hand", "seq", "prev", "actor", "seat", "type", "body"],
+    "properties": {
+        "origin": {"type": "string"},
+        "table": {"type": "string"},
+        "hand": {"type": "integer"},
+        "seq": {"type": "integer"},
+        "prev": HEX32,
+        "actor": {"type": "string"},
+        "seat": SEAT,
+        "type": {"type": "string", "enum": ["commit", "reveal", "call", "play"]},
+        "body": {
+            "type": "object",
+            "description": "commit: {commitment}; reveal: {seed}; call: {call}; play: {card, ace_high}",
+        },
+    },
+}
+SIGNED_EVENT: Schema = {
+    "type": "object",
+    "required": ["event", "signature"],
+    "properties": {
+        "event": EVENT,
+        "signature": {"type": "string", "description": "base64 Ed25519 signature of the canonical event"},
+    },
+}
+REPORT_SUMMARY: Schema = {
+    "type": "object",
+    "required": ["id", "verdict", "created_at"],
+    "properties": {
+        "id": {"type": "string"},
+        "table": NULLABLE_STR,
+        "hand": {"type": ["integer", "null"]},
+        "verdict": {"type": "string"},
+        "created_at": {"type": "string"},
+        "codes": {"type": "array", "items": {"type": "string"}},
+        "links": OBJ,
+    },
+}
+
+
+def _param(name: str, where: str, schema: Schema, required: bool = False, desc: str = "") -> Schema:
+    p: Schema = {"name": name, "in": where, "required": required or where == "path", "schema": schema}
+    if desc:
+        p["description"] = desc
+    return p
+
+
+TABLE_ID = _param("table_id", "path", {"type": "string"})
+NUMBER = _param("number", "path", {"type": "integer", "minimum": 1, "maximum": 2**31 - 1})
+LIMIT = _param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 200})
+AFTER = _param("after", "query", {"type": "string"}, desc="the last id of the previous page")
+
+
+def _json(schema: Schema) -> Schema:
+    return {"application/json": {"schema": schema}}
+
+
+def _op(
+    summary: str,
+    ok: int,
+    body: Schema | str | None,
+    errors: tuple[int, ...] = (),
+    params: tuple[Schema, ...] = (),
+    request: Schema | None = None,
+    security: bool = False,
+) -> Schema:
+    if isinstance(body, str):
+        content: Schema = {body: {"schema": {"type": "string"}}}
+    else:
+        content = _json(body or OBJ)
+    responses: Schema = {str(ok): {"description": "success", "content": content}}
+    for status in sorted(set(errors) | {400, 404, 405, 413, 500}):
+        responses[str(status)] = {"description": "error", "content": _json(ERROR)}
+    op: Schema = {"summary": summary, "responses": responses}
+    if params:
+        op["parameters"] = list(params)
+    if request is not None:
+        op["requestBody"] = {"required": True, "content": _json(request)}
+    if security:
+        op["security"] = [{"admin": []}]
+    return op
+
+
+def _list(key: str, item: Schema, cursor: str) -> Schema:
+    return {
+        "type": "object",
+        "required": [key],
+        "properties": {key: {"type": "array", "items": item}, cursor: NULLABLE_STR},
+    }
+
+
+HAND_PATH = "/v1/tables/{table_id}/hands/{number}"
+
+
+def build() -> Schema:
+    """The OpenAPI 3.1 document."""
+    paths: Schema = {
+        "/healthz": {"get": _op("Liveness and schema version", 200, OBJ)},
+        "/v1/openapi.json": {"get": _op("This document", 200, OBJ)},
+        "/v1/players": {
+            "post": _op(
+                "Register a player's Ed25519 public key (admin, or anyone when self-registration is on)",
+                201,
+                PLAYER,
+                (401, 403, 409),
+                request={
+                    "type": "object",
+                    "required": ["name", "public_key"],
+                    "properties": {"name": {"type": "string"}, "public_key": {"type": "string"}},
+                },
+                security=True,
+            ),
+            "get": _op("List players", 200, _list("players", PLAYER, "next_after"), (), (LIMIT, AFTER)),
+        },
+        "/v1/players/{player_id}": {
+            "get": _op("A player", 200, PLAYER, (), (_param("player_id", "path", {"type": "string"}),))
+        },
+        "/v1/tables": {
+            "post": _op(
+                "Open a table of four players with a ruleset (admin)",
+                201,
+                TABLE,
+                (401, 403, 422),
+                request={
+                    "type": "object",
+                    "required": ["seats"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "seats": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "ruleset": OBJ,
+                        "first_dealer": SEAT,
+                    },
+                },
+                security=True,
+            ),
+            "get": _op("List tables", 200, _list("tables", TABLE, "next_after"), (), (LIMIT, AFTER)),
+        },
+        "/v1/tables/{table_id}": {"get": _op("A table", 200, TABLE, (), (TABLE_ID,))},
+        "/v1/tables/{table_id}/record": {
+            "get": _op("The table's finished hands as one cayenne-record/1", 200, OBJ, (), (TABLE_ID,))
+        },
+        "/v1/tables/{table_id}/hands": {
+            "get": _op("The table's hands", 200, _list("hands", OBJ, "unused"), (), (TABLE_ID,))
+        },
+        HAND_PATH: {"get": _op("A hand's public state", 200, HAND, (), (TABLE_ID, NUMBER))},
+        HAND_PATH + "/events": {
+            "get": _op("The hand's signed events", 200, _list("events", OBJ, "unused"), (), (TABLE_ID, NUMBER)),
+            "post": _op(
+                "Submit a signed commit, reveal, call or play",
+                201,
+                {
+                    "type": "object",
+                    "required": ["seq", "hash", "next_seq", "last_hash", "phase"],
+                    "properties": {
+                        "seq": {"type": "integer"},
+                        "hash": HEX32,
+                        "next_seq": {"type": "integer"},
+                        "last_hash": HEX32,
+                        "phase": {"type": "string"},
+                    },
+                },
+                (401, 403, 409, 422),
+                (TABLE_ID, NUMBER),
+                request=SIGNED_EVENT,
+            ),
+        },
+        HAND_PATH + "/seats/{seat}/cards": {
+            "get": _op(
+                "A seat's cards: before the end only to its player, on a signed request",
+                200,
+                OBJ,
+                (401, 403),
+                (TABLE_ID, NUMBER, _param("seat", "path", {"type": "string"})),
+            )
+        },
+        HAND_PATH + "/record": {
+            "get": _op("The finished hand's cayenne-record/1", 200, OBJ, (403,), (TABLE_ID, NUMBER))
+        },
+        HAND_PATH + "/report": {
+            "get": _op("The finished hand's audit report", 200, OBJ, (), (TABLE_ID, NUMBER))
+        },
+        HAND_PATH + "/proof": {
+            "get": _op("The finished hand's offline proof bundle", 200, OBJ, (), (TABLE_ID, NUMBER))
+        },
+        "/v1/audits": {
+            "post": _op(
+                "Audit a cayenne-record/1 document",
+                201,
+                {
+                    "type": "object",
+                    "required": ["id", "report"],
+                    "properties": {"id": {"type": "string"}, "report": OBJ},
+                },
+                (422,),
+                request=OBJ,
+            ),
+            "get": _op(
+                "Query reports, newest first",
+                200,
+                _list("reports", REPORT_SUMMARY, "next_cursor"),
+                (),
+                (
+                    _param("table", "query", {"type": "string"}),
+                    _param("player", "query", {"type": "string"}),
+                    _param("code", "query", {"type": "string"}),
+                    _param("since", "query", {"type": "string"}, desc="ISO 8601 date or time"),
+                    _param("until", "query", {"type": "string"}, desc="ISO 8601 date or time"),
+                    LIMIT,
+                    _param("cursor", "query", {"type": "string"}),
+                ),
+            ),
+        },
+        "/v1/audits/{report_id}": {
+            "get": {
+                **_op("A report", 200, OBJ, (), (_param("report_id", "path", {"type": "string"}),)),
+                "responses": {
+                    "200": {
+                        "description": "the report as JSON, or the HTML page when the client accepts text/html",
+                        "content": {"application/json": {"schema": OBJ}, "text/html": {"schema": {"type": "string"}}},
+                    },
+                    **{
+                        str(s): {"description": "error", "content": _json(ERROR)}
+                        for s in (400, 404, 405, 413, 500)
+                    },
+                },
+            }
+        },
+        "/v1/audits/{report_id}/record": {
+            "get": _op("The audited record", 200, OBJ, (), (_param("report_id", "path", {"type": "string"}),))
+        },
+        "/v1/log/key": {"get": _op("The log's verifier key (C2SP text)", 200, "text/plain")},
+        "/v1/log/checkpoint": {"get": _op("The latest signed checkpoint", 200, "text/plain")},
+        "/v1/log/entries": {
+            "get": _op(
+                "Entries by range [start, end)",
+                200,
+                OBJ,
+                (),
+                (
+                    _param("start", "query", {"type": "integer", "minimum": 0}),
+                    _param("end", "query", {"type": "integer", "minimum": 0}),
+                ),
+            )
+        },
+        "/v1/log/proofs/inclusion": {
+            "get": _op(
+                "Inclusion proof of an entry",
+                200,
+                OBJ,
+                (),
+                (
+                    _param("index", "query", {"type": "integer", "minimum": 0}, required=True),
+                    _param("size", "query", {"type": "integer", "minimum": 0}),
+                ),
+            )
+        },
+        "/v1/log/proofs/consistency": {
+            "get": _op(
+                "Consistency proof between two tree sizes",
+                200,
+                OBJ,
+                (),
+                (
+                    _param("from", "query", {"type": "integer", "minimum": 1}, required=True),
+                    _param("to", "query", {"type": "integer", "minimum": 0}),
+                ),
+            )
+        },
+        "/v1/log/hands/{table_id}/{number}": {
+            "get": _op("Inclusion of every event of a hand (its proof bundle)", 200, OBJ, (), (TABLE_ID, NUMBER))
+        },
+        "/": {"get": _op("Landing page", 200, "text/html")},
+        "/tables/{table_id}": {"get": _op("Table page (public state)", 200, "text/html", (), (TABLE_ID,))},
+        "/tables/{table_id}/hands/{number}": {
+            "get": _op("Hand page", 200, "text/html", (), (TABLE_ID, NUMBER))
+        },
+        "/reports/{report_id}": {
+            "get": _op(
+                "Report page", 200, "text/html", (), (_param("report_id", "path", {"type": "string"}),)
+            )
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Cayenne Fair-Play",
+            "version": "1",
+            "description": "Certified online tables of Cayenne, audit reports and log proofs. See docs/api.md.",
+        },
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "admin": {"type": "http", "scheme": "bearer"},
+                "player": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "Cayenne-Ed25519 player=ID,ts=UNIX,sig=BASE64 (docs/api.md)",
+                },
+            }
+        },
+    }
+
+
+DOCUMENT: Schema = build()

@@ -1,0 +1,65 @@
+"""One blueprint per resource, and the helpers they share."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import TYPE_CHECKING, Any
+
+from flask import current_app, request
+
+from api.errors import BadRequest
+
+if TYPE_CHECKING:
+    from api import Services
+
+MAX_LIMIT = 200
+
+
+def services() -> Services:
+    return current_app.extensions["fairplay"]  # type: ignore[no-any-return]
+
+
+def json_body() -> Any:
+    """The request's JSON body, whatever its declared content type; 400 when it is not JSON."""
+    data = request.get_data(cache=True)
+    if not data:
+        raise BadRequest("the request needs a JSON body", details={"path": "$"})
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest(f"the body is not JSON: {exc}", details={"path": "$"}) from None
+
+
+def int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name}: {raw!r} is not an integer", details={"path": name}) from None
+    if not lo <= value <= hi:
+        raise BadRequest(f"{name}: must be between {lo} and {hi}", details={"path": name})
+    return value
+
+
+def limit_arg() -> int:
+    return int_arg("limit", 50, 1, MAX_LIMIT)
+
+
+def encode_cursor(values: list[Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(values).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str | None, size: int) -> list[Any] | None:
+    if not text:
+        return None
+    try:
+        values = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except (ValueError, binascii.Error):
+        values = None
+    if not isinstance(values, list) or len(values) != size or not all(isinstance(v, str) for v in values):
+        raise BadRequest("cursor: not a cursor this service gave out", details={"path": "cursor"})
+    return values

@@ -1,0 +1,182 @@
+"""Hands: the public state, the signed events, a player's own cards, the record and report.
+
+Privacy: until a hand is over, the only endpoint that returns unplayed cards is
+``.../seats/<seat>/cards``, and it answers only the player seated there, on a request
+signed with that player's key (403 for everyone else, the administrator included).
+The record (which holds the deal) is refused (403) until the hand is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, url_for
+
+from api import store
+from api.auth import signed_reader
+from api.errors import Forbidden, NotFound
+from api.live import waiting_for
+from api.routes import json_body, services
+from audit.cards import CARD_TEXT, Seat
+from audit.errors import InvalidCardError
+from audit.play import HandState
+
+bp = Blueprint("hands", __name__)
+
+MAX_HAND = 2**31 - 1
+
+
+def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, HandState | None]:
+    s = services()
+    conn = s.db.connection()
+    if not 1 <= number <= MAX_HAND:
+        raise NotFound(f"table {table_id!r} has no hand {number}")
+    table = store.get_table(conn, table_id)
+    hand = store.get_hand(conn, table_id, number)
+    return table, hand, s.live.state(hand)
+
+
+def hand_json(table: store.Table, hand: store.HandRow, state: HandState | None) -> dict[str, Any]:
+    c = hand.ceremony
+    over = hand.phase == "over"
+    cer: dict[str, Any] = {
+        "server_commitment": hand.server_commitment,
+        "commitments": {s.name: c["commitments"].get(s.name) for s in Seat},
+        "revealed": {s.name: s.name in c["seeds"] for s in Seat},
+        "server_seed": hand.server_seed if over else None,
+        "deal_number": c.get("deal_number") if over else None,
+    }
+    waiting = waiting_for(hand, state)
+    links = {
+        "self": url_for("hands.get_hand", table_id=hand.table_id, number=hand.number),
+        "events": url_for("hands.list_events", table_id=hand.table_id, number=hand.number),
+        "page": url_for("pages.hand_page", table_id=hand.table_id, number=hand.number),
+    }
+    if over:
+        links["record"] = url_for("hands.hand_record", table_id=hand.table_id, number=hand.number)
+        links["report"] = url_for("audits.get_audit", report_id=hand.report_id)
+        links["proof"] = url_for("hands.hand_proof", table_id=hand.table_id, number=hand.number)
+    return {
+        "table": hand.table_id,
+        "hand": hand.number,
+        "phase": hand.phase,
+        "dealer": hand.dealer.name,
+        "pack": hand.pack,
+        "seats": {s.name: p for s, p in table.seats.items()},
+        "waiting_for": waiting,
+        "next_seq": hand.event_count,
+        "last_hash": hand.last_hash,
+        "ceremony": cer,
+        "play": None if state is None else state.public_state(),
+        "score_before": hand.start_score,
+        "score_after": hand.end_score,
+        "report_id": hand.report_id,
+        "started_at": hand.started_at,
+        "finished_at": hand.finished_at,
+        "links": links,
+    }
+
+
+@bp.get("/v1/tables/<table_id>/hands")
+def list_hands(table_id: str) -> Response:
+    conn = services().db.connection()
+    store.get_table(conn, table_id)
+    return jsonify(
+        {
+            "hands": [
+                {
+                    "hand": h.number,
+                    "phase": h.phase,
+                    "dealer": h.dealer.name,
+                    "report_id": h.report_id,
+                    "started_at": h.started_at,
+                    "finished_at": h.finished_at,
+                    "links": {"self": url_for("hands.get_hand", table_id=table_id, number=h.number)},
+                }
+                for h in store.list_hands(conn, table_id)
+            ]
+        }
+    )
+
+
+@bp.get("/v1/tables/<table_id>/hands/<int:number>")
+def get_hand(table_id: str, number: int) -> Response:
+    return jsonify(hand_json(*load_hand(table_id, number)))
+
+
+@bp.post("/v1/tables/<table_id>/hands/<int:number>/events")
+def post_event(table_id: str, number: int) -> tuple[Response, int]:
+    if not 1 <= number <= MAX_HAND:
+        raise NotFound(f"table {table_id!r} has no hand {number}")
+    result = services().live.submit(table_id, number, json_body())
+    return jsonify(result), 201
+
+
+@bp.get("/v1/tables/<table_id>/hands/<int:number>/events")
+def list_events(table_id: str, number: int) -> Response:
+    """The hand's signed events (commitments, seeds, calls and plays: never a hidden card)."""
+    load_hand(table_id, number)
+    return jsonify({"events": services().ledger.hand_events(table_id, number)})
+
+
+@bp.get("/v1/tables/<table_id>/hands/<int:number>/seats/<seat>/cards")
+def seat_cards(table_id: str, number: int, seat: str) -> Response:
+    """A seat's cards: its own player only, on a signed request, until the hand is over."""
+    s = services()
+    try:
+        where = Seat.parse(seat)
+    except InvalidCardError:
+        raise NotFound(f"{seat!r} is not a seat (N, E, S or W)") from None
+    table, hand, state = load_hand(table_id, number)
+    over = hand.phase == "over"
+    if not over:
+        reader = signed_reader(s.db.connection(), s.config)
+        if reader is None or reader != table.seats[where]:
+            raise Forbidden(
+                f"only the player at {where.name} may read these cards before the hand is over",
+                details={"seat": where.name},
+            )
+    dealt = hand.ceremony.get("deal", {}).get(where.name)
+    out: dict[str, Any] = {
+        "table": table_id,
+        "hand": number,
+        "seat": where.name,
+        "phase": hand.phase,
+        "dealt": dealt,
+        "held": None if state is None else [CARD_TEXT[c] for c in state.hand(where)],
+        "contract": None if state is None or state.contract is None else state.contract.text,
+        "legal_calls": [],
+        "legal_plays": [],
+        "next_seq": hand.event_count,
+        "last_hash": hand.last_hash,
+    }
+    if state is not None and state.to_act == where:
+        out["legal_calls"] = state.legal_calls()
+        out["legal_plays"] = [CARD_TEXT[c] for c in state.legal_plays(where)]
+    return jsonify(out)
+
+
+@bp.get("/v1/tables/<table_id>/hands/<int:number>/record")
+def hand_record(table_id: str, number: int) -> Response:
+    _, hand, _ = load_hand(table_id, number)
+    if hand.record is None:
+        raise Forbidden("the record (with the deal) is published when the hand is over")
+    return jsonify(hand.record)
+
+
+@bp.get("/v1/tables/<table_id>/hands/<int:number>/report")
+def hand_report(table_id: str, number: int) -> Response:
+    _, hand, _ = load_hand(table_id, number)
+    if hand.report_id is None:
+        raise NotFound("the hand is not over; its report is written at the end")
+    _, report, _ = store.get_report(services().db.connection(), hand.report_id)
+    return jsonify({"id": hand.report_id, "report": report})
+
+
+@bp.get("/v1/tables/<table_id>/hands/<int:number>/proof")
+def hand_proof(table_id: str, number: int) -> Response:
+    """The hand's offline proof bundle, checked by ``fairplay verify`` with the log's key."""
+    _, hand, _ = load_hand(table_id, number)
+    if hand.phase != "over":
+        raise NotFound("the hand is not over; its proof bundle is issued at the end")
+    return jsonify(services().ledger.proof_bundle(table_id, number))

@@ -1,0 +1,54 @@
+"""The signed hand log over HTTP: key, checkpoint, entries and proofs."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from api.errors import NotFound
+from api.routes import int_arg, services
+
+bp = Blueprint("log", __name__)
+
+MAX_ENTRIES = 1000
+MAX_INDEX = 2**62
+
+
+@bp.get("/v1/log/key")
+def log_key() -> Response:
+    """The log's verifier key in the C2SP ``name+hash+base64`` text form."""
+    return Response(services().ledger.verifier_key() + "\n", mimetype="text/plain")
+
+
+@bp.get("/v1/log/checkpoint")
+def log_checkpoint() -> Response:
+    """The latest signed checkpoint (a C2SP signed note)."""
+    return Response(services().ledger.checkpoint(), mimetype="text/plain")
+
+
+@bp.get("/v1/log/entries")
+def log_entries() -> Response:
+    start = int_arg("start", 0, 0, MAX_INDEX)
+    end = int_arg("end", start + 100, 0, MAX_INDEX)
+    if end <= start or end - start > MAX_ENTRIES:
+        raise NotFound(f"end must be in start+1..start+{MAX_ENTRIES}")
+    return jsonify(services().ledger.entries(start, end))
+
+
+@bp.get("/v1/log/proofs/inclusion")
+def log_inclusion() -> Response:
+    index = int_arg("index", 0, 0, MAX_INDEX)
+    size = int_arg("size", 0, 0, MAX_INDEX)
+    return jsonify(services().ledger.inclusion(index, size or None))
+
+
+@bp.get("/v1/log/proofs/consistency")
+def log_consistency() -> Response:
+    first = int_arg("from", 1, 1, MAX_INDEX)
+    second = int_arg("to", 0, 0, MAX_INDEX)
+    return jsonify(services().ledger.consistency(first, second or None))
+
+
+@bp.get("/v1/log/hands/<table_id>/<int:number>")
+def log_hand(table_id: str, number: int) -> Response:
+    """Inclusion of every event of a hand (the hand's offline proof bundle)."""
+    return jsonify(services().ledger.proof_bundle(table_id, number))

@@ -1,0 +1,81 @@
+"""Pages for people: the landing page, tables (public state only), finished hands, reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, render_template
+
+from api import store
+from api.routes import services
+from api.routes.hands import load_hand
+from audit.cards import SUIT_LETTERS, Seat, parse_card
+
+bp = Blueprint("pages", __name__)
+
+SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+
+
+def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
+    """(symbol, ranks high to low, red) per suit, for a hand diagram."""
+    parsed = sorted((parse_card(c) for c in cards), reverse=True)
+    rows = []
+    for i, letter in enumerate(SUIT_LETTERS):
+        ranks = "".join("23456789TJQKA"[c % 13] for c in parsed if c // 13 == i)
+        rows.append((SUIT_SYMBOLS[letter], ranks.replace("T", "10") or "\u2014", letter in "HD"))
+    return rows
+
+
+def page(template: str, **context: Any) -> Response:
+    html = render_template(template, suit=SUIT_SYMBOLS, by_suit=by_suit, **context)
+    return Response(html, mimetype="text/html")
+
+
+@bp.get("/")
+def index() -> Response:
+    conn = services().db.connection()
+    tables = store.list_tables(conn, 50, "")
+    reports = store.query_reports(conn, store.ReportQuery(limit=20))
+    return page("index.html", tables=tables, reports=reports)
+
+
+@bp.get("/tables/<table_id>")
+def table_page(table_id: str) -> Response:
+    conn = services().db.connection()
+    table = store.get_table(conn, table_id)
+    _, hand, state = load_hand(table_id, table.hand_count)
+    hands = store.list_hands(conn, table_id)
+    return page(
+        "table.html",
+        table=table,
+        hand=hand,
+        public=None if state is None else state.public_state(),
+        hands=hands,
+        seats=list(Seat),
+    )
+
+
+@bp.get("/tables/<table_id>/hands/<int:number>")
+def hand_page(table_id: str, number: int) -> Response:
+    table, hand, state = load_hand(table_id, number)
+    report = None
+    if hand.report_id is not None:
+        _, report, _ = store.get_report(services().db.connection(), hand.report_id)
+    record_hand = hand.record["hands"][0] if hand.record else None
+    return page(
+        "hand.html",
+        table=table,
+        hand=hand,
+        public=None if state is None else state.public_state(),
+        rec=record_hand,
+        report=report,
+        seats=list(Seat),
+    )
+
+
+@bp.get("/reports/<report_id>")
+def report_page(report_id: str) -> Response:
+    from audit.report_html import render_html
+
+    _, report, record = store.get_report(services().db.connection(), report_id)
+    return Response(render_html(report, record), mimetype="text/html")

@@ -1,0 +1,57 @@
+"""Players: an Ed25519 public key and a display name."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, request, url_for
+
+from api import store
+from api.auth import is_admin, require_admin
+from api.errors import BadRequest
+from api.routes import json_body, limit_arg, services
+from api.signing import parse_player_key, player_id
+
+bp = Blueprint("players", __name__)
+
+MAX_NAME = 64
+
+
+def check_name(value: object, path: str) -> str:
+    if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
+        raise BadRequest(f"{path}: a name of 1 to {MAX_NAME} characters", details={"path": path})
+    if any(ord(ch) < 32 for ch in value):
+        raise BadRequest(f"{path}: control characters are not allowed", details={"path": path})
+    return value.strip()
+
+
+@bp.post("/v1/players")
+def create_player() -> tuple[Response, int, dict[str, str]]:
+    s = services()
+    if not (s.config.self_registration or is_admin(s.config)):
+        require_admin(s.config)
+    body = json_body()
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be an object {name, public_key}", details={"path": "$"})
+    name = check_name(body.get("name"), "name")
+    key = parse_player_key(body.get("public_key"))
+    player = store.Player(player_id(key), name, key.text(), store.now_iso(s.config.clock()))
+    conn = s.db.connection()
+    s.ledger.register_player(player.id, key)
+    with conn.transaction():
+        store.insert_player(conn, player)
+    location = url_for("players.get_player", player_id=player.id)
+    return jsonify(player.to_json()), 201, {"Location": location}
+
+
+@bp.get("/v1/players")
+def list_players() -> Response:
+    s = services()
+    limit = limit_arg()
+    after = request.args.get("after", "")
+    players = store.list_players(s.db.connection(), limit, after)
+    next_after = players[-1].id if len(players) == limit else None
+    return jsonify({"players": [p.to_json() for p in players], "next_after": next_after})
+
+
+@bp.get("/v1/players/<player_id>")
+def get_player(player_id: str) -> Response:
+    return jsonify(store.get_player(services().db.connection(), player_id).to_json())

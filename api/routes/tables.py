@@ -1,0 +1,91 @@
+"""Tables: four seated players, a ruleset, and the hands they play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request, url_for
+
+from api import store
+from api.auth import require_admin
+from api.errors import BadRequest
+from api.routes import json_body, limit_arg, services
+from api.routes.players import check_name
+from audit.cards import Seat
+from audit.errors import InvalidCardError
+from audit.ruleset import Ruleset
+
+bp = Blueprint("tables", __name__)
+
+
+@bp.post("/v1/tables")
+def create_table() -> tuple[Response, int, dict[str, str]]:
+    s = services()
+    require_admin(s.config)
+    body = json_body()
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be an object {name, seats, ruleset}", details={"path": "$"})
+    name = check_name(body.get("name", "table"), "name")
+    seats_obj = body.get("seats")
+    if not isinstance(seats_obj, dict) or sorted(seats_obj) != ["E", "N", "S", "W"]:
+        raise BadRequest("seats: an object with the player ids at N, E, S and W", details={"path": "seats"})
+    seats: dict[Seat, str] = {}
+    for seat in Seat:
+        pid = seats_obj[seat.name]
+        if not isinstance(pid, str):
+            raise BadRequest(f"seats.{seat.name}: a player id", details={"path": f"seats.{seat.name}"})
+        seats[seat] = pid
+    ruleset_obj = body.get("ruleset", {})
+    if not isinstance(ruleset_obj, dict):
+        raise BadRequest("ruleset: expected an object", details={"path": "ruleset"})
+    ruleset = Ruleset.from_json(ruleset_obj).to_json()
+    try:
+        first_dealer = Seat.parse(body.get("first_dealer", "N"))
+    except InvalidCardError as exc:
+        raise BadRequest(f"first_dealer: {exc.message}", details={"path": "first_dealer"}) from None
+    table = s.live.create_table(name, seats, ruleset, first_dealer)
+    location = url_for("tables.get_table", table_id=table.id)
+    return jsonify(table_json(table)), 201, {"Location": location}
+
+
+def table_json(table: store.Table) -> dict[str, Any]:
+    out = table.to_json()
+    out["current_hand"] = table.hand_count
+    out["links"] = {
+        "self": url_for("tables.get_table", table_id=table.id),
+        "current_hand": url_for("hands.get_hand", table_id=table.id, number=table.hand_count),
+        "record": url_for("tables.table_record", table_id=table.id),
+        "page": url_for("pages.table_page", table_id=table.id),
+    }
+    return out
+
+
+@bp.get("/v1/tables")
+def list_tables() -> Response:
+    s = services()
+    limit = limit_arg()
+    tables = store.list_tables(s.db.connection(), limit, request.args.get("after", ""))
+    next_after = tables[-1].id if len(tables) == limit else None
+    return jsonify({"tables": [table_json(t) for t in tables], "next_after": next_after})
+
+
+@bp.get("/v1/tables/<table_id>")
+def get_table(table_id: str) -> Response:
+    return jsonify(table_json(store.get_table(services().db.connection(), table_id)))
+
+
+@bp.get("/v1/tables/<table_id>/record")
+def table_record(table_id: str) -> Response:
+    """Every finished hand of the table as one cayenne-record/1 document."""
+    conn = services().db.connection()
+    table = store.get_table(conn, table_id)
+    hands = [h for h in store.list_hands(conn, table_id) if h.record is not None]
+    doc: dict[str, Any] = {
+        "format": "cayenne-record/1",
+        "table": table.id,
+        "event": table.name,
+        "players": {s.name: p for s, p in table.seats.items()},
+        "ruleset": table.ruleset,
+        "hands": [h.record["hands"][0] for h in hands if h.record],
+    }
+    return jsonify(doc)

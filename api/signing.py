@@ -1,0 +1,83 @@
+"""Player keys and signed read requests; actions are the log's signed events.
+
+A player is an Ed25519 key in the C2SP verifier-key text form (``name+hash+base64``,
+``audit.log.keys``); the player's id is derived from the raw key (``p-`` and the first 20
+hex digits of its SHA-256), so nobody can claim an id for another key.
+
+Every action a player takes is an event of the log's format (``audit.log.events``),
+signed by the player's key and bound to the log's origin, the table, the hand, the
+hand's sequence number and the hash of the hand's previous event: the HTTP body of an
+action *is* the signed event.
+
+Reads of private data (a player's own cards) carry a signed request header::
+
+    Authorization: Cayenne-Ed25519 player=<id>,ts=<unix seconds>,sig=<base64>
+
+where the signature covers ``cayenne-fairplay/read/v1\\n<METHOD>\\n<path?query>\\n<ts>``
+and the timestamp must lie within the configured window of the server's clock.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from dataclasses import dataclass
+
+from api.errors import BadRequest, Unauthorized
+from audit.log.errors import KeyFormatError
+from audit.log.keys import Signer, Verifier
+
+READ_CONTEXT = "cayenne-fairplay/read/v1"
+AUTH_SCHEME = "Cayenne-Ed25519"
+
+
+def parse_player_key(text: object, field: str = "public_key") -> Verifier:
+    """A player's verifier key text → :class:`Verifier` (400 naming the field)."""
+    try:
+        if not isinstance(text, str):
+            raise KeyFormatError("expected the C2SP verifier key text name+hash+base64")
+        return Verifier.from_text(text)
+    except KeyFormatError as exc:
+        raise BadRequest(f"{field}: {exc.message}", details={"path": field}) from None
+
+
+def player_id(key: Verifier) -> str:
+    """``p-`` and the first 20 hex digits of SHA-256 of the raw public key."""
+    return "p-" + hashlib.sha256(key.public_key).hexdigest()[:20]
+
+
+def read_message(method: str, path: str, ts: int) -> bytes:
+    return f"{READ_CONTEXT}\n{method.upper()}\n{path}\n{ts}".encode()
+
+
+def sign_read(signer: Signer, player: str, method: str, path: str, ts: int) -> str:
+    """The ``Authorization`` header value for a signed read of ``path``."""
+    sig = base64.b64encode(signer.sign(read_message(method, path, ts))).decode()
+    return f"{AUTH_SCHEME} player={player},ts={ts},sig={sig}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCredential:
+    player: str
+    ts: int
+    signature: bytes
+
+
+def parse_read_header(header: str) -> ReadCredential:
+    scheme, _, rest = header.partition(" ")
+    if scheme != AUTH_SCHEME:
+        raise Unauthorized(f"Authorization: expected the {AUTH_SCHEME} scheme")
+    fields: dict[str, str] = {}
+    for part in rest.split(","):
+        name, sep, value = part.strip().partition("=")
+        if not sep:
+            raise Unauthorized("Authorization: expected player=...,ts=...,sig=...")
+        fields[name] = value
+    try:
+        ts = int(fields["ts"])
+        player = fields["player"]
+        sig = base64.b64decode(fields["sig"], validate=True)
+    except (KeyError, ValueError, binascii.Error):
+        raise Unauthorized("Authorization: expected player=...,ts=...,sig=...") from None
+    return ReadCredential(player, ts, sig)
