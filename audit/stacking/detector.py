@@ -17,7 +17,7 @@ from typing import Any
 
 from audit.cards import FULL_MASK, Card, Seat, Side
 from audit.deal import check_pattern, deal_positions, pattern_name
-from audit.stacking.hands import advance_score, advances
+from audit.stacking.hands import advance_score, advances, best_orientation
 from audit.stacking.order import (
     cyclic_descents,
     exact_p_value,
@@ -194,7 +194,7 @@ def _order_test(
         {
             "method": METHOD_ORDER,
             "rising_sequences": w,
-            "expected_rising_sequences": 26.5,
+            "expected_rising_sequences": 26.0,
             "riffles": riffles if riffles < THOROUGH_RIFFLES else None,
             "log_likelihood_ratio": round(llr, 3),
             "tricks_close": close,
@@ -222,7 +222,9 @@ def _hands_test(
         {
             "method": METHOD_HANDS,
             "score": round(score, 4),
-            "advances": advances(ref.blocks, rel),
+            "advances": advances(
+                ref.blocks, rel, best_orientation(ref.blocks, rel, tables.test_weights)
+            ),
             "riffles": riffles,
         }
     )

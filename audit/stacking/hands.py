@@ -73,10 +73,56 @@ def advance_score(
     return math.log(total) if total > 0.0 else -math.inf
 
 
-def advances(blocks: Sequence[Sequence[Card]], rel: Sequence[int]) -> list[int]:
-    """Counts of advances 0..3 between neighbours of the reference read in play order."""
+def best_orientation(
+    blocks: Sequence[Sequence[Card]], rel: Sequence[int], weights: Sequence[float]
+) -> list[bool]:
+    """The orientation (``True``: block reversed) with the largest advance score."""
+    wr = (weights[0], weights[3], weights[2], weights[1])
+    first: list[tuple[int, int]] = []
+    last: list[tuple[int, int]] = []
+    within: list[tuple[float, float]] = []
+    for b in blocks:
+        s = [rel[c] for c in b]
+        steps = [(s[i + 1] - s[i]) & 3 for i in range(len(s) - 1)]
+        first.append((s[0], s[-1]))
+        last.append((s[-1], s[0]))
+        within.append((sum(weights[a] for a in steps), sum(wr[a] for a in steps)))
+    n = len(blocks)
+    best = -math.inf
+    best_path: list[bool] = []
+    for o0 in (0, 1):
+        v = [within[0][0] if o0 == 0 else -math.inf, within[0][1] if o0 == 1 else -math.inf]
+        back: list[tuple[int, int]] = []
+        for i in range(1, n):
+            choice = [0, 0]
+            nv = [0.0, 0.0]
+            for o in (0, 1):
+                f = first[i][o]
+                c0 = v[0] + weights[(f - last[i - 1][0]) & 3]
+                c1 = v[1] + weights[(f - last[i - 1][1]) & 3]
+                choice[o] = 1 if c1 > c0 else 0
+                nv[o] = max(c0, c1) + within[i][o]
+            back.append((choice[0], choice[1]))
+            v = nv
+        f = first[0][o0]
+        for o in (0, 1):
+            total = v[o] + weights[(f - last[n - 1][o]) & 3]
+            if total > best:
+                best = total
+                path = [o]
+                for ch in reversed(back):
+                    path.append(ch[path[-1]])
+                path.reverse()
+                best_path = [bool(x) for x in path]
+    return best_path
+
+
+def advances(
+    blocks: Sequence[Sequence[Card]], rel: Sequence[int], reversed_blocks: Sequence[bool]
+) -> list[int]:
+    """Counts of advances 0..3 between neighbours of the reference, blocks oriented."""
     counts = [0, 0, 0, 0]
-    cards = [c for b in blocks for c in b]
+    cards = [c for b, r in zip(blocks, reversed_blocks, strict=True) for c in (b[::-1] if r else b)]
     n = len(cards)
     for i in range(n):
         counts[(rel[cards[(i + 1) % n]] - rel[cards[i]]) & 3] += 1

@@ -1,0 +1,316 @@
+"""The stacked-deal detector: calibration, power on unshuffled packs, the API's edges."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+
+import pytest
+
+from audit.cards import Seat, Side
+from audit.deal import PATTERN_67, PATTERN_445, PATTERN_ONE_AT_A_TIME, PATTERNS, deal_from_order
+from audit.errors import FairplayError, RulesetError
+from audit.stacking import METHOD_HANDS, METHOD_ORDER, combine_p_values, stacking_test
+from audit.stacking.hands import advance_score
+from audit.stacking.order import (
+    cyclic_descents,
+    exact_p_value,
+    min_cyclic_descents,
+    most_likely_riffles,
+)
+from audit.stacking.reference import reference_from_gathered
+from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle, thorough
+from audit.stacking.tables import MIN_P, load_tables, pattern_tables
+
+ALL_PATTERNS = list(PATTERNS.values())
+
+
+def _case(rng: random.Random, riffles: int | None, pattern: tuple[int, ...] = PATTERN_445) -> tuple:
+    """(tricks, gathered, pack as gathered, dealt order, dealer, deal)."""
+    tricks, gathered = random_tricks(rng)
+    pack = gathered_pack(tricks, gathered, rng)
+    dealt = thorough(rng) if riffles is None else cut(riffle(pack, riffles, rng), rng)
+    dealer = Seat(rng.randrange(4))
+    return tricks, gathered, pack, dealt, dealer, deal_from_order(dealt, dealer, pattern)
+
+
+# --- calibration on honest shuffles -------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS, ids=list(PATTERNS))
+def test_hands_p_values_are_uniform_on_thorough_shuffles(pattern: tuple[int, ...]) -> None:
+    rng = random.Random(11)
+    ps = []
+    for _ in range(3000):
+        tricks, gathered, _, _, dealer, deal = _case(rng, None, pattern)
+        r = stacking_test(tricks, gathered, None, deal, dealer, pattern)
+        assert r is not None and r.method == METHOD_HANDS
+        ps.append(r.p_value)
+    n = len(ps)
+    for q in (0.05, 0.2, 0.5, 0.8):
+        share = sum(p <= q for p in ps) / n
+        # binomial sd at n=3000 is at most 0.0092: allow 4 sd plus the table's own error
+        assert abs(share - q) < 0.04, (q, share)
+    assert sum(p <= 0.01 for p in ps) <= 0.01 * n + 4 * math.sqrt(0.01 * n) + 5
+
+
+@pytest.mark.parametrize("collected", [False, True])
+def test_order_p_values_are_valid_on_thorough_shuffles(collected: bool) -> None:
+    rng = random.Random(12)
+    ps = []
+    for _ in range(3000):
+        tricks, gathered, pack, dealt, dealer, deal = _case(rng, None)
+        r = stacking_test(
+            tricks,
+            None if collected else gathered,
+            pack if collected else None,
+            deal,
+            dealer,
+            PATTERN_445,
+            dealt,
+        )
+        assert r is not None and r.method == METHOD_ORDER
+        ps.append(r.p_value)
+    n = len(ps)
+    # the count of rising sequences is an integer: P(p <= q) <= q, tight at its atoms
+    for q in (0.01, 0.05, 0.2, 0.5, 0.8):
+        share = sum(p <= q for p in ps) / n
+        assert share <= q + 4 * math.sqrt(q * (1 - q) / n) + 0.01, (q, share)
+    assert 0.35 < sum(ps) / n < 0.65
+
+
+def test_cyclic_descents_follow_the_eulerian_law() -> None:
+    rng = random.Random(13)
+    ref = list(range(52))
+    n = 20000
+    ws = []
+    for _ in range(n):
+        pos = list(range(52))
+        rng.shuffle(pos)
+        ws.append(cyclic_descents(ref, pos))
+    for w in (22, 25, 27, 30):
+        share = sum(x <= w for x in ws) / n
+        assert abs(share - exact_p_value(w)) < 0.015, (w, share, exact_p_value(w))
+    assert exact_p_value(52) == pytest.approx(1.0)
+    assert exact_p_value(1) == pytest.approx(1 / math.factorial(51))
+    assert sum(ws) / n == pytest.approx(26.0, abs=0.1)
+
+
+# --- power ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS, ids=list(PATTERNS))
+@pytest.mark.parametrize("with_order", [False, True])
+def test_a_pack_only_cut_is_always_caught(pattern: tuple[int, ...], with_order: bool) -> None:
+    rng = random.Random(21)
+    for _ in range(40):
+        tricks, gathered, _, dealt, dealer, deal = _case(rng, 0, pattern)
+        r = stacking_test(
+            tricks, gathered, None, deal, dealer, pattern, dealt if with_order else None
+        )
+        assert r is not None
+        assert r.p_value < 1e-6, r
+        assert r.evidence["riffles"] == 0
+
+
+def test_one_at_a_time_spreads_every_trick_of_an_unshuffled_pack() -> None:
+    rng = random.Random(22)
+    tricks, gathered, _, _, dealer, deal = _case(rng, 0, PATTERN_ONE_AT_A_TIME)
+    r = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_ONE_AT_A_TIME)
+    assert r is not None and r.p_value < 1e-9
+    assert r.evidence["tricks_spread"] == list(range(1, 14))
+    assert r.evidence["tricks_together"] == []
+    assert r.evidence["advances"][1] >= 48  # neighbours land in the next hand
+
+
+def test_packets_keep_tricks_together_in_an_unshuffled_pack() -> None:
+    rng = random.Random(23)
+    tricks, gathered, _, _, dealer, deal = _case(rng, 0, PATTERN_67)
+    r = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_67)
+    assert r is not None and r.p_value < 1e-9
+    assert len(r.evidence["tricks_together"]) >= 6
+
+
+def test_one_riffle_in_packets_is_caught_from_the_hands() -> None:
+    rng = random.Random(24)
+    caught = 0
+    for _ in range(100):
+        tricks, gathered, _, _, dealer, deal = _case(rng, 1)
+        r = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445)
+        assert r is not None
+        caught += r.p_value <= 0.001
+    assert caught >= 97
+
+
+def test_four_riffles_are_seen_in_the_dealt_order_and_named() -> None:
+    rng = random.Random(25)
+    caught = 0
+    named = []
+    for _ in range(100):
+        tricks, gathered, pack, dealt, dealer, deal = _case(rng, 4)
+        r = stacking_test(tricks, None, pack, deal, dealer, PATTERN_445, dealt)
+        assert r is not None
+        caught += r.p_value <= 0.001
+        named.append(r.evidence["riffles"])
+    assert caught >= 97  # with `collected` the reference is exact
+    assert max(set(named), key=named.count) == 4
+
+
+def test_combined_evidence_catches_a_dealer_who_riffles_twice() -> None:
+    rng = random.Random(26)
+    ps = []
+    for _ in range(20):
+        tricks, gathered, _, _, dealer, deal = _case(rng, 2)
+        r = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445)
+        assert r is not None
+        ps.append(r.p_value)
+    assert combine_p_values(ps) < 1e-6
+
+
+# --- invariances and the dynamic programmes ----------------------------------------
+
+
+def test_the_result_does_not_depend_on_seat_names_or_pile_order() -> None:
+    rng = random.Random(31)
+    tricks, gathered, _, dealt, dealer, deal = _case(rng, 2)
+    base = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445, None)
+    turned = {Seat((s + 1) & 3): cards for s, cards in deal.items()}
+    moved = stacking_test(tricks, gathered, None, turned, dealer.left, PATTERN_445, None)
+    assert base is not None and moved is not None
+    assert moved.p_value == pytest.approx(base.p_value)
+    # which pile went on top is unknown and irrelevant: swapping the sides' lists only
+    # rotates the cycle
+    swapped = {Side.NS: gathered[Side.EW], Side.EW: gathered[Side.NS]}
+    other = stacking_test(tricks, swapped, None, deal, dealer, PATTERN_445, None)
+    assert other is not None and other.p_value == pytest.approx(base.p_value)
+
+
+def test_orientation_programmes_match_brute_force() -> None:
+    rng = random.Random(32)
+    tricks, gathered, _, dealt, dealer, deal = _case(rng, 3)
+    ref = reference_from_gathered(tricks, gathered)
+    assert ref is not None
+    pos = [0] * 52
+    for i, c in enumerate(dealt):
+        pos[c] = i
+    rel = [0] * 52
+    for seat, cards in deal.items():
+        for c in cards:
+            rel[c] = (seat - dealer - 1) & 3
+    weights = [0.6, 0.5, -1.5, -3.6]
+    best = 10**9
+    total = 0.0
+    for flips in itertools.product((False, True), repeat=13):
+        cards = [c for b, f in zip(ref.blocks, flips, strict=True) for c in (b[::-1] if f else b)]
+        best = min(best, cyclic_descents(cards, pos))
+        s = sum(weights[(rel[cards[(i + 1) % 52]] - rel[cards[i]]) & 3] for i in range(52))
+        total += math.exp(s)
+    w, flips_found = min_cyclic_descents(ref.blocks, pos)
+    assert w == best
+    cards = [c for b, f in zip(ref.blocks, flips_found, strict=True) for c in (b[::-1] if f else b)]
+    assert cyclic_descents(cards, pos) == w
+    assert advance_score(ref.blocks, rel, weights) == pytest.approx(math.log(total))
+
+
+def test_most_likely_riffles_follows_the_bayer_diaconis_bound() -> None:
+    assert most_likely_riffles(1)[0] == 0
+    assert most_likely_riffles(2)[0] == 1
+    assert most_likely_riffles(16)[0] == 4
+    assert most_likely_riffles(26)[0] >= 7
+
+
+def test_tables_are_monotone_and_floored() -> None:
+    for pattern in ALL_PATTERNS:
+        t = pattern_tables(pattern)
+        assert t is not None
+        scores = [-1e6, *t.null_tail, t.null_tail[-1] + 5, 1e6]
+        ps = [t.p_value(s) for s in scores]
+        assert ps[0] == 1.0 and ps[-1] == MIN_P, ps[:3]
+        assert all(a >= b for a, b in itertools.pairwise(ps))
+    tables = load_tables()
+    order_ps = [tables.order_p_value(w) for w in range(0, 53)]
+    assert all(a <= b for a, b in itertools.pairwise(order_ps))
+    assert order_ps[-1] == 1.0
+
+
+# --- API edges ---------------------------------------------------------------------
+
+
+def test_not_testable_returns_none() -> None:
+    rng = random.Random(41)
+    tricks, gathered, pack, dealt, dealer, deal = _case(rng, None)
+    assert stacking_test(tricks, None, None, deal, dealer, PATTERN_445) is None
+    missing = {Side.NS: gathered[Side.NS], Side.EW: gathered[Side.EW][:-1]}
+    assert stacking_test(tricks, missing, None, deal, dealer, PATTERN_445) is None
+    short = dict(deal)
+    short[Seat.N] = short[Seat.N][:12]
+    assert stacking_test(tricks, gathered, None, short, dealer, PATTERN_445) is None
+    twice = dict(deal)
+    twice[Seat.N] = [*twice[Seat.N][:12], twice[Seat.E][0]]
+    assert stacking_test(tricks, gathered, None, twice, dealer, PATTERN_445) is None
+    assert stacking_test(tricks[:12], gathered, None, deal, dealer, PATTERN_445) is None
+    # a packet pattern without tables: only the full order can be tested
+    odd = (3, 3, 3, 4)
+    odd_deal = deal_from_order(dealt, dealer, odd)
+    assert stacking_test(tricks, gathered, None, odd_deal, dealer, odd) is None
+    r = stacking_test(tricks, gathered, None, odd_deal, dealer, odd, dealt)
+    assert r is not None and r.method == METHOD_ORDER
+
+
+def test_a_pattern_that_does_not_deal_thirteen_raises() -> None:
+    rng = random.Random(42)
+    tricks, gathered, _, _, dealer, deal = _case(rng, None)
+    with pytest.raises(RulesetError) as info:
+        stacking_test(tricks, gathered, None, deal, dealer, (4, 4, 4))
+    assert isinstance(info.value, FairplayError)
+    assert "deal_pattern" in str(info.value)
+
+
+def test_a_dealt_order_that_is_not_this_deal_is_set_aside() -> None:
+    rng = random.Random(43)
+    tricks, gathered, _, dealt, dealer, deal = _case(rng, 0)
+    wrong = dealt[1:] + dealt[:1]
+    r = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445, wrong)
+    assert r is not None and r.method == METHOD_HANDS
+    assert "set aside" in r.evidence["note"]
+
+
+def test_collected_is_preferred_and_exact() -> None:
+    rng = random.Random(44)
+    tricks, gathered, pack, dealt, dealer, deal = _case(rng, None)
+    r = stacking_test(tricks, gathered, pack, deal, dealer, PATTERN_445, dealt)
+    assert r is not None and r.evidence["reference"] == "collected"
+    assert r.p_value == pytest.approx(max(exact_p_value(int(r.statistic)), MIN_P))
+    # a collected list that is not a pack falls back to the gathering
+    r2 = stacking_test(tricks, gathered, pack[:51], deal, dealer, PATTERN_445, dealt)
+    assert r2 is not None and r2.evidence["reference"] == "gathered"
+
+
+def test_evidence_is_json() -> None:
+    rng = random.Random(45)
+    for with_order in (False, True):
+        tricks, gathered, _, dealt, dealer, deal = _case(rng, 1)
+        r = stacking_test(
+            tricks, gathered, None, deal, dealer, PATTERN_445, dealt if with_order else None
+        )
+        assert r is not None
+        text = json.dumps(r.as_dict())
+        back = json.loads(text)
+        assert back["p_value"] == r.p_value and back["method"] == r.method
+        assert 0.0 < r.p_value <= 1.0
+
+
+def test_combine_p_values() -> None:
+    assert combine_p_values([]) == 1.0
+    assert combine_p_values([0.3]) == pytest.approx(0.3)
+    x = -2 * 2 * math.log(0.05)
+    assert combine_p_values([0.05, 0.05]) == pytest.approx(math.exp(-x / 2) * (1 + x / 2))
+    assert combine_p_values([1.0, 1.0]) == 1.0
+    assert combine_p_values([0.0]) == pytest.approx(MIN_P)
+    # uniform p-values combine to a uniform p-value
+    rng = random.Random(46)
+    combined = [combine_p_values([rng.random() for _ in range(20)]) for _ in range(4000)]
+    for q in (0.05, 0.5):
+        assert abs(sum(c <= q for c in combined) / len(combined) - q) < 0.03
