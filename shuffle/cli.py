@@ -1,9 +1,10 @@
 """``fairplay shuffle``: a local ceremony for a physical table, and ``shuffle verify FILE``.
 
 The local ceremony prints the server commitment first, then takes each seat's seed
-(typed without echo, or from ``--seed-N``… flags or a ``--seeds`` file), prints the four
-seat commitments, then the pack order, the deal and the cayenne card, and last the
-complete transcript with the server's seed revealed (``--out`` writes it to a file).
+(typed without echo, or from ``--seed-N``… flags or a ``--seeds`` file) and prints its
+commitment; once all four are in it reveals the seeds and prints the pack order, the
+deal, the cayenne card and the deal number, and last the complete transcript with the
+server's seed revealed (``--out`` writes it to a file).
 A seat seed is either hexadecimal (32..128 hex digits) or a phrase of at least 16
 bytes of UTF-8, used as it is.
 """
@@ -118,17 +119,17 @@ def run_ceremony(args: argparse.Namespace, out: TextIO | None = None) -> int:
     print(f"table {args.table}, hand {args.hand}, dealer {args.dealer}, pack {args.pack}", file=out)
     print(f"server commitment: {ceremony.server_commitment.hex()}", file=out)
     given = _seeds_file(args.seeds) if args.seeds else {}
+    seeds: dict[Seat, bytes] = {}
     for seat in SEAT_ORDER:
         text = getattr(args, f"seed_{seat.name}") or given.get(seat.name)
         if text is None:
             text = getpass.getpass(f"{seat.name} ({players[seat] or 'no id'}), type your seed: ")
-        commitment = ceremony.commit_seed(seat, parse_seat_seed(text, seat))
+        seeds[seat] = parse_seat_seed(text, seat)
+        commitment = ceremony.commit_seed(seat, seeds[seat])
         print(f"{seat.name} commitment: {commitment.hex()}", file=out)
+    # All four commitments are in (and printed): the seeds are revealed.
     for seat in SEAT_ORDER:
-        text = getattr(args, f"seed_{seat.name}") or given.get(seat.name)
-        if text is None:
-            text = getpass.getpass(f"{seat.name}, type your seed again to reveal it: ")
-        ceremony.reveal(seat, parse_seat_seed(text, seat))
+        ceremony.reveal(seat, seeds[seat])
     if args.beacon:
         ceremony.set_beacon(parse_beacon(args.beacon))
     derived = ceremony.deal()

@@ -193,3 +193,25 @@ def test_record_hands_checked_against_their_shuffles(
     assert main(["shuffle", "verify", "--json", str(path)]) == 1
     summary = json.loads(capsys.readouterr().out)
     assert (summary["checked"], summary["failed"]) == (2, 1)
+
+
+def test_interactive_seeds_are_read_without_echo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+
+    prompts: list[str] = []
+    typed = iter(SEEDS.values())
+
+    def terminal(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(typed)
+
+    monkeypatch.setattr(getpass, "getpass", terminal)
+    out = tmp_path / "t.json"
+    assert main(["shuffle", "--player-E", "eli", "--out", str(out)]) == 0
+    assert [p[:1] for p in prompts] == ["N", "E", "S", "W"] and "eli" in prompts[1]
+    t = Transcript.from_json(json.loads(out.read_text()))
+    assert [e.seed for e in t.seats][2] == SEEDS["S"].encode()
+    text = capsys.readouterr().out
+    assert SEEDS["N"] not in text.split("transcript")[0]  # seeds are not echoed before the end
