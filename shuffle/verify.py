@@ -39,7 +39,6 @@ class Result(NamedTuple):
     pack_order: list[Card]
     """The dealing pack, first card dealt first (a record's ``dealt_order``)."""
     deal_number: int
-    transcript: Transcript
 
 
 def check_commitments(t: Transcript) -> None:
@@ -81,7 +80,7 @@ def verify(t: Transcript) -> Result:
             f"the stated cayenne card {CARD_TEXT[t.claimed_cayenne]} is not the derived "
             f"{CARD_TEXT[d.cayenne]}",
         )
-    return Result(d.deal, d.cayenne, d.pack_order, d.deal_number, t)
+    return Result(d.deal, d.cayenne, d.pack_order, d.deal_number)
 
 
 def verify_transcript(obj: object) -> Result:
@@ -97,8 +96,8 @@ def check_record_hand(hand: dict[str, Any], pattern: Sequence[int] | None = None
     """
     if "shuffle" not in hand:
         raise ShuffleFormatError("", "this hand carries no shuffle object")
-    result = verify_transcript(hand["shuffle"])
-    t = result.transcript
+    t = transcript_from_json(hand["shuffle"])
+    result = verify(t)
     if pattern is not None and tuple(pattern) != t.pattern:
         raise OutcomeMismatchError(
             "pattern", f"the shuffle deals {list(t.pattern)}, the ruleset {list(pattern)}"
