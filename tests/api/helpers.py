@@ -1,0 +1,61 @@
+"""Shared test helpers: players, tables and moving a hand to a given point."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from api.ceremony import seat_commitment
+from api.client import ApiCallError, Client, Identity
+from audit.cards import Seat
+
+SEATS = ("N", "E", "S", "W")
+
+
+@dataclass
+class Table:
+    client: Client
+    origin: str
+    id: str
+    players: dict[str, Identity]
+    seeds: dict[str, bytes] = field(default_factory=dict)
+
+    def hand(self, number: int = 1) -> dict[str, Any]:
+        return self.client.hand(self.id, number)
+
+    def act(self, seat: str, kind: str, body: dict[str, Any], number: int = 1, **override: Any) -> dict[str, Any]:
+        h = self.hand(number)
+        seq = override.pop("seq", h["next_seq"])
+        prev = override.pop("prev", h["last_hash"])
+        ident = override.pop("identity", self.players[seat])
+        return self.client.act(ident, self.origin, self.id, number, seq, prev, kind, body)
+
+    def commit_all(self, number: int = 1) -> None:
+        for seat in SEATS:
+            self.seeds[seat] = secrets.token_bytes(32)
+            c = seat_commitment(self.seeds[seat], Seat.parse(seat), self.players[seat].id, self.id, number)
+            self.act(seat, "commit", {"commitment": c}, number)
+
+    def reveal_all(self, number: int = 1) -> None:
+        for seat in SEATS:
+            self.act(seat, "reveal", {"seed": self.seeds[seat].hex()}, number)
+
+    def cards(self, seat: str, number: int = 1) -> dict[str, Any]:
+        return self.client.cards(self.players[seat], self.id, number, seat)
+
+
+def open_table(client: Client, origin: str, name: str = "t", ruleset: dict[str, Any] | None = None) -> Table:
+    players = {s: Identity.generate(f"{name}-{s}") for s in SEATS}
+    for s, ident in players.items():
+        client.register(ident, f"{name}-{s}")
+    t = client.create_table({s: i.id for s, i in players.items()}, name=name, ruleset=ruleset)
+    return Table(client, origin, t["id"], players)
+
+
+def error_of(call: Any) -> ApiCallError:
+    try:
+        call()
+    except ApiCallError as exc:
+        return exc
+    raise AssertionError("the call succeeded")
