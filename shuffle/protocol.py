@@ -238,13 +238,12 @@ def _join(path: str, key: str) -> str:
 def _text(value: object, path: str, *, allow_empty: bool) -> str:
     if not isinstance(value, str):
         raise ShuffleFormatError(path, "must be a string")
-    n = len(value.encode("utf-8", "surrogatepass"))
-    if n > kdf.MAX_TEXT_BYTES or (n == 0 and not allow_empty):
-        raise ShuffleFormatError(path, f"must be {0 if allow_empty else 1}..256 bytes of UTF-8")
     try:
-        value.encode()
+        n = len(value.encode())
     except UnicodeEncodeError:
         raise ShuffleFormatError(path, "is not valid Unicode text") from None
+    if n > kdf.MAX_TEXT_BYTES or (n == 0 and not allow_empty):
+        raise ShuffleFormatError(path, f"must be {0 if allow_empty else 1}..256 bytes of UTF-8")
     return value
 
 
