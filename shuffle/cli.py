@@ -44,7 +44,11 @@ def register(subparsers: Any) -> None:
     )
     for seat in SEAT_ORDER:
         p.add_argument(f"--player-{seat.name}", default="", metavar="ID", help=f"{seat.name}'s id")
-        p.add_argument(f"--seed-{seat.name}", metavar="SEED", help=f"{seat.name}'s seed")
+        p.add_argument(
+            f"--seed-{seat.name}",
+            metavar="SEED",
+            help=f"{seat.name}'s seed (scripts only: at a table, type it at the prompt)",
+        )
     p.add_argument("--seeds", type=Path, help='JSON file {"N": seed, "E": …} (hex or phrase)')
     p.add_argument("--beacon", metavar="SOURCE:ROUND:HEX", help="public beacon value to mix in")
     p.add_argument("--out", type=Path, help="write the complete transcript (JSON) here")
