@@ -95,8 +95,8 @@ def verify_bundle(
     its later one, or be no larger than them and agree when sizes match; a smaller saved
     tree is reported as not checked. Returns a summary dict.
     """
-    verifier = verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(
-        verifier_key
+    verifier = (
+        verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
     )
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
         raise LogInconsistent(f"bundle.format: must be {FORMAT!r}")

@@ -43,8 +43,9 @@ def _open(args: argparse.Namespace, *, signed: bool) -> Log:
     origin = getattr(args, "origin", None)
     if signed and origin is None and signer is not None:
         origin = None
-    return open_log(args.db, origin, signer,
-                    require_registered_keys=not getattr(args, "any_key", False))
+    return open_log(
+        args.db, origin, signer, require_registered_keys=not getattr(args, "any_key", False)
+    )
 
 
 def _keygen(args: argparse.Namespace) -> int:
@@ -94,8 +95,12 @@ def _verify_log(args: argparse.Namespace) -> int:
         findings = verify_log(log, verifier=vkey, saved_checkpoints=saved)
         size = log.size()
     if args.json:
-        print(json.dumps({"ok": not findings, "size": size,
-                          "findings": [f.as_dict() for f in findings]}, indent=2))
+        print(
+            json.dumps(
+                {"ok": not findings, "size": size, "findings": [f.as_dict() for f in findings]},
+                indent=2,
+            )
+        )
     else:
         for f in findings:
             print(f.text())
@@ -139,8 +144,11 @@ def _verify_bundle(args: argparse.Namespace) -> int:
         f"OK: table {summary['table']} hand {summary['hand']}: {summary['events']} signed "
         f"events in order, included in checkpoint {summary['checkpoint_size']} of "
         f"{summary['origin']}"
-        + (f", consistent with checkpoint {summary['later_size']}"
-           if summary["later_size"] != summary["checkpoint_size"] else "")
+        + (
+            f", consistent with checkpoint {summary['later_size']}"
+            if summary["later_size"] != summary["checkpoint_size"]
+            else ""
+        )
         + f"; saved checkpoint: {summary['saved_checkpoint']}"
     )
     return 0
@@ -148,8 +156,10 @@ def _verify_bundle(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "log", help="administer and audit the signed hand log",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "log",
+        help="administer and audit the signed hand log",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="log_command", metavar="LOGCOMMAND")
     p.set_defaults(func=lambda a: (p.print_help(sys.stderr), 2)[1])
@@ -174,22 +184,33 @@ def register(subparsers: Any) -> None:
     a = sub.add_parser("append", help="verify and append signed events (JSON list or lines)")
     db_args(a, True)
     a.add_argument("events", help="file, or - for stdin")
-    a.add_argument("--any-key", action="store_true",
-                   help="accept any key that verifies (no actor key registry)")
+    a.add_argument(
+        "--any-key",
+        action="store_true",
+        help="accept any key that verifies (no actor key registry)",
+    )
     a.set_defaults(func=_append)
 
     c = sub.add_parser("checkpoint", help="print the signed checkpoint (issuing one if needed)")
     db_args(c, True)
-    c.add_argument("--min-interval", type=float, default=0.0,
-                   help="reuse the latest checkpoint if younger than this many seconds")
+    c.add_argument(
+        "--min-interval",
+        type=float,
+        default=0.0,
+        help="reuse the latest checkpoint if younger than this many seconds",
+    )
     c.set_defaults(func=_checkpoint)
 
     v = sub.add_parser("verify", help="check a whole log: signatures, chains, tree, checkpoints")
     v.add_argument("--db", required=True)
     v.add_argument("--origin")
     v.add_argument("--vkey", help="the log's verifier key (text or file); default: stored")
-    v.add_argument("--checkpoint", action="append", default=[],
-                   help="a checkpoint note saved earlier (repeatable)")
+    v.add_argument(
+        "--checkpoint",
+        action="append",
+        default=[],
+        help="a checkpoint note saved earlier (repeatable)",
+    )
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_verify_log)
 

@@ -202,7 +202,9 @@ def verify_event(
     ev = check_event(event)
     verifier = event_verifier(ev)
     if public_key is not None:
-        expected = public_key if isinstance(public_key, Verifier) else Verifier.from_text(public_key)
+        expected = (
+            public_key if isinstance(public_key, Verifier) else Verifier.from_text(public_key)
+        )
         if expected != verifier:
             raise LogSignatureInvalid(
                 f"event is signed by {verifier.name}+{verifier.key_id}, "

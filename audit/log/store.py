@@ -75,6 +75,10 @@ class _Backend:
         """A context manager: one transaction holding the log's writer lock."""
         raise NotImplementedError
 
+    def schema_lock(self) -> Any:
+        """A context manager: one transaction serialising schema migrations."""
+        return self.write()
+
     def close(self) -> None:
         raise NotImplementedError
 
@@ -131,7 +135,9 @@ class _Postgres(_Backend):
             self.conn = psycopg.connect(url, autocommit=True)
             if schema:
                 ident = _pg_ident(schema)
-                self.conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                with self.conn.transaction():  # concurrent CREATE SCHEMA IF NOT EXISTS races
+                    self.conn.execute("SELECT pg_advisory_xact_lock(hashtext('log schema'))")
+                    self.conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
                 self.conn.execute(f"SET search_path TO {ident}")
         except psycopg.Error as exc:
             raise StoreError(f"cannot open PostgreSQL log: {exc}") from exc
@@ -140,23 +146,29 @@ class _Postgres(_Backend):
         return sql.replace("?", "%s")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        rows = self.conn.execute(self._sql(sql), tuple(params) or None).fetchall()  # type: ignore[arg-type]
+        rows = self.conn.execute(self._sql(sql), tuple(params) or None).fetchall()
         return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows]
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         if params:
-            self.conn.execute(self._sql(sql), tuple(params))  # type: ignore[arg-type]
+            self.conn.execute(self._sql(sql), tuple(params))
         else:
-            self.conn.execute(sql)  # type: ignore[arg-type]
+            self.conn.execute(sql)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self.conn.cursor() as cur:
-            cur.executemany(self._sql(sql), rows)  # type: ignore[arg-type]
+            cur.executemany(self._sql(sql), rows)
 
     @contextmanager
     def write(self) -> Iterator[None]:
         with self.conn.transaction():
             self.conn.execute("LOCK TABLE log_entries IN SHARE ROW EXCLUSIVE MODE")
+            yield
+
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        with self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))")
             yield
 
     def close(self) -> None:
@@ -186,17 +198,8 @@ def _connect(url: str) -> _Backend:
 
 
 def _migrate(db: _Backend, now: float) -> None:
-    if db.kind == "postgresql":
-        with db.write_schema():  # type: ignore[attr-defined]
-            _apply(db, now)
-    else:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            _apply(db, now)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    with db.schema_lock():
+        _apply(db, now)
 
 
 def _apply(db: _Backend, now: float) -> None:
@@ -211,16 +214,6 @@ def _apply(db: _Backend, now: float) -> None:
             "INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
             (m.version, m.description, now),
         )
-
-
-@contextmanager
-def _pg_schema_lock(self: _Postgres) -> Iterator[None]:
-    with self.conn.transaction():
-        self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))")
-        yield
-
-
-_Postgres.write_schema = _pg_schema_lock  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- the log
@@ -256,10 +249,11 @@ class Log:
 
     def _init_meta(self) -> None:
         with self._lock, self._write():
-            meta = dict(self._db.query("SELECT name, value FROM log_meta"))  # type: ignore[arg-type]
+            meta = dict(self._db.query("SELECT name, value FROM log_meta"))
             if "origin" not in meta:
-                self._db.execute("INSERT INTO log_meta (name, value) VALUES (?, ?)",
-                                 ("origin", self.origin))
+                self._db.execute(
+                    "INSERT INTO log_meta (name, value) VALUES (?, ?)", ("origin", self.origin)
+                )
             elif meta["origin"] != self.origin:
                 raise StoreError(
                     f"this database holds the log {meta['origin']!r}, not {self.origin!r}"
@@ -267,8 +261,9 @@ class Log:
             if self.signer is not None:
                 vkey = self.signer.verifier_key()
                 if "verifier_key" not in meta:
-                    self._db.execute("INSERT INTO log_meta (name, value) VALUES (?, ?)",
-                                     ("verifier_key", vkey))
+                    self._db.execute(
+                        "INSERT INTO log_meta (name, value) VALUES (?, ?)", ("verifier_key", vkey)
+                    )
                 elif meta["verifier_key"] != vkey:
                     raise StoreError(
                         f"the log is signed by {meta['verifier_key']}, not by the given key"
@@ -476,17 +471,20 @@ class Log:
 
     def entries(self, start: int, end: int) -> list[dict[str, Any]]:
         """The events of entries ``[start, end)``."""
-        return [parse_event(leaf, entry=start + i) for i, leaf in enumerate(self.leaves(start, end))]
+        return [
+            parse_event(leaf, entry=start + i) for i, leaf in enumerate(self.leaves(start, end))
+        ]
 
     def hand_events(self, table: str, hand: str | int) -> list[dict[str, Any]]:
         """``[{"index": i, "event": {...}}, ...]`` of one hand, in ``seq`` order."""
         with self._lock:
             rows = self._db.query(
-                "SELECT idx, leaf FROM log_entries WHERE table_id = ? AND hand_id = ?"
-                " ORDER BY seq",
+                "SELECT idx, leaf FROM log_entries WHERE table_id = ? AND hand_id = ? ORDER BY seq",
                 (table, str(hand)),
             )
-        return [{"index": int(i), "event": parse_event(bytes(leaf), entry=int(i))} for i, leaf in rows]
+        return [
+            {"index": int(i), "event": parse_event(bytes(leaf), entry=int(i))} for i, leaf in rows
+        ]
 
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
         """The audit path of entry ``index`` in the tree of ``size`` (default: current)."""
@@ -568,8 +566,9 @@ class Log:
     def checkpoints(self) -> list[str]:
         """Every stored checkpoint note, by increasing size."""
         with self._lock:
-            return [str(r[0]) for r in self._db.query(
-                "SELECT note FROM log_checkpoints ORDER BY size")]
+            return [
+                str(r[0]) for r in self._db.query("SELECT note FROM log_checkpoints ORDER BY size")
+            ]
 
     def first_checkpoint_covering(self, size: int) -> str | None:
         """The smallest stored checkpoint whose tree has at least ``size`` entries."""

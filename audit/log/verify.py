@@ -24,7 +24,7 @@ from typing import Any
 
 from audit.log import merkle
 from audit.log.checkpoint import parse as parse_checkpoint
-from audit.log.errors import LogError, LogInconsistent, LogSignatureInvalid
+from audit.log.errors import LogChainBroken, LogError, LogInconsistent, LogSignatureInvalid
 from audit.log.events import parse_event, verify_event
 from audit.log.keys import Verifier
 from audit.log.note import verify as verify_note
@@ -65,8 +65,10 @@ def verify_log(
     """Audit the whole log; return the findings (empty when everything holds)."""
     findings: list[Finding] = []
     db = log._db
-    key = verifier if isinstance(verifier, Verifier) or verifier is None else Verifier.from_text(
+    key = (
         verifier
+        if isinstance(verifier, Verifier) or verifier is None
+        else Verifier.from_text(verifier)
     )
     stored_vkey = dict(db.query("SELECT name, value FROM log_meta")).get("verifier_key")
     if key is None:
@@ -86,8 +88,11 @@ def verify_log(
     count_row = db.query("SELECT COUNT(*) FROM log_entries")
     if int(count_row[0][0]) != size:
         findings.append(
-            Finding("LOG_INCONSISTENT", f"{size - int(count_row[0][0])} entries are missing "
-                    f"below index {size} (indices must be dense)")
+            Finding(
+                "LOG_INCONSISTENT",
+                f"{size - int(count_row[0][0])} entries are missing "
+                f"below index {size} (indices must be dense)",
+            )
         )
 
     cp_rows = [
@@ -122,15 +127,21 @@ def verify_log(
             while expected_idx < idx:
                 findings.append(Finding("LOG_INCONSISTENT", "entry is missing", expected_idx))
                 expected_idx += 1
-                created.extend((lv, i, h, expected_idx - 1)
-                               for lv, i, h in frontier.append(b"\x00" * 32))
+                created.extend(
+                    (lv, i, h, expected_idx - 1) for lv, i, h in frontier.append(b"\x00" * 32)
+                )
             expected_idx = idx + 1
             created.extend((lv, i, h, idx) for lv, i, h in frontier.append(merkle.leaf_hash(leaf)))
             if frontier.size in wanted_sizes:
                 roots[frontier.size] = frontier.root()
             _check_entry(
-                findings, log.origin, registry, heads, idx,
-                (str(table), str(hand), int(seq), str(actor), str(etype), str(ehash)), leaf,
+                findings,
+                log.origin,
+                registry,
+                heads,
+                idx,
+                (str(table), str(hand), int(seq), str(actor), str(etype), str(ehash)),
+                leaf,
             )
         _check_nodes(findings, log, created)
         start += batch
@@ -139,8 +150,10 @@ def verify_log(
     node_count = int(db.query("SELECT COUNT(*) FROM log_nodes")[0][0])
     if node_count != expected_nodes:
         findings.append(
-            Finding("LOG_INCONSISTENT",
-                    f"log_nodes has {node_count} hashes, a tree of {size} has {expected_nodes}")
+            Finding(
+                "LOG_INCONSISTENT",
+                f"log_nodes has {node_count} hashes, a tree of {size} has {expected_nodes}",
+            )
         )
 
     for cp_size, cp_root, note_text in cp_rows:
@@ -152,39 +165,57 @@ def verify_log(
             findings.append(Finding(exc.code, f"stored checkpoint {cp_size}: {exc.message}"))
             continue
         if cp.size != cp_size or cp.origin != log.origin:
-            findings.append(Finding("LOG_INCONSISTENT",
-                                    f"stored checkpoint {cp_size}: note names size {cp.size} "
-                                    f"of {cp.origin!r}"))
+            findings.append(
+                Finding(
+                    "LOG_INCONSISTENT",
+                    f"stored checkpoint {cp_size}: note names size {cp.size} of {cp.origin!r}",
+                )
+            )
         if not hmac.compare_digest(cp.root, cp_root):
-            findings.append(Finding("LOG_INCONSISTENT",
-                                    f"stored checkpoint {cp_size}: root column differs from the note"))
+            findings.append(
+                Finding(
+                    "LOG_INCONSISTENT",
+                    f"stored checkpoint {cp_size}: root column differs from the note",
+                )
+            )
         _check_root(findings, f"stored checkpoint {cp_size}", cp.size, cp.root, roots, size)
     for cp in saved:
         if cp.origin != log.origin:
-            findings.append(Finding("LOG_INCONSISTENT",
-                                    f"saved checkpoint is of {cp.origin!r}, not {log.origin!r}"))
+            findings.append(
+                Finding(
+                    "LOG_INCONSISTENT", f"saved checkpoint is of {cp.origin!r}, not {log.origin!r}"
+                )
+            )
             continue
         _check_root(findings, f"saved checkpoint {cp.size}", cp.size, cp.root, roots, size)
     return findings
 
 
 def _check_root(
-    findings: list[Finding], what: str, cp_size: int, root: bytes, roots: dict[int, bytes],
+    findings: list[Finding],
+    what: str,
+    cp_size: int,
+    root: bytes,
+    roots: dict[int, bytes],
     size: int,
 ) -> None:
     if cp_size > size:
-        findings.append(Finding(
-            "LOG_INCONSISTENT",
-            f"{what}: rollback or truncation: the log has {size} entries, the checkpoint "
-            f"signed by the log shows {cp_size}",
-        ))
+        findings.append(
+            Finding(
+                "LOG_INCONSISTENT",
+                f"{what}: rollback or truncation: the log has {size} entries, the checkpoint "
+                f"signed by the log shows {cp_size}",
+            )
+        )
     elif cp_size in roots and not hmac.compare_digest(roots[cp_size], root):
-        findings.append(Finding(
-            "LOG_INCONSISTENT",
-            f"{what}: the log's first {cp_size} entries do not have the checkpoint's root "
-            "(history rewritten)",
-            cp_size - 1 if cp_size else None,
-        ))
+        findings.append(
+            Finding(
+                "LOG_INCONSISTENT",
+                f"{what}: the log's first {cp_size} entries do not have the checkpoint's root "
+                "(history rewritten)",
+                cp_size - 1 if cp_size else None,
+            )
+        )
 
 
 def _check_entry(
@@ -206,15 +237,20 @@ def _check_entry(
     if ev["origin"] != origin:
         findings.append(Finding("LOG_INCONSISTENT", f"event origin {ev['origin']!r}", idx))
     for name, column, value in (
-        ("table", "table_id", table), ("hand", "hand_id", hand), ("seq", "seq", seq),
-        ("actor", "actor", actor), ("type", "type", etype),
+        ("table", "table_id", table),
+        ("hand", "hand_id", hand),
+        ("seq", "seq", seq),
+        ("actor", "actor", actor),
+        ("type", "type", etype),
     ):
         if ev[name] != value:
             findings.append(
                 Finding("LOG_INCONSISTENT", f"column {column} differs from the event's {name}", idx)
             )
     if ehash != real_hash:
-        findings.append(Finding("LOG_INCONSISTENT", "column event_hash differs from the entry", idx))
+        findings.append(
+            Finding("LOG_INCONSISTENT", "column event_hash differs from the entry", idx)
+        )
     try:
         verify_event(ev, entry=idx)
     except LogError as exc:
@@ -222,29 +258,38 @@ def _check_entry(
     allowed = registry.get(ev["actor"])
     if allowed is not None and ev["key"] not in allowed:
         findings.append(
-            Finding("LOG_SIGNATURE_INVALID",
-                    f"signing key is not registered for actor {ev['actor']!r}", idx)
+            Finding(
+                "LOG_SIGNATURE_INVALID",
+                f"signing key is not registered for actor {ev['actor']!r}",
+                idx,
+            )
         )
     head_key = (ev["table"], ev["hand"])
     head = heads.get(head_key)
     want_seq, want_prev = (0, None) if head is None else (head[0] + 1, head[1])
     if ev["seq"] != want_seq:
-        findings.append(Finding(
-            "LOG_CHAIN_BROKEN",
-            f"table {ev['table']!r} hand {ev['hand']!r}: seq {ev['seq']}, expected {want_seq}",
-            idx,
-        ))
+        findings.append(
+            Finding(
+                "LOG_CHAIN_BROKEN",
+                f"table {ev['table']!r} hand {ev['hand']!r}: seq {ev['seq']}, expected {want_seq}",
+                idx,
+            )
+        )
     elif ev["prev"] != want_prev:
-        findings.append(Finding(
-            "LOG_CHAIN_BROKEN",
-            f"table {ev['table']!r} hand {ev['hand']!r}: prev is not the hash of event "
-            f"seq {want_seq - 1}",
-            idx,
-        ))
+        findings.append(
+            Finding(
+                "LOG_CHAIN_BROKEN",
+                f"table {ev['table']!r} hand {ev['hand']!r}: prev is not the hash of event "
+                f"seq {want_seq - 1}",
+                idx,
+            )
+        )
     heads[head_key] = (ev["seq"], real_hash)
 
 
-def _check_nodes(findings: list[Finding], log: Log, created: list[tuple[int, int, bytes, int]]) -> None:
+def _check_nodes(
+    findings: list[Finding], log: Log, created: list[tuple[int, int, bytes, int]]
+) -> None:
     if not created:
         return
     stored: dict[int, bytes] = {}
@@ -259,14 +304,19 @@ def _check_nodes(findings: list[Finding], log: Log, created: list[tuple[int, int
         first, last = i << level, ((i + 1) << level) - 1
         span = f"entry {first}" if level == 0 else f"entries {first}..{last}"
         if got is None:
-            findings.append(Finding("LOG_INCONSISTENT",
-                                    f"stored tree lacks the hash of {span} (level {level})", idx))
+            findings.append(
+                Finding(
+                    "LOG_INCONSISTENT", f"stored tree lacks the hash of {span} (level {level})", idx
+                )
+            )
         elif not hmac.compare_digest(got, h):
-            findings.append(Finding(
-                "LOG_INCONSISTENT",
-                f"stored hash of {span} (level {level}) differs from the recomputed one",
-                first if level == 0 else idx,
-            ))
+            findings.append(
+                Finding(
+                    "LOG_INCONSISTENT",
+                    f"stored hash of {span} (level {level}) differs from the recomputed one",
+                    first if level == 0 else idx,
+                )
+            )
 
 
 def check_log(log: Log, **kwargs: Any) -> None:
@@ -274,11 +324,9 @@ def check_log(log: Log, **kwargs: Any) -> None:
     findings = verify_log(log, **kwargs)
     if findings:
         f = findings[0]
-        cls = {"LOG_SIGNATURE_INVALID": LogSignatureInvalid}.get(f.code, LogInconsistent)
-        if f.code == "LOG_CHAIN_BROKEN":
-            from audit.log.errors import LogChainBroken
-
-            cls = LogChainBroken
+        classes: dict[str, type[LogError]] = {
+            "LOG_SIGNATURE_INVALID": LogSignatureInvalid,
+            "LOG_CHAIN_BROKEN": LogChainBroken,
+        }
+        cls = classes.get(f.code, LogInconsistent)
         raise cls(f.message, entry=f.entry, details={"findings": len(findings)})
-
-

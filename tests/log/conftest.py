@@ -57,16 +57,30 @@ def players() -> dict[str, Signer]:
 
 
 def hand_events(
-    signers: list[Signer], table: str, hand: str, count: int, *, start: int = 0,
-    prev: str | None = None, origin: str = ORIGIN,
+    signers: list[Signer],
+    table: str,
+    hand: str,
+    count: int,
+    *,
+    start: int = 0,
+    prev: str | None = None,
+    origin: str = ORIGIN,
 ) -> list[dict[str, Any]]:
     """``count`` chained events of one hand, signed in turn by ``signers``."""
     out = []
     for seq in range(start, start + count):
         s = signers[seq % len(signers)]
         ev = sign_event(
-            make_event(origin=origin, table=table, hand=hand, seq=seq, prev=prev, actor=s.name,
-                       type="play", body={"card": seq % 52}),
+            make_event(
+                origin=origin,
+                table=table,
+                hand=hand,
+                seq=seq,
+                prev=prev,
+                actor=s.name,
+                type="play",
+                body={"card": seq % 52},
+            ),
             s,
         )
         prev = event_hash(ev)

@@ -28,7 +28,10 @@ def _spawn(
     extra = [] if start_at is None else [str(start_at)]
     return subprocess.Popen(
         [sys.executable, str(WRITER), url, table, str(batch), str(batches), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 
@@ -54,15 +57,18 @@ def _kill_after_acks(url: str, batch: int, acks_wanted: int) -> int:
 def test_kill_9_keeps_acknowledged_appends_and_no_half_batch(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    url = (f"sqlite:///{tmp_path / 'crash.db'}" if backend == "sqlite"
-           else str(request.getfixturevalue("pg_log_url")))
+    url = (
+        f"sqlite:///{tmp_path / 'crash.db'}"
+        if backend == "sqlite"
+        else str(request.getfixturevalue("pg_log_url"))
+    )
     batch = 7
     last_acked = _kill_after_acks(url, batch, 25)
     log = open_log(url)
     size = log.size()
-    assert size >= last_acked + 1            # every acknowledged append survived
-    assert size % batch == 0                 # and no batch was half written
-    assert verify_log(log) == []             # signatures, chains, tree all hold
+    assert size >= last_acked + 1  # every acknowledged append survived
+    assert size % batch == 0  # and no batch was half written
+    assert verify_log(log) == []  # signatures, chains, tree all hold
     # restart: a new writer continues the same log from where it stands
     proc = _spawn(url, "after", batch, 3)
     out, err = proc.communicate(timeout=120)
@@ -85,13 +91,13 @@ def test_concurrent_postgres_writers_keep_one_dense_tree(pg_log_url: str) -> Non
         total = writers * batch * batches
         assert log.size() == total
         idx = [r[0] for r in log._db.query("SELECT idx FROM log_entries ORDER BY idx")]
-        assert idx == list(range(total))    # dense sequence
-        assert verify_log(log) == []         # one consistent tree, every chain intact
+        assert idx == list(range(total))  # dense sequence
+        assert verify_log(log) == []  # one consistent tree, every chain intact
         leaves = log.leaves(0, total)
         assert log.root() == merkle.root_hash(leaves)
         # batches were interleaved between processes, yet each hand's chain is whole
         tables = [log.entries(i, i + 1)[0]["table"] for i in range(0, total, batch)]
-        switches = sum(1 for a, b in zip(tables, tables[1:]) if a != b)
+        switches = sum(1 for a, b in zip(tables, tables[1:], strict=False) if a != b)
         assert switches >= writers
 
 
@@ -120,7 +126,7 @@ def test_threads_share_one_log(tmp_path: Path) -> None:
         try:
             evs = hand_events([players[i]], "t", f"h{i}", 40)
             for k in range(0, 40, 4):
-                log.append(evs[k:k + 4])
+                log.append(evs[k : k + 4])
                 log.checkpoint()
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)

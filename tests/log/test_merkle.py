@@ -32,7 +32,9 @@ def test_hasher_unit_vectors(shared_dir: Path) -> None:
     assert merkle.leaf_hash(b"").hex() == vec[1]["hash_hex"]
     assert merkle.leaf_hash(bytes.fromhex(vec[2]["leaf_input_hex"])).hex() == vec[2]["hash_hex"]
     assert (
-        merkle.node_hash(bytes.fromhex(vec[3]["left_hex"]), bytes.fromhex(vec[3]["right_hex"])).hex()
+        merkle.node_hash(
+            bytes.fromhex(vec[3]["left_hex"]), bytes.fromhex(vec[3]["right_hex"])
+        ).hex()
         == vec[3]["hash_hex"]
     )
 
@@ -47,7 +49,10 @@ def test_standard_tree_roots_and_proofs(shared_dir: Path) -> None:
         proof = merkle.inclusion_proof(entries, p["leaf_index"])
         assert [h.hex() for h in proof] == p["audit_path_hex"]
         merkle.verify_inclusion(
-            bytes.fromhex(p["leaf_hash_hex"]), p["leaf_index"], p["tree_size"], proof,
+            bytes.fromhex(p["leaf_hash_hex"]),
+            p["leaf_index"],
+            p["tree_size"],
+            proof,
             bytes.fromhex(p["root_hex"]),
         )
     for p in std["consistency_proofs"]:
@@ -55,7 +60,10 @@ def test_standard_tree_roots_and_proofs(shared_dir: Path) -> None:
         proof = merkle.consistency_proof(entries, p["size1"])
         assert [h.hex() for h in proof] == p["proof_hex"]
         merkle.verify_consistency(
-            p["size1"], p["size2"], bytes.fromhex(p["root1_hex"]), bytes.fromhex(p["root2_hex"]),
+            p["size1"],
+            p["size2"],
+            bytes.fromhex(p["root1_hex"]),
+            bytes.fromhex(p["root2_hex"]),
             proof,
         )
 
@@ -67,12 +75,17 @@ def test_tessera_log_proofs(shared_dir: Path) -> None:
         sub = entries[: p["tree_size"]]
         assert merkle.leaf_hash(p["entry_utf8"].encode()) == _b64(p["leaf_hash_b64"])
         assert merkle.root_hash(sub) == _b64(p["root_b64"])
-        assert merkle.inclusion_proof(sub, p["leaf_index"]) == [_b64(x) for x in p["audit_path_b64"]]
+        assert merkle.inclusion_proof(sub, p["leaf_index"]) == [
+            _b64(x) for x in p["audit_path_b64"]
+        ]
     for p in tess["derived_locally_consistency_proofs"]:
         sub = entries[: p["size2"]]
         assert merkle.consistency_proof(sub, p["size1"]) == [_b64(x) for x in p["proof_b64"]]
         merkle.verify_consistency(
-            p["size1"], p["size2"], _b64(p["root1_b64"]), _b64(p["root2_b64"]),
+            p["size1"],
+            p["size2"],
+            _b64(p["root1_b64"]),
+            _b64(p["root2_b64"]),
             [_b64(x) for x in p["proof_b64"]],
         )
 

@@ -61,7 +61,9 @@ def test_signing_reproduces_published_signatures(shared_dir: Path) -> None:
     signer = Signer.from_text(tess["skey_published_test_only"])
     assert signer.verifier_key() == tess["vkey"]
     for size, published in tess["checkpoints_by_size"].items():
-        cp = checkpoint.verify_checkpoint(published, tess["vkey"], origin="example.com/log/testdata")
+        cp = checkpoint.verify_checkpoint(
+            published, tess["vkey"], origin="example.com/log/testdata"
+        )
         assert cp.size == int(size)
         entries = [e.encode() for e in tess["entries_utf8"][: cp.size]]
         assert cp.root == merkle.root_hash(entries)

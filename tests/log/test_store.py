@@ -29,7 +29,7 @@ from .conftest import ORIGIN, hand_events
 
 def _raw(url: str) -> Any:
     if url.startswith("sqlite:///"):
-        return sqlite3.connect(url[len("sqlite:///"):], isolation_level=None)
+        return sqlite3.connect(url[len("sqlite:///") :], isolation_level=None)
     import psycopg
 
     base, _, schema = url.partition("?schema=")
@@ -60,10 +60,13 @@ def test_appends_proofs_and_checkpoints(
     for size in (1, 2, 13, 26, 39):
         assert log.root(size) == merkle.root_hash(all_leaves[:size])
         for index in {0, size // 2, size - 1}:
-            assert log.inclusion_proof(index, size) == merkle.inclusion_proof(all_leaves[:size], index)
+            assert log.inclusion_proof(index, size) == merkle.inclusion_proof(
+                all_leaves[:size], index
+            )
         for size1 in {1, size // 3 or 1, size}:
             assert log.consistency_proof(size1, size) == merkle.consistency_proof(
-                all_leaves[:size], size1)
+                all_leaves[:size], size1
+            )
     # checkpoints: one per hand, stable when the tree has not grown
     notes = log.checkpoints()
     assert [verify_checkpoint(n_, log_signer.verifier_key()).size for n_ in notes] == [13, 26, 39]
@@ -93,8 +96,12 @@ def test_batches_are_atomic_and_chains_enforced(
         log.append([evs[2], evs[1]])
     with pytest.raises(LogChainBroken):
         log.append([evs[3]])
-    forged = sign_event(make_event(origin=ORIGIN, table="t", hand="h", seq=2, prev="0" * 64,
-                                   actor=north.name, type="play"), north)
+    forged = sign_event(
+        make_event(
+            origin=ORIGIN, table="t", hand="h", seq=2, prev="0" * 64, actor=north.name, type="play"
+        ),
+        north,
+    )
     with pytest.raises(LogChainBroken):
         log.append([forged])
     assert log.size() == 2
@@ -166,8 +173,13 @@ def test_reopen_migrations_origin_and_key(log_url: str, log_signer: Signer) -> N
 def test_schedule_stable_checkpoints(tmp_path: Any, log_signer: Signer) -> None:
     now = [1000.0]
     north = generate_signer("north")
-    log = open_log(str(tmp_path / "c.db"), ORIGIN, log_signer, require_registered_keys=False,
-                   clock=lambda: now[0])
+    log = open_log(
+        str(tmp_path / "c.db"),
+        ORIGIN,
+        log_signer,
+        require_registered_keys=False,
+        clock=lambda: now[0],
+    )
     evs = hand_events([north], "t", "h", 4)
     log.append(evs[:1])
     first = log.checkpoint(min_interval=60)
@@ -209,7 +221,9 @@ def test_rollback_rewrite_and_fork_evidence(tmp_path: Any, log_signer: Signer) -
     log.close()
 
 
-def test_bundle_tampering_is_named(tmp_path: Any, log_signer: Signer, players: dict[str, Signer]) -> None:
+def test_bundle_tampering_is_named(
+    tmp_path: Any, log_signer: Signer, players: dict[str, Signer]
+) -> None:
     seats = list(players.values())
     log = open_log(str(tmp_path / "b.db"), ORIGIN, log_signer, require_registered_keys=False)
     log.append(hand_events(seats, "t", "a", 5))

@@ -18,7 +18,8 @@ from audit.log.verify import verify_log
 from .conftest import ORIGIN, hand_events
 
 SQLITE_TRIGGERS = [
-    f"{t}_no_{op}" for t in ("log_entries", "log_nodes", "log_checkpoints", "log_actor_keys")
+    f"{t}_no_{op}"
+    for t in ("log_entries", "log_nodes", "log_checkpoints", "log_actor_keys")
     for op in ("update", "delete")
 ]
 
@@ -98,8 +99,14 @@ def test_any_flipped_tree_hash_is_detected(tampered: Any) -> None:
 
 @pytest.mark.parametrize(
     ("column", "value"),
-    [("table_id", "t9"), ("hand_id", "9"), ("seq", 50), ("actor", "mallory"), ("type", "claim"),
-     ("event_hash", "00" * 32)],
+    [
+        ("table_id", "t9"),
+        ("hand_id", "9"),
+        ("seq", 50),
+        ("actor", "mallory"),
+        ("type", "claim"),
+        ("event_hash", "00" * 32),
+    ],
 )
 def test_changed_index_columns_are_named(tampered: Any, column: str, value: Any) -> None:
     log, conn = tampered
@@ -112,18 +119,22 @@ def test_changed_index_columns_are_named(tampered: Any, column: str, value: Any)
 def test_checkpoint_and_key_tampering(tampered: Any) -> None:
     log, conn = tampered
     size, root, note = conn.execute(
-        "SELECT size, root, note FROM log_checkpoints ORDER BY size LIMIT 1").fetchone()
-    conn.execute("UPDATE log_checkpoints SET note = ? WHERE size = ?",
-                 (note.replace("\n7\n", "\n8\n"), size))
+        "SELECT size, root, note FROM log_checkpoints ORDER BY size LIMIT 1"
+    ).fetchone()
+    conn.execute(
+        "UPDATE log_checkpoints SET note = ? WHERE size = ?", (note.replace("\n7\n", "\n8\n"), size)
+    )
     assert [f.code for f in verify_log(log)] == ["LOG_SIGNATURE_INVALID"]
-    conn.execute("UPDATE log_checkpoints SET note = ?, root = ? WHERE size = ?",
-                 (note, b"\1" * 32, size))
+    conn.execute(
+        "UPDATE log_checkpoints SET note = ?, root = ? WHERE size = ?", (note, b"\1" * 32, size)
+    )
     assert [f.code for f in verify_log(log)] == ["LOG_INCONSISTENT"]
     conn.execute("UPDATE log_checkpoints SET root = ? WHERE size = ?", (root, size))
     # swap the registered key of a player for another key: their events are flagged
     mallory = generate_signer("north")
-    conn.execute("UPDATE log_actor_keys SET key_text = ? WHERE actor = 'north'",
-                 (mallory.verifier_key(),))
+    conn.execute(
+        "UPDATE log_actor_keys SET key_text = ? WHERE actor = 'north'", (mallory.verifier_key(),)
+    )
     flagged = {f.entry for f in verify_log(log) if f.code == "LOG_SIGNATURE_INVALID"}
     assert flagged == {0, 4, 7, 11}  # north signs seq 0 and 4 of each hand
 
@@ -136,8 +147,10 @@ def test_truncation_is_detected_against_saved_checkpoint(tampered: Any) -> None:
     conn.execute("DELETE FROM log_checkpoints WHERE size = ?", (size,))
     for level in range(6):
         lo = (size - 3) >> level
-        conn.execute("DELETE FROM log_nodes WHERE nid >= ? AND nid < ?",
-                     (nid(level, lo + (1 if (lo << level) < size - 3 else 0)), nid(level + 1, 0)))
+        conn.execute(
+            "DELETE FROM log_nodes WHERE nid >= ? AND nid < ?",
+            (nid(level, lo + (1 if (lo << level) < size - 3 else 0)), nid(level + 1, 0)),
+        )
     findings = verify_log(log, saved_checkpoints=[saved])
     assert any(f.code == "LOG_INCONSISTENT" and "rollback" in f.message for f in findings)
 
@@ -147,19 +160,35 @@ def test_chain_break_inserted_with_a_valid_signature(tmp_path: Path, log_signer:
     north = generate_signer("north")
     path = tmp_path / "c.db"
     evs = hand_events([north], "t", "h", 3)
-    skip = sign_event(make_event(origin=ORIGIN, table="t", hand="h", seq=2, prev=evs[0]["prev"] or
-                                 "ab" * 32, actor="north", type="play"), north)
+    skip = sign_event(
+        make_event(
+            origin=ORIGIN,
+            table="t",
+            hand="h",
+            seq=2,
+            prev=evs[0]["prev"] or "ab" * 32,
+            actor="north",
+            type="play",
+        ),
+        north,
+    )
     with open_log(str(path), ORIGIN, log_signer, require_registered_keys=False) as log:
         log.append(evs[:2])
     conn = _attacker(path)
     frontier = merkle.Frontier.from_nodes(
-        2, lambda ns: {n: conn.execute("SELECT hash FROM log_nodes WHERE nid = ?",
-                                       (nid(*n),)).fetchone()[0] for n in ns})
+        2,
+        lambda ns: {
+            n: conn.execute("SELECT hash FROM log_nodes WHERE nid = ?", (nid(*n),)).fetchone()[0]
+            for n in ns
+        },
+    )
     leaf = canonical_json(skip)
     import hashlib
 
-    conn.execute("INSERT INTO log_entries VALUES (2, 't', 'h', 2, 'north', 'play', ?, ?)",
-                 (hashlib.sha256(leaf).hexdigest(), leaf))
+    conn.execute(
+        "INSERT INTO log_entries VALUES (2, 't', 'h', 2, 'north', 'play', ?, ?)",
+        (hashlib.sha256(leaf).hexdigest(), leaf),
+    )
     for level, i, h in frontier.append(merkle.leaf_hash(leaf)):
         conn.execute("INSERT INTO log_nodes VALUES (?, ?)", (nid(level, i), h))
     with open_log(str(path), ORIGIN, log_signer) as log:

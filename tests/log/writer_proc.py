@@ -31,8 +31,16 @@ def main() -> None:
         events = []
         for _ in range(batch):
             ev = sign_event(
-                make_event(origin=ORIGIN, table=table, hand=str(hand), seq=seq, prev=prev,
-                           actor=player.name, type="play", body={"n": seq}),
+                make_event(
+                    origin=ORIGIN,
+                    table=table,
+                    hand=str(hand),
+                    seq=seq,
+                    prev=prev,
+                    actor=player.name,
+                    type="play",
+                    body={"n": seq},
+                ),
                 player,
             )
             events.append(ev)
