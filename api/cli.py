@@ -109,6 +109,9 @@ def run_serve(args: argparse.Namespace) -> int:
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
             self.cfg.set("when_ready", when_ready)
+            if "control_socket_disable" in self.cfg.settings:
+                # Several services may run on one host; none needs gunicorn's control socket.
+                self.cfg.set("control_socket_disable", True)
 
         def load(self) -> Any:
             return create_app(settings)
