@@ -78,8 +78,15 @@ def random_record(
     ruleset: Ruleset = DEFAULT_RULESET,
     dealt_order: bool = True,
     claimed: bool = True,
+    gathered: bool = True,
+    prepare: Callable[[list[Card], random.Random], list[Card]] | None = None,
 ) -> dict[str, Any]:
-    """A record of ``hands`` random legal hands, packs alternating, deal passing left."""
+    """A record of ``hands`` random legal hands, packs alternating, deal passing left.
+
+    Each pack is collected after its hand (N-S's pile on E-W's, tricks in the order
+    won). With ``prepare``, a pack's next deal is ``prepare(collected, rng)`` (a cut,
+    a few riffles: a stacked deal); without it every deal is a fresh random pack.
+    """
     from audit.record import load_record
     from audit.sitting import score_record
 
@@ -88,9 +95,15 @@ def random_record(
         doc["ruleset"] = ruleset.to_json()
     out = []
     dealer = Seat.N
+    packs: dict[int, list[Card]] = {}
     for i in range(hands):
-        state, order = play_hand(rng, dealer, pattern=ruleset.deal_pattern)
+        previous = packs.get(i % 2)
+        order = None if prepare is None or previous is None else prepare(previous, rng)
+        state, order = play_hand(rng, dealer, pattern=ruleset.deal_pattern, order=order)
+        packs[i % 2] = collect(state)
         h = state.to_record_hand()
+        if not gathered:
+            del h["gathered"]
         h["pack"] = i % 2
         if dealt_order:
             h["dealt_order"] = [CARD_TEXT[c] for c in order]
@@ -103,3 +116,22 @@ def random_record(
             if s is not None:
                 h["claimed"] = s.score.to_json()
     return doc
+
+
+def cut(pack: list[Card], rng: random.Random) -> list[Card]:
+    """Cut the pack once, somewhere in the middle (as a dealer who only cuts)."""
+    k = rng.randrange(4, 49)
+    return pack[k:] + pack[:k]
+
+
+def riffle(pack: list[Card], rng: random.Random) -> list[Card]:
+    """One Gilbert-Shannon-Reeds riffle shuffle."""
+    k = sum(rng.random() < 0.5 for _ in pack)
+    left, right = pack[:k], pack[k:]
+    out: list[Card] = []
+    while left or right:
+        if rng.random() * (len(left) + len(right)) < len(left):
+            out.append(left.pop(0))
+        else:
+            out.append(right.pop(0))
+    return out

@@ -1,0 +1,69 @@
+"""The auditor: replay every hand once, run every check, and build the report.
+
+The report is cayenne-audit-report/1 (shared/spec/audit-report.md): a verdict, the
+findings sorted by hand and trick, each hand's true score and stacking test, and
+every rubber begun. ``hands[].score`` and ``rubbers`` are the scores by the rules from
+the record's start; claims are judged separately (SCORE_MISMATCH).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audit.checks import AuditContext
+from audit.checks import deal as deal_check
+from audit.checks import dealer as dealer_check
+from audit.checks import gathering as gathering_check
+from audit.checks import play as play_check
+from audit.checks import score as score_check
+from audit.checks import shuffle as shuffle_check
+from audit.checks import stacking as stacking_check
+from audit.findings import ERROR, Finding
+from audit.model import Record
+from audit.record import load_record
+from audit.replay import replay_hand
+from audit.sitting import score_record
+
+REPORT_FORMAT = "cayenne-audit-report/1"
+DEFAULT_ALPHA = 0.001
+CHECKS = (play_check, deal_check, dealer_check, gathering_check, score_check, stacking_check, shuffle_check)
+
+
+def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+    """Audit a typed record; returns the report as JSON-ready data."""
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be between 0 and 1")
+    outcomes = [replay_hand(h) for h in record.hands]
+    scored = score_record(record, outcomes)
+    ctx = AuditContext(record=record, outcomes=outcomes, alpha=alpha, true_scores=scored.scores)
+    findings: list[Finding] = []
+    for check in CHECKS:
+        findings += check.check(ctx)
+    findings.sort(key=Finding.sort_key)
+    hands = []
+    for hand, outcome, score in zip(record.hands, outcomes, scored.scores, strict=True):
+        h: dict[str, Any] = {
+            "hand": hand.number,
+            "dealer": hand.dealer.name,
+            "contract": None if outcome.contract is None else outcome.contract.text,
+            "unit": outcome.unit if outcome.contract is not None else None,
+            "tricks": {"NS": outcome.tricks[0], "EW": outcome.tricks[1]} if outcome.replayable else None,
+            "score": None if score is None else score.score.to_json(),
+        }
+        if hand.number in ctx.stacking:
+            h["stacking"] = ctx.stacking[hand.number]
+        hands.append(h)
+    verdict = "irregular" if any(f.severity == ERROR for f in findings) else "clean"
+    return {
+        "format": REPORT_FORMAT,
+        "verdict": verdict,
+        "alpha": alpha,
+        "findings": [f.to_json() for f in findings],
+        "hands": hands,
+        "rubbers": scored.sheet.rubbers_json(),
+    }
+
+
+def audit_document(doc: Any, *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+    """Validate a cayenne-record/1 document (raising ``RecordError``) and audit it."""
+    return audit_record(load_record(doc), alpha=alpha)

@@ -1,0 +1,46 @@
+"""WRONG_DEALER (the deal passes to the left; the lowest cut deals first) and
+PACK_NOT_ALTERNATED (the two packs are used alternately)."""
+
+from __future__ import annotations
+
+from audit.cards import CARD_TEXT, RANK_OF, Seat
+from audit.checks import AuditContext
+from audit.findings import Finding
+
+
+def _cut_rank(card: int) -> int:
+    r = RANK_OF[card]
+    return 1 if r == 14 else r  # ace low in the cut, as at Whist
+
+
+def check(ctx: AuditContext) -> list[Finding]:
+    record = ctx.record
+    out: list[Finding] = []
+    if record.meta.get("independent_deals"):
+        return out
+    hands = record.hands
+    if record.cut and hands and len(record.cut) == 4:
+        ranks = {Seat.parse(s): _cut_rank(c) for s, c in record.cut.items()}
+        low = min(ranks.values())
+        lowest = [s for s, r in ranks.items() if r == low]
+        if len(lowest) == 1 and hands[0].dealer != lowest[0]:
+            out.append(Finding(
+                "WRONG_DEALER",
+                f"hand 1: {hands[0].dealer.name} dealt, but {lowest[0].name} cut lowest "
+                f"({CARD_TEXT[record.cut[lowest[0].name]]})",
+                hand=1, seat=hands[0].dealer,
+                evidence={"expected": lowest[0].name, "cut": {k: CARD_TEXT[v] for k, v in record.cut.items()}}))
+    for prev, hand in zip(hands, hands[1:], strict=False):
+        if hand.dealer != prev.dealer.left:
+            out.append(Finding(
+                "WRONG_DEALER",
+                f"hand {hand.number}: {hand.dealer.name} dealt; the deal passes to the left, "
+                f"so it was {prev.dealer.left.name}'s deal",
+                hand=hand.number, seat=hand.dealer,
+                evidence={"expected": prev.dealer.left.name, "previous_dealer": prev.dealer.name}))
+        if hand.pack is not None and prev.pack is not None and hand.pack == prev.pack:
+            out.append(Finding(
+                "PACK_NOT_ALTERNATED",
+                f"hand {hand.number}: pack {hand.pack} dealt again; the packs are used alternately",
+                hand=hand.number, evidence={"pack": hand.pack}))
+    return out

@@ -1,0 +1,105 @@
+"""TRICKS_OUT_OF_ORDER: tricks gathered in the order won, by the side that won them.
+
+From ``gathered`` (each side's trick numbers, first stacked first) and from
+``collected`` (the pack as put together): a trick gathered by the side that did not
+win it, missing or twice, a pile out of order (the book's example: the last trick
+placed under the first), or a trick broken up in the collected pack.
+"""
+
+from __future__ import annotations
+
+from audit.cards import CARD_TEXT, Side
+from audit.checks import AuditContext
+from audit.findings import Finding
+from audit.model import HandRecord
+from audit.replay import HandOutcome
+
+
+def _gathered(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
+    assert hand.gathered is not None
+    n = hand.number
+    out: list[Finding] = []
+    sides = [w & 1 for w in outcome.winners]
+    won_ns = [i + 1 for i, s in enumerate(sides) if s == 0]
+    won_ew = [i + 1 for i, s in enumerate(sides) if s == 1]
+    if list(hand.gathered[0]) == won_ns and list(hand.gathered[1]) == won_ew:
+        return out  # the usual case: gathered as won
+    won = {Side.NS: won_ns, Side.EW: won_ew}
+    seen: dict[int, list[str]] = {}
+    for side in Side:
+        for t in hand.gathered[side]:
+            seen.setdefault(t, []).append(side.name)
+    twice = sorted(t for t, sides in seen.items() if len(sides) > 1)
+    missing = sorted(set(range(1, 14)) - set(seen))
+    if twice:
+        out.append(Finding("TRICKS_OUT_OF_ORDER", f"hand {n}: tricks gathered twice: {twice}", hand=n,
+                           evidence={"twice": twice}))
+    if missing:
+        out.append(Finding("TRICKS_OUT_OF_ORDER", f"hand {n}: tricks not gathered: {missing}", hand=n,
+                           evidence={"missing": missing}))
+    for side in Side:
+        pile = list(hand.gathered[side])
+        wrong_side = [t for t in pile if t in won[side.other]]
+        if wrong_side:
+            out.append(Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: {side.name} gathered trick(s) {wrong_side} won by {side.other.name}",
+                hand=n, evidence={"side": side.name, "tricks": wrong_side}))
+        own = [t for t in pile if t in won[side]]
+        if own != sorted(own):
+            out.append(Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: {side.name} stacked its tricks as {pile}, not in the order won {won[side]}",
+                hand=n, evidence={"side": side.name, "gathered": pile, "won": won[side]}))
+    return out
+
+
+def _collected(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
+    assert hand.collected is not None
+    n = hand.number
+    trick_of = {}
+    for i, t in enumerate(hand.tricks):
+        for c in t.cards:
+            trick_of[c] = i + 1
+    pack = hand.collected
+    if len(pack) != 52 or set(pack) != set(trick_of):
+        return [Finding("TRICKS_OUT_OF_ORDER", f"hand {n}: the collected pack is not the 52 cards played",
+                        hand=n, evidence={"length": len(pack)})]
+    runs: list[int] = []
+    for c in pack:
+        t = trick_of[c]
+        if not runs or runs[-1] != t:
+            runs.append(t)
+    broken = sorted({t for t in runs if runs.count(t) > 1})
+    if broken:
+        return [Finding("TRICKS_OUT_OF_ORDER",
+                        f"hand {n}: tricks {broken} are split up in the collected pack",
+                        hand=n, evidence={"split": broken, "sequence": runs})]
+    # one side's pile then the other's, each in the order won
+    side_of = {i + 1: w.side for i, w in enumerate(outcome.winners)}
+    piles: list[list[int]] = []
+    for t in runs:
+        if not piles or side_of[piles[-1][-1]] != side_of[t]:
+            piles.append([t])
+        else:
+            piles[-1].append(t)
+    if len(piles) > 2 or any(p != sorted(p) for p in piles):
+        return [Finding(
+            "TRICKS_OUT_OF_ORDER",
+            f"hand {n}: the collected pack is not two piles of tricks in the order won "
+            f"(order of tricks: {runs})",
+            hand=n, evidence={"sequence": runs,
+                              "top_card": CARD_TEXT[pack[0]]})]
+    return []
+
+
+def check(ctx: AuditContext) -> list[Finding]:
+    out: list[Finding] = []
+    for hand, outcome in zip(ctx.record.hands, ctx.outcomes, strict=True):
+        if not outcome.replayable:
+            continue
+        if hand.gathered is not None:
+            out += _gathered(hand, outcome)
+        if hand.collected is not None:
+            out += _collected(hand, outcome)
+    return out

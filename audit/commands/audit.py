@@ -1,0 +1,158 @@
+"""``fairplay audit``: audit one record, or many on all cores.
+
+One record: the report on standard output (or ``--output FILE``). Several records
+or a directory: one report per record written into ``--output DIR`` (default
+``audit-reports``) plus ``summary.json``, a summary table on standard output, and a
+progress bar on a terminal. Workers return only a summary line, so memory stays
+bounded however many records there are. Exit status: 0 clean, 1 at least one
+finding of severity ``error``, 2 a record could not be audited or a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from audit.auditor import DEFAULT_ALPHA, audit_record
+from audit.errors import FairplayError
+from audit.record import read_record_file
+
+EXTENSIONS = {"text": "txt", "json": "json", "html": "html"}
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--alpha {text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"--alpha {text} must be between 0 and 1")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "audit", help="audit records: irregularities, stacked deals, score errors",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("records", nargs="+", metavar="RECORD", help="cayenne-record/1 files or directories")
+    p.add_argument("--format", choices=tuple(EXTENSIONS), default="text")
+    p.add_argument("--output", "-o", help="report file (one record) or directory (several)")
+    p.add_argument("--alpha", type=_alpha, default=DEFAULT_ALPHA,
+                   help="significance level of the stacking test (default 0.001)")
+    p.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    p.set_defaults(func=run)
+
+
+def render(report: dict[str, Any], doc: Any, fmt: str, source: str) -> str:
+    if fmt == "json":
+        return json.dumps(report, indent=1) + "\n"
+    if fmt == "html":
+        from audit.report_html import render_html
+
+        return render_html(report, doc, title=f"Audit of {Path(source).name}")
+    from audit.report_text import render_text
+
+    return render_text(report, source)
+
+
+def _expand(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            out += sorted(q for q in path.rglob("*.json") if q.is_file())
+        else:
+            out.append(path)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    files = _expand(args.records)
+    if len(files) == 1 and not Path(args.records[0]).is_dir():
+        return _single(files[0], args)
+    if not files:
+        raise FairplayError(f"no .json records found in {' '.join(args.records)}")
+    return _batch(files, args)
+
+
+def _single(path: Path, args: argparse.Namespace) -> int:
+    doc, record = read_record_file(path)
+    report = audit_record(record, alpha=args.alpha)
+    text = render(report, record, args.format, str(path))
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 1 if report["verdict"] == "irregular" else 0
+
+
+def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
+    path, outdir, fmt, alpha = task
+    started = time.perf_counter()
+    try:
+        _doc, record = read_record_file(path)
+        report = audit_record(record, alpha=alpha)
+    except FairplayError as exc:
+        return {"record": path, "status": "invalid", "error": exc.message}
+    target = Path(outdir) / (Path(path).stem + ".report." + EXTENSIONS[fmt])
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    tmp.write_text(render(report, record, fmt, path), encoding="utf-8")
+    os.replace(tmp, target)  # never a half-written report
+    codes: dict[str, int] = {}
+    for f in report["findings"]:
+        codes[f["code"]] = codes.get(f["code"], 0) + 1
+    return {"record": path, "status": report["verdict"], "hands": len(report["hands"]),
+            "findings": codes, "report": str(target), "seconds": round(time.perf_counter() - started, 4)}
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} records "
+                     f"({rate:.1f}/s)")
+    sys.stderr.flush()
+
+
+def _results(tasks: list[tuple[str, str, str, float]], jobs: int) -> Iterator[dict[str, Any]]:
+    if jobs <= 1:
+        yield from map(_work, tasks)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_work, tasks, chunksize=max(1, min(16, len(tasks) // (jobs * 8) or 1)))
+
+
+def _batch(files: list[Path], args: argparse.Namespace) -> int:
+    outdir = Path(args.output or "audit-reports")
+    outdir.mkdir(parents=True, exist_ok=True)
+    jobs = args.jobs or os.cpu_count() or 1
+    tasks = [(str(f), str(outdir), args.format, args.alpha) for f in files]
+    show = sys.stderr.isatty()
+    started = time.perf_counter()
+    summary: list[dict[str, Any]] = []
+    status = 0
+    for i, res in enumerate(_results(tasks, min(jobs, len(tasks))), 1):
+        summary.append(res)
+        if res["status"] == "invalid":
+            status = 2
+        elif res["status"] == "irregular" and status == 0:
+            status = 1
+        if show:
+            _progress(i, len(tasks), started)
+    if show:
+        sys.stderr.write("\n")
+    (outdir / "summary.json").write_text(json.dumps({"records": summary}, indent=1) + "\n", encoding="utf-8")
+    counts = {k: sum(1 for r in summary if r["status"] == k) for k in ("clean", "irregular", "invalid")}
+    for r in summary:
+        detail = r.get("error") or ", ".join(f"{k}x{v}" for k, v in sorted(r.get("findings", {}).items()))
+        print(f"{r['status']:<9} {r['record']}  {detail}")
+    print(f"{len(summary)} records: {counts['clean']} clean, {counts['irregular']} irregular, "
+          f"{counts['invalid']} not valid; reports in {outdir}/ ({time.perf_counter() - started:.1f}s)")
+    return status
