@@ -13,7 +13,9 @@ from audit.stacking.detector import (
     METHOD_HANDS,
     METHOD_ORDER,
     StackingResult,
+    combine_by_dealer,
     combine_p_values,
+    previous_hand_with_pack,
     stacking_test,
 )
 from audit.stacking.tables import StackingTablesError
@@ -23,6 +25,8 @@ __all__ = [
     "METHOD_ORDER",
     "StackingResult",
     "StackingTablesError",
+    "combine_by_dealer",
     "combine_p_values",
+    "previous_hand_with_pack",
     "stacking_test",
 ]

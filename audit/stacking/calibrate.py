@@ -14,8 +14,10 @@ Everything is simulated from an injected seed, so the file is reproducible.
    (a random assignment of 13 cards to each hand; the statistic's law does not depend
    on the cards or the dealer). Stored as the statistic's value at tail probabilities
    ``10**(-j/25)``, down to the depth ``N`` supports.
-3. **Null law of the order statistic** (``W`` minimised over trick orientations):
-   a histogram of ``N`` uniformly random packs.
+   The same for the *oriented* statistic (``collected``: card order known).
+3. **Null lower tail of the order statistic** (the soft minimum of ``W`` over trick
+   orientations, :func:`audit.stacking.order.soft_min_descents`), from ``N``
+   uniformly random packs, stored negated as an upper tail like the others.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import Any
 
 from audit.cards import Seat
 from audit.deal import PATTERNS, deal_from_order
-from audit.stacking.hands import advance_score
-from audit.stacking.order import min_cyclic_descents
+from audit.stacking.hands import advance_score, oriented_score
+from audit.stacking.order import soft_min_descents
 from audit.stacking.signature import relative_seats
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
 
@@ -75,23 +77,29 @@ def tail_grid(values: list[float]) -> list[float]:
     return grid
 
 
-def null_hands_sample(weights: list[float], samples: int, rng: random.Random) -> list[float]:
+def null_hands_sample(
+    weights: list[float], samples: int, rng: random.Random
+) -> tuple[list[float], list[float]]:
+    """Hands statistic (orientation unknown, and known) on ``samples`` random deals."""
     labels = [r for r in range(4) for _ in range(13)]
-    out: list[float] = []
+    cycle = [c for b in FIXED_BLOCKS for c in b]
+    free: list[float] = []
+    oriented: list[float] = []
     for _ in range(samples):
         rng.shuffle(labels)
-        out.append(advance_score(FIXED_BLOCKS, labels, weights))
-    return out
+        free.append(advance_score(FIXED_BLOCKS, labels, weights))
+        oriented.append(oriented_score(cycle, labels, weights))
+    return free, oriented
 
 
-def null_order_histogram(samples: int, rng: random.Random) -> list[int]:
+def null_order_sample(samples: int, rng: random.Random) -> list[float]:
+    """Minus the soft minimum of ``W`` on ``samples`` random packs (large = structured)."""
     pos = list(range(52))
-    hist = [0] * 53
+    out: list[float] = []
     for _ in range(samples):
         rng.shuffle(pos)
-        w, _ = min_cyclic_descents(FIXED_BLOCKS, pos)
-        hist[w] += 1
-    return hist
+        out.append(-soft_min_descents(FIXED_BLOCKS, pos))
+    return out
 
 
 def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
@@ -101,24 +109,24 @@ def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
         by_k = [advance_weights(pattern, k, weight_packs, rng) for k in range(MAX_RIFFLES + 1)]
         test_weights = [(a + b) / 2 for a, b in zip(by_k[1], by_k[2], strict=True)]
         started = time.perf_counter()
-        grid = tail_grid(null_hands_sample(test_weights, samples, rng))
-        print(
-            f"pattern {name}: null of the hands statistic in {time.perf_counter() - started:.0f}s"
-        )
+        free, oriented = null_hands_sample(test_weights, samples, rng)
+        elapsed = time.perf_counter() - started
+        print(f"pattern {name}: null of the hands statistics in {elapsed:.0f}s")
         patterns[name] = {
             "pattern": list(pattern),
             "weights_by_riffles": [[round(w, 6) for w in ws] for ws in by_k],
             "test_weights": [round(w, 6) for w in test_weights],
-            "null_tail": [round(t, 6) for t in grid],
+            "null_tail": [round(t, 6) for t in tail_grid(free)],
+            "null_tail_oriented": [round(t, 6) for t in tail_grid(oriented)],
         }
-    hist = null_order_histogram(samples, rng)
+    order_tail = tail_grid(null_order_sample(samples, rng))
     return {
         "format": "cayenne-stacking-tables/1",
         "generated_by": f"python -m audit.stacking.calibrate --samples {samples} --seed {seed}",
         "samples": samples,
         "grid_steps_per_decade": GRID_STEPS_PER_DECADE,
         "patterns": patterns,
-        "order_null_histogram": hist,
+        "order_null_tail": [round(t, 6) for t in order_tail],
     }
 
 

@@ -17,13 +17,15 @@ from typing import Any
 
 from audit.cards import FULL_MASK, Card, Seat, Side
 from audit.deal import check_pattern, deal_positions, pattern_name
-from audit.stacking.hands import advance_score, advances, best_orientation
+from audit.stacking.hands import advance_score, advances, best_orientation, oriented_score
 from audit.stacking.order import (
+    SOFT_MIN_SCALE,
     cyclic_descents,
     exact_p_value,
     min_cyclic_descents,
     most_likely_riffles,
     positions,
+    soft_min_descents,
 )
 from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
 from audit.stacking.signature import relative_seats
@@ -45,10 +47,13 @@ class StackingResult:
     """The outcome of testing one deal.
 
     ``p_value`` is the probability, under a thorough shuffle, of a deal at least as
-    structured as this one (uniform on honest deals, up to the discreteness of the
-    rising-sequence count). ``statistic`` is the test statistic of ``method``: the
-    number of rising sequences (small means structured) or the hands score (large
-    means structured). ``evidence`` is JSON-serialisable.
+    structured as this one (uniform on honest deals; with ``collected`` and
+    ``dealt_order`` the count of rising sequences is an integer, so there it is exact
+    but discrete). ``statistic`` is the test statistic of ``method``: for
+    ``rising-sequences`` the number of cyclic rising sequences, or with ``gathered``
+    their soft minimum over trick orientations (small means structured); for
+    ``hands`` the advance score (large means structured). ``evidence`` is
+    JSON-serialisable.
     """
 
     p_value: float
@@ -180,9 +185,11 @@ def _order_test(
     if ref.oriented:
         w = cyclic_descents([c for b in ref.blocks for c in b], pos)
         p = max(exact_p_value(w), MIN_P)
+        statistic = float(w)
     else:
+        statistic = soft_min_descents(ref.blocks, pos)
+        p = load_tables().order_p_value(statistic, SOFT_MIN_SCALE)
         w, _ = min_cyclic_descents(ref.blocks, pos)
-        p = load_tables().order_p_value(w)
     riffles, llr = most_likely_riffles(w)
     close: list[int] = []
     if len(tricks) == 13:
@@ -200,7 +207,7 @@ def _order_test(
             "tricks_close": close,
         }
     )
-    return StackingResult(p, float(w), METHOD_ORDER, evidence)
+    return StackingResult(p, statistic, METHOD_ORDER, evidence)
 
 
 def _hands_test(
@@ -209,22 +216,30 @@ def _hands_test(
     tables = pattern_tables(pattern)
     if tables is None:
         return None
-    score = advance_score(ref.blocks, rel, tables.test_weights)
-    p = tables.p_value(score)
+    cycle = [c for b in ref.blocks for c in b]
+    if ref.oriented:
+        score = oriented_score(cycle, rel, tables.test_weights)
+        p = tables.null_oriented.p_value(score)
+        flips = [False] * len(ref.blocks)
+    else:
+        score = advance_score(ref.blocks, rel, tables.test_weights)
+        p = tables.null.p_value(score)
+        flips = best_orientation(ref.blocks, rel, tables.test_weights)
     riffles: int | None = None
     if p < EVIDENCE_P:
         best = 0.0
         for k, weights in enumerate(tables.weights_by_riffles):
-            s = advance_score(ref.blocks, rel, weights)
+            if ref.oriented:
+                s = oriented_score(cycle, rel, weights)
+            else:
+                s = advance_score(ref.blocks, rel, weights)
             if s > best:
                 best, riffles = s, k
     evidence.update(
         {
             "method": METHOD_HANDS,
             "score": round(score, 4),
-            "advances": advances(
-                ref.blocks, rel, best_orientation(ref.blocks, rel, tables.test_weights)
-            ),
+            "advances": advances(ref.blocks, rel, flips),
             "riffles": riffles,
         }
     )
@@ -248,3 +263,42 @@ def combine_p_values(ps: Sequence[float]) -> float:
     top = max(log_terms)
     log_sum = top + math.log(sum(math.exp(t - top) for t in log_terms))
     return min(1.0, math.exp(-half + log_sum))
+
+
+def previous_hand_with_pack(packs: Sequence[int | None], index: int) -> int | None:
+    """The index of the hand that last used the pack of hand ``index``, or ``None``.
+
+    ``packs`` holds each hand's ``pack`` field (``None`` when absent). With a ``pack``
+    the answer is the last earlier hand with the same pack; without one, the packs
+    are taken to alternate and the answer is ``index - 2``.
+    """
+    if not 0 <= index < len(packs):
+        return None
+    pack = packs[index]
+    if pack is None:
+        return index - 2 if index >= 2 else None
+    for j in range(index - 1, -1, -1):
+        if packs[j] == pack:
+            return j
+    return None
+
+
+def combine_by_dealer(
+    results: Sequence[tuple[Seat, StackingResult | None]],
+) -> dict[Seat, dict[str, Any]]:
+    """Pool each dealer's tested deals: ``{seat: {"p_value", "deals", "hands"}}``.
+
+    ``results`` lists, hand by hand, the dealer and the hand's result (``None`` when
+    untested); ``hands`` are the 1-based numbers of the hands pooled.
+    """
+    pooled: dict[Seat, dict[str, Any]] = {}
+    for number, (dealer, result) in enumerate(results, start=1):
+        if result is None:
+            continue
+        entry = pooled.setdefault(Seat(dealer), {"ps": [], "hands": []})
+        entry["ps"].append(result.p_value)
+        entry["hands"].append(number)
+    return {
+        seat: {"p_value": combine_p_values(e["ps"]), "deals": len(e["ps"]), "hands": e["hands"]}
+        for seat, e in pooled.items()
+    }

@@ -73,6 +73,18 @@ def advance_score(
     return math.log(total) if total > 0.0 else -math.inf
 
 
+def oriented_score(cycle: Sequence[Card], rel: Sequence[int], weights: Sequence[float]) -> float:
+    """The advance score of a reference whose card order is known (``collected``)."""
+    n = len(cycle)
+    prev = rel[cycle[n - 1]]
+    total = 0.0
+    for c in cycle:
+        r = rel[c]
+        total += weights[(r - prev) & 3]
+        prev = r
+    return total
+
+
 def best_orientation(
     blocks: Sequence[Sequence[Card]], rel: Sequence[int], weights: Sequence[float]
 ) -> list[bool]:

@@ -2,11 +2,16 @@
 
 How the tables are made is in :mod:`audit.stacking.calibrate`. Reading them is the
 only thing the audit path does with them: no simulation happens while auditing.
+
+Each null law is stored as its upper tail: the values ``t_j`` with
+``P(S >= t_j) = 10**(-j/25)`` under a thorough shuffle, down to the depth the
+simulation supports (30 samples beyond the last value).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,7 +23,7 @@ from audit.stacking.order import exact_p_value
 TABLES_PATH = Path(__file__).with_name("data") / "tables.json"
 ORIENTATIONS = 2**13
 MIN_P = 1e-15
-"""The smallest p-value reported: below it the extrapolation means nothing."""
+"""The smallest p-value reported: below it an extrapolation means nothing."""
 
 
 class StackingTablesError(FairplayError):
@@ -28,25 +33,32 @@ class StackingTablesError(FairplayError):
 
 
 @dataclass(frozen=True, slots=True)
-class PatternTables:
-    weights_by_riffles: tuple[tuple[float, ...], ...]
-    test_weights: tuple[float, ...]
-    null_tail: tuple[float, ...]
-    steps_per_decade: int
+class TailTable:
+    """An upper tail tabulated at tail probabilities ``10**(-j/steps)``."""
 
-    def p_value(self, score: float) -> float:
-        """``P(S >= score)`` under a thorough shuffle.
+    grid: tuple[float, ...]
+    steps: int
 
-        Interpolated in log p between the tabulated tail quantiles; beyond the
-        deepest one, extrapolated on the slope of the last decade.
+    @property
+    def deepest(self) -> float:
+        """The smallest tail probability tabulated."""
+        return float(10.0 ** (-(len(self.grid) - 1) / self.steps))
+
+    def p_value(self, score: float, *, extrapolate: bool = True) -> float:
+        """``P(S >= score)``, interpolated in log p between the tabulated values.
+
+        Beyond the deepest value: extrapolated on the slope of the last decade, or
+        (``extrapolate=False``) the deepest tabulated probability, a conservative floor.
         """
-        grid = self.null_tail
-        step = 1.0 / self.steps_per_decade
+        grid = self.grid
+        step = 1.0 / self.steps
         if score <= grid[0]:
             return 1.0
         lo, hi = 0, len(grid) - 1
         if score >= grid[hi]:
-            span = min(self.steps_per_decade, hi)
+            if not extrapolate:
+                return self.deepest
+            span = min(self.steps, hi)
             slope = (span * step) / max(grid[hi] - grid[hi - span], 1e-9)
             log10p = -hi * step - slope * (score - grid[hi])
             return max(float(10.0**log10p), MIN_P)
@@ -62,50 +74,61 @@ class PatternTables:
 
 
 @dataclass(frozen=True, slots=True)
+class PatternTables:
+    """The hands statistic's weights and null laws for one packet pattern."""
+
+    weights_by_riffles: tuple[tuple[float, ...], ...]
+    test_weights: tuple[float, ...]
+    null: TailTable
+    """Orientation of the tricks unknown (``gathered``)."""
+    null_oriented: TailTable
+    """Card order known (``collected``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Tables:
     patterns: dict[tuple[int, ...], PatternTables]
-    order_cdf: tuple[float, ...]
-    order_counts: tuple[int, ...]
+    order_null: TailTable
+    """Minus the soft minimum of ``W`` over trick orientations."""
     samples: int
 
-    def order_p_value(self, w: int) -> float:
-        """``P(min-orientation W <= w)`` under a thorough shuffle.
+    def order_p_value(self, soft_w: float, scale: float) -> float:
+        """``P(soft-min W <= soft_w)`` under a thorough shuffle.
 
-        The tabulated frequency where at least 30 of the simulated packs lie at or
-        below ``w``; deeper, the exact union bound over the 2**13 orientations.
+        Beyond the table, the smaller of its deepest probability and the exact union
+        bound: the soft minimum is at least ``min W - 13 log 2 / scale``, and each of
+        the 2**13 orientations has the Eulerian law, so
+        ``P <= 2**13 * P_euler(W <= soft_w + 13 log 2 / scale)``.
         """
-        if w >= len(self.order_cdf) - 1:
-            return 1.0
-        if w < 0:
-            return 0.0
-        if self.order_counts[w] >= 30:
-            return self.order_cdf[w]
+        p = self.order_null.p_value(-soft_w, extrapolate=False)
+        if p > self.order_null.deepest:
+            return p
+        w = math.floor(soft_w + 13 * math.log(2.0) / scale + 1e-9)
         bound = ORIENTATIONS * exact_p_value(w)
-        floor = 30 / self.samples
-        return max(min(bound, floor), MIN_P) if bound > 0 else MIN_P
+        return max(min(p, bound), MIN_P)
+
+
+def _tail(raw: Any, steps: int) -> TailTable:
+    grid = tuple(float(t) for t in raw)
+    if len(grid) < 2 or any(b < a for a, b in zip(grid, grid[1:], strict=False)):
+        raise ValueError("a null tail must be increasing with at least two values")
+    return TailTable(grid, steps)
 
 
 def _parse(raw: Any) -> Tables:
     try:
+        steps = int(raw["grid_steps_per_decade"])
         patterns: dict[tuple[int, ...], PatternTables] = {}
         for entry in raw["patterns"].values():
             patterns[tuple(int(x) for x in entry["pattern"])] = PatternTables(
                 tuple(tuple(float(w) for w in ws) for ws in entry["weights_by_riffles"]),
                 tuple(float(w) for w in entry["test_weights"]),
-                tuple(float(t) for t in entry["null_tail"]),
-                int(raw["grid_steps_per_decade"]),
+                _tail(entry["null_tail"], steps),
+                _tail(entry["null_tail_oriented"], steps),
             )
-        hist = [int(c) for c in raw["order_null_histogram"]]
-        samples = int(raw["samples"])
+        return Tables(patterns, _tail(raw["order_null_tail"], steps), int(raw["samples"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise StackingTablesError(f"{TABLES_PATH.name}: malformed ({exc!r})") from exc
-    cum = 0
-    counts: list[int] = []
-    for c in hist:
-        cum += c
-        counts.append(cum)
-    cdf = tuple(c / samples for c in counts)
-    return Tables(patterns, cdf, tuple(counts), samples)
 
 
 @lru_cache(maxsize=1)
