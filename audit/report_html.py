@@ -120,7 +120,7 @@ def render_html(report: dict[str, Any], doc: Any, title: str | None = None) -> s
     out.append(f"<h1>{heading}</h1>")
     errors = sum(1 for f in findings if f["severity"] == "error")
     out.append(f'<p><span class="verdict {report["verdict"]}" data-role="verdict">{report["verdict"]}</span> '
-               f"{len(report['hands'])} hands, {errors} errors, {len(findings) - errors} other findings "
+               f"{len(report['hands'])} hands, {errors} error{'s' if errors != 1 else ''}, {len(findings) - errors} other finding{'s' if len(findings) - errors != 1 else ''} "
                f'<span class="muted">(alpha {report.get("alpha", "")})</span></p>')
     out.append("<h2>Findings</h2>")
     if findings:
