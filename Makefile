@@ -12,8 +12,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The service on the embedded SQLite default (./data), port 8000, with a demo table of
+# bots on a fresh database.
 run: $(STAMP)
-	$(VENV)/bin/fairplay run-demo
+	$(VENV)/bin/fairplay serve --host 127.0.0.1 --port 8000 --data-dir data --demo
 
 test: $(STAMP)
 	$(PY) -m pytest -q

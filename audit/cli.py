@@ -27,7 +27,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("audit.log.cli", "check a hand's offline proof bundle"),
     "serve": ("api.cli", "run the HTTP service"),
     "bot": ("api.cli", "bot players that play through the HTTP API"),
-    "run-demo": ("audit.commands.demo", "what `make run` starts"),
 }
 # Kept for modules that extend the list; every entry must also be in COMMANDS.
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for m, _ in COMMANDS.values()))
