@@ -10,8 +10,8 @@ from api.config import Config
 from api.db import Connection
 from api.errors import Forbidden, InvalidSignature, Unauthorized
 from api.signing import parse_player_key, parse_read_header, read_message
-from audit.log.errors import LogSignatureInvalid
 from api.store import get_player
+from audit.log.errors import LogSignatureInvalid
 
 
 def is_admin(config: Config) -> bool:
@@ -40,7 +40,8 @@ def signed_reader(conn: Connection, config: Config) -> str | None:
     now = config.clock()
     if abs(now - cred.ts) > config.signature_window:
         raise Unauthorized(
-            f"signed request expired: ts must be within {config.signature_window}s of the server clock",
+            f"signed request expired: ts must be within {config.signature_window}s "
+            "of the server clock",
             details={"server_time": int(now)},
         )
     try:
@@ -53,5 +54,7 @@ def signed_reader(conn: Connection, config: Config) -> str | None:
             read_message(request.method, path, cred.ts), cred.signature
         )
     except LogSignatureInvalid:
-        raise InvalidSignature("the request's signature does not verify with the player's key") from None
+        raise InvalidSignature(
+            "the request's signature does not verify with the player's key"
+        ) from None
     return cred.player

@@ -38,32 +38,49 @@ class TableBots:
 
     @classmethod
     def open(
-        cls, client: Client, rng: random.Random, name: str = "bots", ruleset: dict[str, Any] | None = None
+        cls,
+        client: Client,
+        rng: random.Random,
+        name: str = "bots",
+        ruleset: dict[str, Any] | None = None,
     ) -> TableBots:
         """Register four fresh players and open a table for them."""
         origin = str(client.call("GET", "/healthz")["log_origin"])
         players = {s: Identity.generate(f"{name}-{s}") for s in SEATS}
         for seat, ident in players.items():
             client.register(ident, f"{name}-{seat}")
-        table = client.create_table({s: i.id for s, i in players.items()}, name=name, ruleset=ruleset)
+        table = client.create_table(
+            {s: i.id for s, i in players.items()}, name=name, ruleset=ruleset
+        )
         return cls(client, origin, str(table["id"]), players, rng)
 
-    def _act(self, number: int, seat: str, seq: int, prev: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-        return self.client.act(self.players[seat], self.origin, self.table, number, seq, prev, kind, body)
+    def _act(
+        self, number: int, seat: str, seq: int, prev: str, kind: str, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        return self.client.act(
+            self.players[seat], self.origin, self.table, number, seq, prev, kind, body
+        )
 
     def play_hand(self, number: int, on_action: Callable[[], None] | None = None) -> dict[str, Any]:
         """Play hand ``number`` to the end; the finished hand's public JSON."""
         seeds: dict[str, bytes] = {}
         h = self.client.hand(self.table, number)
-        cursor: dict[str, Any] = {"next_seq": h["next_seq"], "last_hash": h["last_hash"],
-                                  "phase": h["phase"], "waiting_for": h["waiting_for"]}
+        cursor: dict[str, Any] = {
+            "next_seq": h["next_seq"],
+            "last_hash": h["last_hash"],
+            "phase": h["phase"],
+            "waiting_for": h["waiting_for"],
+        }
         while cursor["phase"] != "over":
             phase = cursor["phase"]
             seat = cursor["waiting_for"][0]
             ident = self.players[seat]
+            body: dict[str, Any]
             if phase == "committing":
                 seeds[seat] = secrets.token_bytes(32)
-                commit = seat_commitment(seeds[seat], Seat.parse(seat), ident.id, self.table, number)
+                commit = seat_commitment(
+                    seeds[seat], Seat.parse(seat), ident.id, self.table, number
+                )
                 kind, body = "commit", {"commitment": commit}
             elif phase == "revealing":
                 kind, body = "reveal", {"seed": seeds[seat].hex()}
@@ -79,7 +96,9 @@ class TableBots:
                     kind = "play"
             start = time.perf_counter()
             try:
-                cursor = self._act(number, seat, cursor["next_seq"], cursor["last_hash"], kind, body)
+                cursor = self._act(
+                    number, seat, cursor["next_seq"], cursor["last_hash"], kind, body
+                )
             except ApiCallError as exc:
                 if exc.error_code != "REPLAYED_EVENT":
                     raise
@@ -98,7 +117,9 @@ class TableBots:
         done = []
         for number in range(first, first + max_hands):
             done.append(self.play_hand(number))
-            report = self.client.call("GET", f"/v1/tables/{self.table}/hands/{number}/report")["report"]
+            report = self.client.call("GET", f"/v1/tables/{self.table}/hands/{number}/report")[
+                "report"
+            ]
             rubbers = report.get("rubbers") or []
             if rubbers and rubbers[-1].get("winner") is not None:
                 return done

@@ -49,7 +49,8 @@ def parse_hex(value: object, field: str, *, min_len: int, max_len: int) -> bytes
         raise BadRequest(f"{field}: not hex", details={"path": field}) from None
     if not min_len <= len(data) <= max_len or value != data.hex():
         raise BadRequest(
-            f"{field}: expected {min_len}..{max_len} bytes in lowercase hex", details={"path": field}
+            f"{field}: expected {min_len}..{max_len} bytes in lowercase hex",
+            details={"path": field},
         )
     return data
 

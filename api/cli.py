@@ -26,16 +26,30 @@ DEFAULT_PORT = 8000
 
 
 def register(subparsers: Any) -> None:
-    serve = subparsers.add_parser("serve", help="serve certified tables, reports and log proofs over HTTP")
+    serve = subparsers.add_parser(
+        "serve", help="serve certified tables, reports and log proofs over HTTP"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
-    serve.add_argument("--database", default="", help="sqlite:///PATH or postgresql://... (default: DATA_DIR/fairplay.db)")
-    serve.add_argument("--data-dir", default="data", help="local folder for the SQLite database and the log key")
+    serve.add_argument(
+        "--database",
+        default="",
+        help="sqlite:///PATH or postgresql://... (default: DATA_DIR/fairplay.db)",
+    )
+    serve.add_argument(
+        "--data-dir", default="data", help="local folder for the SQLite database and the log key"
+    )
     serve.add_argument("--workers", type=int, default=4)
-    serve.add_argument("--log-key", default="", help="the log's signer key file (share it between hosts)")
+    serve.add_argument(
+        "--log-key", default="", help="the log's signer key file (share it between hosts)"
+    )
     serve.add_argument("--origin", default="", help="the log's origin line")
-    serve.add_argument("--self-registration", action="store_true", help="let anyone register a player key")
-    serve.add_argument("--demo", action="store_true", help="on a fresh database, seed a table of bots")
+    serve.add_argument(
+        "--self-registration", action="store_true", help="let anyone register a player key"
+    )
+    serve.add_argument(
+        "--demo", action="store_true", help="on a fresh database, seed a table of bots"
+    )
     serve.set_defaults(func=run_serve)
 
     bot = subparsers.add_parser("bot", help="bot players: random legal games through the HTTP API")
@@ -44,7 +58,9 @@ def register(subparsers: Any) -> None:
     bot.add_argument("--tables", type=int, default=1)
     bot.add_argument("--hands", type=int, default=1)
     bot.add_argument("--rubber", action="store_true", help="play until a rubber is won")
-    bot.add_argument("--seed", type=int, default=None, help="seed of the bots' choices (not of the shuffle)")
+    bot.add_argument(
+        "--seed", type=int, default=None, help="seed of the bots' choices (not of the shuffle)"
+    )
     bot.set_defaults(func=run_bot)
 
 
@@ -76,7 +92,7 @@ def _admin_token(data_dir: str) -> str:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from gunicorn.app.base import BaseApplication
+    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
     from api import create_app
     from api.store import count_rows
@@ -92,12 +108,16 @@ def run_serve(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{args.port}"
     print(f"fairplay serve: {url} ({db_display}, {args.workers} workers)", file=sys.stderr)
     if not os.environ.get("FAIRPLAY_ADMIN_TOKEN"):
-        print(f"fairplay serve: admin token in {Path(args.data_dir) / 'admin-token'}", file=sys.stderr)
+        print(
+            f"fairplay serve: admin token in {Path(args.data_dir) / 'admin-token'}", file=sys.stderr
+        )
 
     def when_ready(server: Any) -> None:
         if args.demo and fresh:
             env = dict(os.environ, FAIRPLAY_ADMIN_TOKEN=settings["admin_token"])
-            demo_url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+            demo_url = (
+                f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+            )
             subprocess.Popen([sys.executable, "-m", "api.demo", "--url", demo_url], env=env)
 
     class Server(BaseApplication):  # type: ignore[misc]
@@ -132,7 +152,11 @@ def run_bot(args: argparse.Namespace) -> int:
         client = Client(args.url, admin_token=args.admin_token)
         try:
             bots = TableBots.open(client, random.Random(base_seed + index), name=f"bot{index}")
-            hands = bots.play_rubber() if args.rubber else [bots.play_hand(n) for n in range(1, args.hands + 1)]
+            hands = (
+                bots.play_rubber()
+                if args.rubber
+                else [bots.play_hand(n) for n in range(1, args.hands + 1)]
+            )
             for h in hands:
                 report = client.call("GET", f"/v1/tables/{bots.table}/hands/{h['hand']}/report")
                 with lock:

@@ -27,7 +27,9 @@ class ApiCallError(FairplayError):
     def __init__(self, status: int, body: Any) -> None:
         code = body.get("code", "") if isinstance(body, dict) else ""
         message = body.get("message", "") if isinstance(body, dict) else str(body)[:200]
-        super().__init__(f"HTTP {status} {code}: {message}", details={"status": status, "body": body})
+        super().__init__(
+            f"HTTP {status} {code}: {message}", details={"status": status, "body": body}
+        )
         self.status = status
         self.error_code = code
 
@@ -89,9 +91,15 @@ class Client:
                     raise
         raise AssertionError("unreachable")
 
-    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+    def call(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> Any:
         status, hdrs, payload = self.raw(method, path, body, headers)
-        parsed: Any = json.loads(payload) if hdrs.get("content-type", "").startswith("application/json") else payload.decode()
+        parsed: Any = (
+            json.loads(payload)
+            if hdrs.get("content-type", "").startswith("application/json")
+            else payload.decode()
+        )
         if status >= 400:
             raise ApiCallError(status, parsed)
         return parsed
@@ -136,8 +144,14 @@ class Client:
     ) -> dict[str, Any]:
         """Sign and submit one action; the hand's new head (seq, hash, phase, waiting_for)."""
         event = make_event(
-            origin=origin, table=table, hand=number, seq=seq, prev=prev,
-            actor=identity.id, type=kind, body=body,
+            origin=origin,
+            table=table,
+            hand=number,
+            seq=seq,
+            prev=prev,
+            actor=identity.id,
+            type=kind,
+            body=body,
         )
         result: dict[str, Any] = self.call(
             "POST", f"/v1/tables/{table}/hands/{number}/events", sign_event(event, identity.signer)

@@ -74,7 +74,9 @@ def _coerce(name: str, value: Any) -> Any:
         try:
             return int(value)
         except ValueError:
-            raise ConfigError(f"{name}: {value!r} is not an integer", details={"field": name})
+            raise ConfigError(
+                f"{name}: {value!r} is not an integer", details={"field": name}
+            ) from None
     return value
 
 

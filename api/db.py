@@ -12,6 +12,7 @@ Writes that must be serialised with other workers and hosts take the hand's lock
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import threading
@@ -32,7 +33,9 @@ def sqlite_path(url: str) -> str:
         return url[len("sqlite:///") :]
     if url.startswith("sqlite://"):
         return url[len("sqlite://") :]
-    raise ConfigError(f"database url {url!r} is not sqlite:///PATH", details={"field": "database_url"})
+    raise ConfigError(
+        f"database url {url!r} is not sqlite:///PATH", details={"field": "database_url"}
+    )
 
 
 class Connection:
@@ -95,7 +98,9 @@ def split_schema(url: str) -> tuple[str, str | None]:
     query = parse_qsl(parts.query, keep_blank_values=True)
     schema = next((v for k, v in query if k == "schema"), None)
     if schema is not None and not _SCHEMA_NAME.match(schema):
-        raise ConfigError(f"schema {schema!r}: letters, digits and _ only", details={"field": "database_url"})
+        raise ConfigError(
+            f"schema {schema!r}: letters, digits and _ only", details={"field": "database_url"}
+        )
     rest = urlencode([(k, v) for k, v in query if k != "schema"])
     return urlunsplit(parts._replace(query=rest)), schema
 
@@ -133,14 +138,14 @@ class Database:
 
     def _open(self) -> Connection:
         if self.dialect == "sqlite":
-            raw = sqlite3.connect(
+            lite = sqlite3.connect(
                 sqlite_path(self.url), isolation_level=None, timeout=30, check_same_thread=False
             )
-            raw.execute("PRAGMA journal_mode=WAL")
-            raw.execute(f"PRAGMA synchronous={self.synchronous}")
-            raw.execute("PRAGMA busy_timeout=30000")
-            raw.execute("PRAGMA foreign_keys=ON")
-            return Connection(raw, "sqlite")
+            lite.execute("PRAGMA journal_mode=WAL")
+            lite.execute(f"PRAGMA synchronous={self.synchronous}")
+            lite.execute("PRAGMA busy_timeout=30000")
+            lite.execute("PRAGMA foreign_keys=ON")
+            return Connection(lite, "sqlite")
         import psycopg
 
         url, schema = split_schema(self.url)
@@ -165,10 +170,8 @@ class Database:
         """Drop this thread's connection (after an error that may have broken it)."""
         conn: Connection | None = getattr(self._local, "conn", None)
         if conn is not None:
-            try:
+            with contextlib.suppress(Exception):  # already broken
                 conn.close()
-            except Exception:  # noqa: BLE001 - already broken
-                pass
             self._local.conn = None
 
     def close(self) -> None:

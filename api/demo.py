@@ -51,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     token = os.environ.get("FAIRPLAY_ADMIN_TOKEN", "")
     table = seed_demo(args.url, token, args.hands)
-    print(f"demo: table {table} played {args.hands} hands: {args.url}/tables/{table}", file=sys.stderr)
+    print(
+        f"demo: table {table} played {args.hands} hands: {args.url}/tables/{table}", file=sys.stderr
+    )
     return 0
 
 

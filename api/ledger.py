@@ -10,6 +10,7 @@ is appended to the log, which is the source of truth for a hand's history (the s
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,8 @@ def load_or_create_signer(path: Path, name: str) -> Signer:
     """The log's signer from ``path``, created (mode 0600) when the file is absent."""
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
+        with contextlib.suppress(FileExistsError):  # another worker created it first
             save_signer(generate_signer(name), path)
-        except FileExistsError:
-            pass  # another worker created it first
     return load_signer(path)
 
 
@@ -69,8 +68,14 @@ class Ledger:
         self, table: str, hand: int, seq: int, prev: str | None, kind: str, body: dict[str, Any]
     ) -> dict[str, Any]:
         event = make_event(
-            origin=self.origin, table=table, hand=hand, seq=seq, prev=prev,
-            actor=SERVER_ACTOR, type=kind, body=body,
+            origin=self.origin,
+            table=table,
+            hand=hand,
+            seq=seq,
+            prev=prev,
+            actor=SERVER_ACTOR,
+            type=kind,
+            body=body,
         )
         return sign_event(event, self.signer)
 

@@ -43,6 +43,7 @@ from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
 from audit.play import HandState
+from shuffle.protocol import Transcript
 
 PLAYER_KINDS = ("commit", "reveal", "call", "play")
 ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
@@ -87,7 +88,8 @@ def apply_action(state: HandState, seat: Seat, kind: str, body: dict[str, Any]) 
         ace_high = body.get("ace_high", False)
         if not isinstance(ace_high, bool):
             raise BadRequest(
-                "event.body.ace_high: expected true or false", details={"path": "event.body.ace_high"}
+                "event.body.ace_high: expected true or false",
+                details={"path": "event.body.ace_high"},
             )
         state.play(seat, card, ace_high)
 
@@ -173,7 +175,9 @@ class Live:
 
     def _server_event(self, hand: store.HandRow, kind: str, body: dict[str, Any]) -> None:
         prev = hand.last_hash or None
-        event = self.ledger.server_event(hand.table_id, hand.number, hand.event_count, prev, kind, body)
+        event = self.ledger.server_event(
+            hand.table_id, hand.number, hand.event_count, prev, kind, body
+        )
         self.ledger.append(event)
         hand.event_count += 1
         hand.last_hash = event_hash(event)
@@ -222,18 +226,26 @@ class Live:
         kind = event["type"]
         if kind not in PLAYER_KINDS:
             raise BadRequest(
-                f"event.type: {kind!r} is not one of {list(PLAYER_KINDS)}", details={"path": "event.type"}
+                f"event.type: {kind!r} is not one of {list(PLAYER_KINDS)}",
+                details={"path": "event.type"},
             )
         if event["origin"] != self.ledger.origin:
-            raise BadRequest(f"event.origin: this log is {self.ledger.origin!r}", details={"path": "event.origin"})
+            raise BadRequest(
+                f"event.origin: this log is {self.ledger.origin!r}",
+                details={"path": "event.origin"},
+            )
         if event["table"] != table_id or event["hand"] != str(number):
-            raise BadRequest("event.table, event.hand: not this table and hand", details={"path": "event.hand"})
+            raise BadRequest(
+                "event.table, event.hand: not this table and hand", details={"path": "event.hand"}
+            )
         conn = self.db.connection()
         table = store.get_table(conn, table_id)
         actor = event["actor"]
         seat = table.seat_of(actor)
         if seat is None:
-            raise Forbidden(f"{actor} is not seated at table {table_id}", details={"path": "event.actor"})
+            raise Forbidden(
+                f"{actor} is not seated at table {table_id}", details={"path": "event.actor"}
+            )
         player = store.get_player(conn, actor)
         try:
             verify_event(event, parse_player_key(player.public_key))
@@ -251,7 +263,9 @@ class Live:
         before = hand.event_count
         try:
             state = self._accept(table, hand, seat, kind, event)
-            finished = self._finish(table, hand, state) if state is not None and state.is_over else None
+            finished = (
+                self._finish(table, hand, state) if state is not None and state.is_over else None
+            )
             with conn.transaction():
                 if not store.update_hand(conn, hand, before):
                     raise Conflict("the hand moved on meanwhile; read it again")
@@ -311,11 +325,15 @@ class Live:
             return None
         if kind == "reveal":
             if hand.phase != "revealing":
-                raise WrongPhase(f"the hand is {hand.phase}; seeds are revealed after all four commit")
+                raise WrongPhase(
+                    f"the hand is {hand.phase}; seeds are revealed after all four commit"
+                )
             if seat.name in c["seeds"]:
                 raise WrongPhase(f"{seat.name} has already revealed")
             seed = ceremony.parse_seed(body.get("seed"))
-            ceremony.check_reveal(seed, c["commitments"][seat.name], seat, table.seats[seat], table.id, hand.number)
+            ceremony.check_reveal(
+                seed, c["commitments"][seat.name], seat, table.seats[seat], table.id, hand.number
+            )
             c["seeds"][seat.name] = seed.hex()
             self._log(hand, event)
             hand.ceremony = c
@@ -337,7 +355,7 @@ class Live:
         hand.phase = state.phase
         return state
 
-    def _transcript(self, table: store.Table, hand: store.HandRow) -> ceremony.Transcript:
+    def _transcript(self, table: store.Table, hand: store.HandRow) -> Transcript:
         c = hand.ceremony
         return ceremony.transcript(
             table=table.id,
@@ -366,7 +384,9 @@ class Live:
 
     # --------------------------------------------------------------------------- end
 
-    def record_of(self, table: store.Table, hand: store.HandRow, state: HandState) -> dict[str, Any]:
+    def record_of(
+        self, table: store.Table, hand: store.HandRow, state: HandState
+    ) -> dict[str, Any]:
         """The finished hand as a cayenne-record/1 document (one hand, with its start)."""
         rec_hand = state.to_record_hand()
         rec_hand["pack"] = hand.pack

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 Schema = dict[str, Any]
 
 ERROR: Schema = {
@@ -37,7 +36,16 @@ PLAYER: Schema = {
 }
 TABLE: Schema = {
     "type": "object",
-    "required": ["id", "name", "ruleset", "seats", "first_dealer", "hands", "current_hand", "links"],
+    "required": [
+        "id",
+        "name",
+        "ruleset",
+        "seats",
+        "first_dealer",
+        "hands",
+        "current_hand",
+        "links",
+    ],
     "properties": {
         "id": {"type": "string"},
         "name": {"type": "string"},
@@ -56,7 +64,10 @@ HAND: Schema = {
     "properties": {
         "table": {"type": "string"},
         "hand": {"type": "integer"},
-        "phase": {"type": "string", "enum": ["committing", "revealing", "calling", "playing", "over"]},
+        "phase": {
+            "type": "string",
+            "enum": ["committing", "revealing", "calling", "playing", "over"],
+        },
         "dealer": SEAT,
         "pack": {"type": "integer"},
         "seats": OBJ,
@@ -73,30 +84,40 @@ HAND: Schema = {
         "links": OBJ,
     },
 }
-EVENT: Schema = {
+SIGNED_EVENT: Schema = {
     "type": "object",
-    "required": ["origin", "table", "hand", "seq", "prev", "actor", "seat", "type", "body"],
+    "description": "An event of the log's format (docs/log.md), signed by the acting player",
+    "required": [
+        "v",
+        "origin",
+        "table",
+        "hand",
+        "seq",
+        "prev",
+        "actor",
+        "key",
+        "type",
+        "body",
+        "signature",
+    ],
+    "additionalProperties": False,
     "properties": {
+        "v": {"const": 1},
         "origin": {"type": "string"},
         "table": {"type": "string"},
-        "hand": {"type": "integer"},
-        "seq": {"type": "integer"},
-        "prev": HEX32,
-        "actor": {"type": "string"},
-        "seat": SEAT,
+        "hand": {"type": "string", "description": "the hand number as text"},
+        "seq": {"type": "integer", "minimum": 0},
+        "prev": {"type": ["string", "null"]},
+        "actor": {"type": "string", "description": "the player id"},
+        "key": {"type": "string", "description": "the player's C2SP verifier key"},
         "type": {"type": "string", "enum": ["commit", "reveal", "call", "play"]},
         "body": {
             "type": "object",
-            "description": "commit: {commitment}; reveal: {seed}; call: {call}; play: {card, ace_high}",
+            "description": "commit: {commitment}; reveal: {seed}; call: {call}; "
+            "play: {card, ace_high}",
         },
-    },
-}
-SIGNED_EVENT: Schema = {
-    "type": "object",
-    "required": ["event", "signature"],
-    "properties": {
-        "event": EVENT,
-        "signature": {"type": "string", "description": "base64 Ed25519 signature of the canonical event"},
+        "time": {"type": "string"},
+        "signature": {"type": "string", "description": "base64 Ed25519 signature"},
     },
 }
 REPORT_SUMMARY: Schema = {
@@ -115,7 +136,12 @@ REPORT_SUMMARY: Schema = {
 
 
 def _param(name: str, where: str, schema: Schema, required: bool = False, desc: str = "") -> Schema:
-    p: Schema = {"name": name, "in": where, "required": required or where == "path", "schema": schema}
+    p: Schema = {
+        "name": name,
+        "in": where,
+        "required": required or where == "path",
+        "schema": schema,
+    }
     if desc:
         p["description"] = desc
     return p
@@ -175,7 +201,7 @@ def build() -> Schema:
         "/v1/openapi.json": {"get": _op("This document", 200, OBJ)},
         "/v1/players": {
             "post": _op(
-                "Register a player's Ed25519 public key (admin, or anyone when self-registration is on)",
+                "Register a player's Ed25519 key (admin, or anyone when self-registration is on)",
                 201,
                 PLAYER,
                 (401, 403, 409),
@@ -186,10 +212,14 @@ def build() -> Schema:
                 },
                 security=True,
             ),
-            "get": _op("List players", 200, _list("players", PLAYER, "next_after"), (), (LIMIT, AFTER)),
+            "get": _op(
+                "List players", 200, _list("players", PLAYER, "next_after"), (), (LIMIT, AFTER)
+            ),
         },
         "/v1/players/{player_id}": {
-            "get": _op("A player", 200, PLAYER, (), (_param("player_id", "path", {"type": "string"}),))
+            "get": _op(
+                "A player", 200, PLAYER, (), (_param("player_id", "path", {"type": "string"}),)
+            )
         },
         "/v1/tables": {
             "post": _op(
@@ -209,18 +239,28 @@ def build() -> Schema:
                 },
                 security=True,
             ),
-            "get": _op("List tables", 200, _list("tables", TABLE, "next_after"), (), (LIMIT, AFTER)),
+            "get": _op(
+                "List tables", 200, _list("tables", TABLE, "next_after"), (), (LIMIT, AFTER)
+            ),
         },
         "/v1/tables/{table_id}": {"get": _op("A table", 200, TABLE, (), (TABLE_ID,))},
         "/v1/tables/{table_id}/record": {
-            "get": _op("The table's finished hands as one cayenne-record/1", 200, OBJ, (), (TABLE_ID,))
+            "get": _op(
+                "The table's finished hands as one cayenne-record/1", 200, OBJ, (), (TABLE_ID,)
+            )
         },
         "/v1/tables/{table_id}/hands": {
             "get": _op("The table's hands", 200, _list("hands", OBJ, "unused"), (), (TABLE_ID,))
         },
         HAND_PATH: {"get": _op("A hand's public state", 200, HAND, (), (TABLE_ID, NUMBER))},
         HAND_PATH + "/events": {
-            "get": _op("The hand's signed events", 200, _list("events", OBJ, "unused"), (), (TABLE_ID, NUMBER)),
+            "get": _op(
+                "The hand's signed events",
+                200,
+                _list("events", OBJ, "unused"),
+                (),
+                (TABLE_ID, NUMBER),
+            ),
             "post": _op(
                 "Submit a signed commit, reveal, call or play",
                 201,
@@ -291,8 +331,12 @@ def build() -> Schema:
                 **_op("A report", 200, OBJ, (), (_param("report_id", "path", {"type": "string"}),)),
                 "responses": {
                     "200": {
-                        "description": "the report as JSON, or the HTML page when the client accepts text/html",
-                        "content": {"application/json": {"schema": OBJ}, "text/html": {"schema": {"type": "string"}}},
+                        "description": "the report as JSON, or as the HTML page when the "
+                        "client accepts text/html",
+                        "content": {
+                            "application/json": {"schema": OBJ},
+                            "text/html": {"schema": {"type": "string"}},
+                        },
                     },
                     **{
                         str(s): {"description": "error", "content": _json(ERROR)}
@@ -302,7 +346,13 @@ def build() -> Schema:
             }
         },
         "/v1/audits/{report_id}/record": {
-            "get": _op("The audited record", 200, OBJ, (), (_param("report_id", "path", {"type": "string"}),))
+            "get": _op(
+                "The audited record",
+                200,
+                OBJ,
+                (),
+                (_param("report_id", "path", {"type": "string"}),),
+            )
         },
         "/v1/log/key": {"get": _op("The log's verifier key (C2SP text)", 200, "text/plain")},
         "/v1/log/checkpoint": {"get": _op("The latest signed checkpoint", 200, "text/plain")},
@@ -343,16 +393,28 @@ def build() -> Schema:
             )
         },
         "/v1/log/hands/{table_id}/{number}": {
-            "get": _op("Inclusion of every event of a hand (its proof bundle)", 200, OBJ, (), (TABLE_ID, NUMBER))
+            "get": _op(
+                "Inclusion of every event of a hand (its proof bundle)",
+                200,
+                OBJ,
+                (),
+                (TABLE_ID, NUMBER),
+            )
         },
         "/": {"get": _op("Landing page", 200, "text/html")},
-        "/tables/{table_id}": {"get": _op("Table page (public state)", 200, "text/html", (), (TABLE_ID,))},
+        "/tables/{table_id}": {
+            "get": _op("Table page (public state)", 200, "text/html", (), (TABLE_ID,))
+        },
         "/tables/{table_id}/hands/{number}": {
             "get": _op("Hand page", 200, "text/html", (), (TABLE_ID, NUMBER))
         },
         "/reports/{report_id}": {
             "get": _op(
-                "Report page", 200, "text/html", (), (_param("report_id", "path", {"type": "string"}),)
+                "Report page",
+                200,
+                "text/html",
+                (),
+                (_param("report_id", "path", {"type": "string"}),),
             )
         },
     }
@@ -361,7 +423,8 @@ def build() -> Schema:
         "info": {
             "title": "Cayenne Fair-Play",
             "version": "1",
-            "description": "Certified online tables of Cayenne, audit reports and log proofs. See docs/api.md.",
+            "description": "Certified online tables of Cayenne, audit reports and log proofs "
+            "(docs/api.md).",
         },
         "paths": paths,
         "components": {

@@ -40,12 +40,19 @@ class Player:
     created_at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "public_key": self.public_key, "created_at": self.created_at}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "public_key": self.public_key,
+            "created_at": self.created_at,
+        }
 
 
 def insert_player(conn: Connection, player: Player) -> None:
     if conn.one("SELECT id FROM api_players WHERE public_key = ?", (player.public_key,)):
-        raise Conflict("a player with this public key is already registered", details={"path": "public_key"})
+        raise Conflict(
+            "a player with this public key is already registered", details={"path": "public_key"}
+        )
     conn.execute(
         "INSERT INTO api_players (id, name, public_key, created_at) VALUES (?, ?, ?, ?)",
         (player.id, player.name, player.public_key, player.created_at),
@@ -53,7 +60,9 @@ def insert_player(conn: Connection, player: Player) -> None:
 
 
 def get_player(conn: Connection, player_id: str) -> Player:
-    row = conn.one("SELECT id, name, public_key, created_at FROM api_players WHERE id = ?", (player_id,))
+    row = conn.one(
+        "SELECT id, name, public_key, created_at FROM api_players WHERE id = ?", (player_id,)
+    )
     if row is None:
         raise NotFound(f"no player {player_id!r}", details={"player": player_id})
     return Player(*row)
@@ -98,7 +107,9 @@ class Table:
         }
 
 
-_TABLE_COLS = "id, name, ruleset, seat_n, seat_e, seat_s, seat_w, first_dealer, hand_count, created_at"
+_TABLE_COLS = (
+    "id, name, ruleset, seat_n, seat_e, seat_s, seat_w, first_dealer, hand_count, created_at"
+)
 
 
 def _table(row: Row) -> Table:
@@ -202,7 +213,7 @@ def _hand(row: Row) -> HandRow:
 
 def insert_hand(conn: Connection, hand: HandRow) -> None:
     conn.execute(
-        f"INSERT INTO api_hands ({_HAND_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO api_hands ({_HAND_COLS}) VALUES ({', '.join('?' * 16)})",
         (
             hand.table_id,
             hand.number,
@@ -251,7 +262,9 @@ def get_hand(conn: Connection, table_id: str, number: int) -> HandRow:
     sql = f"SELECT {_HAND_COLS} FROM api_hands WHERE table_id = ? AND number = ?"
     row = conn.one(sql, (table_id, number))
     if row is None:
-        raise NotFound(f"table {table_id!r} has no hand {number}", details={"table": table_id, "hand": number})
+        raise NotFound(
+            f"table {table_id!r} has no hand {number}", details={"table": table_id, "hand": number}
+        )
     return _hand(row)
 
 
@@ -303,17 +316,22 @@ def insert_report(
     )
     codes = sorted({str(f.get("code")) for f in report.get("findings", []) if isinstance(f, dict)})
     for code in codes:
-        conn.execute("INSERT INTO api_report_codes (report_id, code) VALUES (?, ?)", (report_id, code))
+        conn.execute(
+            "INSERT INTO api_report_codes (report_id, code) VALUES (?, ?)", (report_id, code)
+        )
     for player in sorted(set(players)):
         conn.execute(
             "INSERT INTO api_report_players (report_id, player) VALUES (?, ?)", (report_id, player)
         )
 
 
-def get_report(conn: Connection, report_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def get_report(
+    conn: Connection, report_id: str
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(summary, report, record) of a stored report."""
     row = conn.one(
-        "SELECT id, table_id, hand_number, verdict, created_at, report, record FROM api_reports WHERE id = ?",
+        "SELECT id, table_id, hand_number, verdict, created_at, report, record "
+        "FROM api_reports WHERE id = ?",
         (report_id,),
     )
     if row is None:
@@ -339,10 +357,14 @@ def query_reports(conn: Connection, q: ReportQuery) -> list[dict[str, Any]]:
         where.append("r.table_id = ?")
         params.append(q.table)
     if q.player is not None:
-        where.append("EXISTS (SELECT 1 FROM api_report_players p WHERE p.report_id = r.id AND p.player = ?)")
+        where.append(
+            "EXISTS (SELECT 1 FROM api_report_players p WHERE p.report_id = r.id AND p.player = ?)"
+        )
         params.append(q.player)
     if q.code is not None:
-        where.append("EXISTS (SELECT 1 FROM api_report_codes c WHERE c.report_id = r.id AND c.code = ?)")
+        where.append(
+            "EXISTS (SELECT 1 FROM api_report_codes c WHERE c.report_id = r.id AND c.code = ?)"
+        )
         params.append(q.code)
     if q.since is not None:
         where.append("r.created_at >= ?")

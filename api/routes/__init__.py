@@ -60,6 +60,10 @@ def decode_cursor(text: str | None, size: int) -> list[Any] | None:
         values = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (ValueError, binascii.Error):
         values = None
-    if not isinstance(values, list) or len(values) != size or not all(isinstance(v, str) for v in values):
+    if (
+        not isinstance(values, list)
+        or len(values) != size
+        or not all(isinstance(v, str) for v in values)
+    ):
         raise BadRequest("cursor: not a cursor this service gave out", details={"path": "cursor"})
     return values

@@ -15,18 +15,19 @@ bp = Blueprint("audits", __name__)
 
 def wants_html() -> bool:
     best = request.accept_mimetypes.best_match(["application/json", "text/html"])
-    return best == "text/html" and request.accept_mimetypes["text/html"] > request.accept_mimetypes[
-        "application/json"
-    ]
+    return (
+        best == "text/html"
+        and request.accept_mimetypes["text/html"] > request.accept_mimetypes["application/json"]
+    )
 
 
 @bp.post("/v1/audits")
 def post_audit() -> tuple[Response, int, dict[str, str]]:
     """Audit a cayenne-record/1 document and keep the report."""
-    from audit.auditor import audit_document
-
     s = services()
     doc = json_body()
+    from audit.auditor import audit_document
+
     if not isinstance(doc, dict):
         raise BadRequest("$: a cayenne-record/1 document is a JSON object", details={"path": "$"})
     report = audit_document(doc)
@@ -75,7 +76,9 @@ def date_arg(name: str) -> str | None:
             return date.fromisoformat(raw).isoformat()
         moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise BadRequest(f"{name}: {raw!r} is not an ISO 8601 date or time", details={"path": name}) from None
+        raise BadRequest(
+            f"{name}: {raw!r} is not an ISO 8601 date or time", details={"path": name}
+        ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return store.now_iso(moment.timestamp())
@@ -97,5 +100,7 @@ def list_audits() -> Response:
     rows = store.query_reports(services().db.connection(), q)
     for r in rows:
         r["links"] = {"self": url_for("audits.get_audit", report_id=r["id"])}
-    next_cursor = encode_cursor([rows[-1]["created_at"], rows[-1]["id"]]) if len(rows) == q.limit else None
+    next_cursor = (
+        encode_cursor([rows[-1]["created_at"], rows[-1]["id"]]) if len(rows) == q.limit else None
+    )
     return jsonify({"reports": rows, "next_cursor": next_cursor})

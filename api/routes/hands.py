@@ -91,7 +91,9 @@ def list_hands(table_id: str) -> Response:
                     "report_id": h.report_id,
                     "started_at": h.started_at,
                     "finished_at": h.finished_at,
-                    "links": {"self": url_for("hands.get_hand", table_id=table_id, number=h.number)},
+                    "links": {
+                        "self": url_for("hands.get_hand", table_id=table_id, number=h.number)
+                    },
                 }
                 for h in store.list_hands(conn, table_id)
             ]

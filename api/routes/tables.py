@@ -28,12 +28,16 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     name = check_name(body.get("name", "table"), "name")
     seats_obj = body.get("seats")
     if not isinstance(seats_obj, dict) or sorted(seats_obj) != ["E", "N", "S", "W"]:
-        raise BadRequest("seats: an object with the player ids at N, E, S and W", details={"path": "seats"})
+        raise BadRequest(
+            "seats: an object with the player ids at N, E, S and W", details={"path": "seats"}
+        )
     seats: dict[Seat, str] = {}
     for seat in Seat:
         pid = seats_obj[seat.name]
         if not isinstance(pid, str):
-            raise BadRequest(f"seats.{seat.name}: a player id", details={"path": f"seats.{seat.name}"})
+            raise BadRequest(
+                f"seats.{seat.name}: a player id", details={"path": f"seats.{seat.name}"}
+            )
         seats[seat] = pid
     ruleset_obj = body.get("ruleset", {})
     if not isinstance(ruleset_obj, dict):

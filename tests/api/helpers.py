@@ -24,7 +24,9 @@ class Table:
     def hand(self, number: int = 1) -> dict[str, Any]:
         return self.client.hand(self.id, number)
 
-    def act(self, seat: str, kind: str, body: dict[str, Any], number: int = 1, **override: Any) -> dict[str, Any]:
+    def act(
+        self, seat: str, kind: str, body: dict[str, Any], number: int = 1, **override: Any
+    ) -> dict[str, Any]:
         h = self.hand(number)
         seq = override.pop("seq", h["next_seq"])
         prev = override.pop("prev", h["last_hash"])
@@ -34,7 +36,9 @@ class Table:
     def commit_all(self, number: int = 1) -> None:
         for seat in SEATS:
             self.seeds[seat] = secrets.token_bytes(32)
-            c = seat_commitment(self.seeds[seat], Seat.parse(seat), self.players[seat].id, self.id, number)
+            c = seat_commitment(
+                self.seeds[seat], Seat.parse(seat), self.players[seat].id, self.id, number
+            )
             self.act(seat, "commit", {"commitment": c}, number)
 
     def reveal_all(self, number: int = 1) -> None:
@@ -45,7 +49,9 @@ class Table:
         return self.client.cards(self.players[seat], self.id, number, seat)
 
 
-def open_table(client: Client, origin: str, name: str = "t", ruleset: dict[str, Any] | None = None) -> Table:
+def open_table(
+    client: Client, origin: str, name: str = "t", ruleset: dict[str, Any] | None = None
+) -> Table:
     players = {s: Identity.generate(f"{name}-{s}") for s in SEATS}
     for s, ident in players.items():
         client.register(ident, f"{name}-{s}")

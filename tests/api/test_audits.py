@@ -44,11 +44,15 @@ def test_post_audit_and_read_it_back(service: Running, record: dict[str, Any]) -
     assert "SCORE_MISMATCH" in {f["code"] for f in bad["report"]["findings"]}
 
 
-def test_report_as_html_when_the_client_accepts_it(service: Running, record: dict[str, Any]) -> None:
+def test_report_as_html_when_the_client_accepts_it(
+    service: Running, record: dict[str, Any]
+) -> None:
     pytest.importorskip("audit.report_html", reason="the HTML report renderer has not landed")
     c = service.client(admin=False)
     rid = c.call("POST", "/v1/audits", record)["id"]
-    status, headers, body = c.raw("GET", f"/v1/audits/{rid}", headers={"Accept": "text/html,*/*;q=0.8"})
+    status, headers, body = c.raw(
+        "GET", f"/v1/audits/{rid}", headers={"Accept": "text/html,*/*;q=0.8"}
+    )
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert b"<html" in body.lower() and b"Traceback" not in body
     status, headers, _ = c.raw("GET", f"/v1/audits/{rid}", headers={"Accept": "application/json"})
@@ -67,7 +71,9 @@ def test_bad_record_is_4xx_naming_the_json_path(service: Running, record: dict[s
     assert err.status in (400, 422) and err.details["body"]["details"]["path"] in ("$", "")
 
 
-def test_queries_by_table_player_code_and_date_with_pagination(service: Running, record: dict[str, Any]) -> None:
+def test_queries_by_table_player_code_and_date_with_pagination(
+    service: Running, record: dict[str, Any]
+) -> None:
     c = service.client(admin=False)
     table = record["table"]
     player = record["players"]["N"]

@@ -35,12 +35,23 @@ def free_port() -> int:
 @pytest.fixture
 def served(backend: str, tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    cmd = [sys.executable, "-m", "audit.cli", "serve", "--port", str(port), "--workers", "3",
-           "--data-dir", str(tmp_path / "data")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "audit.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--workers",
+        "3",
+        "--data-dir",
+        str(tmp_path / "data"),
+    ]
     if backend != "sqlite":
         cmd += ["--database", backend]
     env = dict(os.environ, FAIRPLAY_ADMIN_TOKEN=ADMIN)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "serve.log", "w"))
+    log = open(tmp_path / "serve.log", "w")  # noqa: SIM115 - closed after the server stops
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
         client = Client(url)
@@ -57,6 +68,7 @@ def served(backend: str, tmp_path: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        log.close()
 
 
 def test_rubber_through_the_real_server(served: str, tmp_path: Path) -> None:
@@ -80,8 +92,12 @@ def test_rubber_through_the_real_server(served: str, tmp_path: Path) -> None:
         assert report["verdict"] == "clean", report["findings"]
         bundle = tmp_path / f"{table}-{number}.json"
         bundle.write_text(json.dumps(c.call("GET", f"/v1/tables/{table}/hands/{number}/proof")))
-        done = subprocess.run([sys.executable, "-m", "audit.cli", "verify", str(bundle), "--key", vkey],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "audit.cli", "verify", str(bundle), "--key", vkey],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
     record = c.call("GET", f"/v1/tables/{rubber.table}/record")
     assert len(record["hands"]) == len(hands)

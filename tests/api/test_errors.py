@@ -9,7 +9,9 @@ from typing import Any
 from tests.api.conftest import Running
 
 
-def check_error(status_headers_body: tuple[int, dict[str, str], bytes], status: int, code: str) -> dict[str, Any]:
+def check_error(
+    status_headers_body: tuple[int, dict[str, str], bytes], status: int, code: str
+) -> dict[str, Any]:
     got, headers, body = status_headers_body
     assert got == status
     assert headers["content-type"].startswith("application/json")

@@ -20,6 +20,7 @@ import pytest
 from api.bot import TableBots
 from audit.log import merkle
 from audit.log.checkpoint import parse as parse_checkpoint
+from audit.log.errors import ProofError
 from audit.log.note import verify as verify_note
 from shuffle.verify import check_record_hand
 from tests.api.conftest import Running
@@ -42,11 +43,17 @@ def test_end_of_hand_record_report_and_next_hand(finished: TableBots) -> None:
     assert h1["phase"] == "over" and h1["ceremony"]["server_seed"] and h1["ceremony"]["deal_number"]
     record = c.call("GET", f"/v1/tables/{t}/hands/1/record")
     hand = record["hands"][0]
-    assert len(hand["tricks"]) == 13 and sorted(hand["gathered"]["NS"] + hand["gathered"]["EW"]) == list(range(1, 14))
-    result = check_record_hand(hand, record["ruleset"]["deal_pattern"])  # the deal follows from the shuffle
+    assert len(hand["tricks"]) == 13 and sorted(
+        hand["gathered"]["NS"] + hand["gathered"]["EW"]
+    ) == list(range(1, 14))
+    result = check_record_hand(
+        hand, record["ruleset"]["deal_pattern"]
+    )  # the deal follows from the shuffle
     assert str(result.deal_number) == h1["ceremony"]["deal_number"]
     report = c.call("GET", f"/v1/tables/{t}/hands/1/report")
-    assert report["id"] == h1["report_id"] and report["report"]["format"] == "cayenne-audit-report/1"
+    assert (
+        report["id"] == h1["report_id"] and report["report"]["format"] == "cayenne-audit-report/1"
+    )
     assert report["report"]["verdict"] == "clean", report["report"]["findings"]
     same = c.call("GET", f"/v1/audits/{report['id']}")
     assert same["report"] == report["report"] and same["table"] == t and same["hand"] == 1
@@ -78,8 +85,10 @@ def test_log_key_checkpoint_and_proofs(finished: TableBots) -> None:
         leaf = merkle.leaf_hash(canonical_json(entries[index]["event"]))
         assert base64.b64decode(proof["leaf_hash"]) == leaf
         merkle.verify_inclusion(leaf, index, cp_p.size, b64(proof["proof"]), cp_p.root)
-        with pytest.raises(Exception):
-            merkle.verify_inclusion(merkle.leaf_hash(b"forged"), index, cp_p.size, b64(proof["proof"]), cp_p.root)
+        with pytest.raises(ProofError):
+            merkle.verify_inclusion(
+                merkle.leaf_hash(b"forged"), index, cp_p.size, b64(proof["proof"]), cp_p.root
+            )
     small = 5
     cons = c.call("GET", f"/v1/log/proofs/consistency?from={small}")
     old = parse_checkpoint(verify_note(cons["from_checkpoint"], vkey))
@@ -89,10 +98,14 @@ def test_log_key_checkpoint_and_proofs(finished: TableBots) -> None:
 
 
 def fairplay(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "audit.cli", *args], capture_output=True, text=True, timeout=60
+    )
 
 
-def test_hand_bundle_verifies_offline_and_tampering_fails(finished: TableBots, tmp_path: Path) -> None:
+def test_hand_bundle_verifies_offline_and_tampering_fails(
+    finished: TableBots, tmp_path: Path
+) -> None:
     c, t = finished.client, finished.table
     vkey = c.call("GET", "/v1/log/key").strip()
     bundle = c.call("GET", f"/v1/tables/{t}/hands/1/proof")

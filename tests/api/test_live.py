@@ -6,6 +6,7 @@ Every refused action leaves the hand and the log exactly as they were.
 from __future__ import annotations
 
 import secrets
+from functools import partial
 from typing import Any
 
 import pytest
@@ -57,19 +58,28 @@ def test_ceremony_commit_reveal_deal(table: Table) -> None:
 
 def test_ceremony_refusals(table: Table, service: Running) -> None:
     t = table
-    refused(t, lambda: t.act("N", "reveal", {"seed": "00" * 32}), 409, "WRONG_PHASE")
+    refused(t, partial(t.act, "N", "reveal", {"seed": "00" * 32}), 409, "WRONG_PHASE")
     seed = secrets.token_bytes(32)
     n_commit = seat_commitment(seed, Seat.N, t.players["N"].id, t.id, 1)
     t.act("N", "commit", {"commitment": n_commit})
-    refused(t, lambda: t.act("N", "commit", {"commitment": n_commit}), 409, "WRONG_PHASE")
-    refused(t, lambda: t.act("E", "commit", {"commitment": "zz"}), 400, "BAD_REQUEST")
+    refused(t, partial(t.act, "N", "commit", {"commitment": n_commit}), 409, "WRONG_PHASE")
+    refused(t, partial(t.act, "E", "commit", {"commitment": "zz"}), 400, "BAD_REQUEST")
     # E copies N's commitment: accepted as a commitment, but it can never be opened by E.
     t.act("E", "commit", {"commitment": n_commit})
     for s in ("S", "W"):
         t.seeds[s] = secrets.token_bytes(32)
-        t.act(s, "commit", {"commitment": seat_commitment(t.seeds[s], Seat.parse(s), t.players[s].id, t.id, 1)})
-    refused(t, lambda: t.act("E", "reveal", {"seed": seed.hex()}), 422, "COMMITMENT_MISMATCH")
-    refused(t, lambda: t.act("N", "reveal", {"seed": secrets.token_bytes(32).hex()}), 422, "COMMITMENT_MISMATCH")
+        t.act(
+            s,
+            "commit",
+            {"commitment": seat_commitment(t.seeds[s], Seat.parse(s), t.players[s].id, t.id, 1)},
+        )
+    refused(t, partial(t.act, "E", "reveal", {"seed": seed.hex()}), 422, "COMMITMENT_MISMATCH")
+    refused(
+        t,
+        partial(t.act, "N", "reveal", {"seed": secrets.token_bytes(32).hex()}),
+        422,
+        "COMMITMENT_MISMATCH",
+    )
     t.act("N", "reveal", {"seed": seed.hex()})
     assert t.hand()["ceremony"]["revealed"] == {"N": True, "E": False, "S": False, "W": False}
 
@@ -81,33 +91,51 @@ def test_signatures_seats_and_replays(table: Table, service: Running) -> None:
     commit = seat_commitment(b"\x01" * 32, Seat.N, t.players["N"].id, t.id, 1)
 
     def event(actor: str, **kw: Any) -> dict[str, Any]:
-        fields = dict(origin=t.origin, table=t.id, hand=1, seq=h["next_seq"], prev=h["last_hash"],
-                      actor=actor, type="commit", body={"commitment": commit})
+        fields = dict(
+            origin=t.origin,
+            table=t.id,
+            hand=1,
+            seq=h["next_seq"],
+            prev=h["last_hash"],
+            actor=actor,
+            type="commit",
+            body={"commitment": commit},
+        )
         fields.update(kw)
         return make_event(**fields)
 
     path = f"/v1/tables/{t.id}/hands/1/events"
     # Signed by E's key while claiming to be N: the key is not N's.
     forged = sign_event(event(t.players["N"].id), t.players["E"].signer)
-    refused(t, lambda: c.call("POST", path, forged), 401, "INVALID_SIGNATURE")
+    refused(t, partial(c.call, "POST", path, forged), 401, "INVALID_SIGNATURE")
     # A valid signature, then one byte of the body changed.
     good = sign_event(event(t.players["N"].id), t.players["N"].signer)
     tampered = dict(good, body={"commitment": commit[:-1] + ("0" if commit[-1] != "0" else "1")})
-    refused(t, lambda: c.call("POST", path, tampered), 401, "INVALID_SIGNATURE")
+    refused(t, partial(c.call, "POST", path, tampered), 401, "INVALID_SIGNATURE")
     # A registered player who is not seated here.
     outsider = Identity.generate("outsider")
     c.register(outsider, "outsider")
-    refused(t, lambda: c.call("POST", path, sign_event(event(outsider.id), outsider.signer)), 403, "FORBIDDEN")
+    refused(
+        t,
+        partial(c.call, "POST", path, sign_event(event(outsider.id), outsider.signer)),
+        403,
+        "FORBIDDEN",
+    )
     # Bound to this origin, table and hand.
     for other in ({"origin": "elsewhere/log"}, {"table": "t-other"}, {"hand": 2}):
         ev = sign_event(event(t.players["N"].id, **other), t.players["N"].signer)
-        refused(t, lambda ev=ev: c.call("POST", path, ev), 400, "BAD_REQUEST")
+        refused(t, partial(c.call, "POST", path, ev), 400, "BAD_REQUEST")
     # Accepted once; the same event again is a replay.
     c.call("POST", path, good)
-    refused(t, lambda: c.call("POST", path, good), 409, "REPLAYED_EVENT")
+    refused(t, partial(c.call, "POST", path, good), 409, "REPLAYED_EVENT")
     # A stale seq or prev is refused too.
-    refused(t, lambda: t.act("E", "commit", {"commitment": commit}, seq=1), 409, "REPLAYED_EVENT")
-    refused(t, lambda: t.act("E", "commit", {"commitment": commit}, prev="ab" * 32), 409, "REPLAYED_EVENT")
+    refused(t, partial(t.act, "E", "commit", {"commitment": commit}, seq=1), 409, "REPLAYED_EVENT")
+    refused(
+        t,
+        partial(t.act, "E", "commit", {"commitment": commit}, prev="ab" * 32),
+        409,
+        "REPLAYED_EVENT",
+    )
 
 
 def play_until_checks(t: Table) -> set[str]:
@@ -121,23 +149,40 @@ def play_until_checks(t: Table) -> set[str]:
         mine = t.cards(seat)
         held, legal = mine["held"], mine["legal_plays"]
         others = [s for s in SEATS if s != seat]
-        refused(t, lambda: t.act(others[0], "play", {"card": t.cards(others[0])["held"][0]}),
-                409, "ILLEGAL_ACTION", "out_of_turn")
+        refused(
+            t,
+            partial(t.act, others[0], "play", {"card": t.cards(others[0])["held"][0]}),
+            409,
+            "ILLEGAL_ACTION",
+            "out_of_turn",
+        )
         seen.add("out_of_turn")
         not_held = next(c for c in ("2S", "3S", "4S", "5S", "6S", "2H") if c not in held)
-        refused(t, lambda: t.act(seat, "play", {"card": not_held}), 422, "ILLEGAL_ACTION", "not_held")
+        refused(
+            t, partial(t.act, seat, "play", {"card": not_held}), 422, "ILLEGAL_ACTION", "not_held"
+        )
         seen.add("not_held")
         off = [c for c in held if c not in legal]
         if off:
-            body = refused(t, lambda: t.act(seat, "play", {"card": off[0]}), 422, "ILLEGAL_ACTION",
-                           "must_follow_suit")
+            body = refused(
+                t,
+                partial(t.act, seat, "play", {"card": off[0]}),
+                422,
+                "ILLEGAL_ACTION",
+                "must_follow_suit",
+            )
             assert "must follow suit" in body["message"]
             seen.add("must_follow_suit")
         if h["play"]["contract"] != "nullo":
             aces = [c for c in legal if c[0] == "A"]
             if aces:
-                refused(t, lambda: t.act(seat, "play", {"card": aces[0], "ace_high": True}), 422,
-                        "ILLEGAL_ACTION", "ace_high_invalid")
+                refused(
+                    t,
+                    partial(t.act, seat, "play", {"card": aces[0], "ace_high": True}),
+                    422,
+                    "ILLEGAL_ACTION",
+                    "ace_high_invalid",
+                )
                 seen.add("ace_high_invalid")
         t.act(seat, "play", {"card": legal[0]})
         if {"must_follow_suit", "not_held", "out_of_turn"} <= seen and len(h["play"]["tricks"]) > 3:
@@ -148,13 +193,15 @@ def test_calls_and_plays_are_checked_by_the_rules(table: Table) -> None:
     t = table
     t.commit_all()
     t.reveal_all()
-    refused(t, lambda: t.act("E", "call", {"call": "S"}), 409, "ILLEGAL_ACTION", "out_of_turn")
-    refused(t, lambda: t.act("N", "call", {"call": "trumps"}), 422, "ILLEGAL_ACTION", "bad_call")
-    refused(t, lambda: t.act("N", "play", {"card": t.cards("N")["held"][0]}), 409, "ILLEGAL_ACTION")
+    refused(t, partial(t.act, "E", "call", {"call": "S"}), 409, "ILLEGAL_ACTION", "out_of_turn")
+    refused(t, partial(t.act, "N", "call", {"call": "trumps"}), 422, "ILLEGAL_ACTION", "bad_call")
+    refused(
+        t, partial(t.act, "N", "play", {"card": t.cards("N")["held"][0]}), 409, "ILLEGAL_ACTION"
+    )
     t.act("N", "call", {"call": "pass"})
-    refused(t, lambda: t.act("S", "call", {"call": "pass"}), 422, "ILLEGAL_ACTION", "bad_call")
+    refused(t, partial(t.act, "S", "call", {"call": "pass"}), 422, "ILLEGAL_ACTION", "bad_call")
     t.act("S", "call", {"call": "H"})
     assert t.hand()["play"]["contract"] == "H"
-    refused(t, lambda: t.act("E", "call", {"call": "S"}), 422, "ILLEGAL_ACTION", "bad_call")
+    refused(t, partial(t.act, "E", "call", {"call": "S"}), 422, "ILLEGAL_ACTION", "bad_call")
     seen = play_until_checks(t)
     assert {"out_of_turn", "not_held", "must_follow_suit"} <= seen

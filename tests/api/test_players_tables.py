@@ -31,7 +31,11 @@ def test_same_key_twice_is_409_and_bad_key_names_the_field(service: Running) -> 
     ident = Identity.generate("carol")
     c.register(ident, "carol")
     assert error_of(lambda: c.register(ident, "carol again")).status == 409
-    err = error_of(lambda: c.call("POST", "/v1/players", {"name": "x", "public_key": "abc+def+AAAA"}, c.admin()))
+    err = error_of(
+        lambda: c.call(
+            "POST", "/v1/players", {"name": "x", "public_key": "abc+def+AAAA"}, c.admin()
+        )
+    )
     assert err.status == 400 and err.details["body"]["details"]["path"] == "public_key"
 
 
