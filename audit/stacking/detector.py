@@ -72,16 +72,17 @@ class StackingResult:
 
 
 def _hands_valid(deal: Mapping[Seat, Sequence[Card]]) -> bool:
-    if set(deal) != set(Seat):
+    if len(deal) != 4 or any(s not in deal for s in Seat):
         return False
     mask = 0
-    for cards in deal.values():
-        if len(cards) != 13:
-            return False
-        for c in cards:
-            if not isinstance(c, int) or not 0 <= c < 52:
+    try:
+        for cards in deal.values():
+            if len(cards) != 13:
                 return False
-            mask |= 1 << c
+            for c in cards:
+                mask |= 1 << c
+    except (TypeError, ValueError):  # not an int, or a negative one
+        return False
     return mask == FULL_MASK
 
 
@@ -216,17 +217,20 @@ def _hands_test(
     tables = pattern_tables(pattern)
     if tables is None:
         return None
-    cycle = [c for b in ref.blocks for c in b]
+    cycle = [c for b in ref.blocks for c in b] if ref.oriented else []
     if ref.oriented:
         score = oriented_score(cycle, rel, tables.test_weights)
         p = tables.null_oriented.p_value(score)
-        flips = [False] * len(ref.blocks)
     else:
         score = advance_score(ref.blocks, rel, tables.test_weights)
         p = tables.null.p_value(score)
-        flips = best_orientation(ref.blocks, rel, tables.test_weights)
-    riffles: int | None = None
+    evidence.update({"method": METHOD_HANDS, "score": round(score, 4), "riffles": None})
     if p < EVIDENCE_P:
+        if ref.oriented:
+            flips = [False] * len(ref.blocks)
+        else:
+            flips = best_orientation(ref.blocks, rel, tables.test_weights)
+        evidence["advances"] = advances(ref.blocks, rel, flips)
         best = 0.0
         for k, weights in enumerate(tables.weights_by_riffles):
             if ref.oriented:
@@ -234,15 +238,7 @@ def _hands_test(
             else:
                 s = advance_score(ref.blocks, rel, weights)
             if s > best:
-                best, riffles = s, k
-    evidence.update(
-        {
-            "method": METHOD_HANDS,
-            "score": round(score, 4),
-            "advances": advances(ref.blocks, rel, flips),
-            "riffles": riffles,
-        }
-    )
+                best, evidence["riffles"] = s, k
     return StackingResult(p, score, METHOD_HANDS, evidence)
 
 

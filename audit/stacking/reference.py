@@ -39,21 +39,31 @@ class Reference:
     """``"gathered"`` or ``"collected"``."""
 
 
-def _is_pack(cards: Sequence[object]) -> bool:
+def _is_pack(cards: Sequence[Card]) -> bool:
     if len(cards) != 52:
         return False
     mask = 0
-    for c in cards:
-        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
-            return False
-        mask |= 1 << c
+    try:
+        for c in cards:
+            mask |= 1 << c
+    except (TypeError, ValueError):  # not an int, or a negative one
+        return False
     return mask == FULL_MASK
 
 
 def _valid_tricks(tricks: Sequence[Sequence[Card]]) -> bool:
-    if len(tricks) != BLOCKS or any(len(t) != BLOCK for t in tricks):
+    if len(tricks) != BLOCKS:
         return False
-    return _is_pack([c for t in tricks for c in t])
+    mask = 0
+    try:
+        for t in tricks:
+            if len(t) != BLOCK:
+                return False
+            for c in t:
+                mask |= 1 << c
+    except (TypeError, ValueError):
+        return False
+    return mask == FULL_MASK
 
 
 def reference_from_gathered(
