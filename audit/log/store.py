@@ -50,6 +50,17 @@ from audit.log.note import verify as verify_note
 NID_SHIFT = 48
 
 
+def as_bytes(value: Any) -> bytes:
+    """A stored BLOB/BYTEA as bytes (text put there by tampering is encoded, not trusted)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    if value is None:
+        return b""
+    if isinstance(value, int):
+        return str(value).encode()
+    return bytes(value)
+
+
 def nid(level: int, idx: int) -> int:
     """The stored key of complete subtree ``(level, idx)``."""
     return (level << NID_SHIFT) | idx
@@ -439,7 +450,7 @@ class Log:
             for k, h in self._db.query(
                 f"SELECT nid, hash FROM log_nodes WHERE nid IN ({marks})", chunk
             ):
-                found[keys[int(k)]] = bytes(h)
+                found[keys[int(k)]] = as_bytes(h)
         missing = [n for n in wanted if n not in found]
         if missing:
             lvl, idx = missing[0]
@@ -467,7 +478,7 @@ class Log:
                 "SELECT idx, leaf FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx",
                 (start, end),
             )
-        return [bytes(r[1]) for r in rows]
+        return [as_bytes(r[1]) for r in rows]
 
     def entries(self, start: int, end: int) -> list[dict[str, Any]]:
         """The events of entries ``[start, end)``."""
@@ -483,7 +494,8 @@ class Log:
                 (table, str(hand)),
             )
         return [
-            {"index": int(i), "event": parse_event(bytes(leaf), entry=int(i))} for i, leaf in rows
+            {"index": int(i), "event": parse_event(as_bytes(leaf), entry=int(i))}
+            for i, leaf in rows
         ]
 
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:

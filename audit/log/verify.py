@@ -28,7 +28,7 @@ from audit.log.errors import LogChainBroken, LogError, LogInconsistent, LogSigna
 from audit.log.events import parse_event, verify_event
 from audit.log.keys import Verifier
 from audit.log.note import verify as verify_note
-from audit.log.store import Log, nid
+from audit.log.store import Log, as_bytes, nid
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ def verify_log(
         )
 
     cp_rows = [
-        (int(r[0]), bytes(r[1]), str(r[2]))
+        (int(r[0]), as_bytes(r[1]), str(r[2]))
         for r in db.query("SELECT size, root, note FROM log_checkpoints ORDER BY size")
     ]
     saved = []
@@ -114,6 +114,7 @@ def verify_log(
     heads: dict[tuple[str, str], tuple[int, str]] = {}
     expected_idx = 0
     start = 0
+    bad_nodes: set[int] = set()
     while start < size and len(findings) < max_findings:
         rows = db.query(
             "SELECT idx, table_id, hand_id, seq, actor, type, event_hash, leaf FROM log_entries"
@@ -123,7 +124,7 @@ def verify_log(
         created: list[tuple[int, int, bytes, int]] = []
         for idx, table, hand, seq, actor, etype, ehash, leaf in rows:
             idx = int(idx)
-            leaf = bytes(leaf)
+            leaf = as_bytes(leaf)
             while expected_idx < idx:
                 findings.append(Finding("LOG_INCONSISTENT", "entry is missing", expected_idx))
                 expected_idx += 1
@@ -143,7 +144,7 @@ def verify_log(
                 (str(table), str(hand), int(seq), str(actor), str(etype), str(ehash)),
                 leaf,
             )
-        _check_nodes(findings, log, created)
+        _check_nodes(findings, log, created, bad_nodes)
         start += batch
 
     expected_nodes = sum(size >> level for level in range(size.bit_length()))
@@ -213,7 +214,6 @@ def _check_root(
                 "LOG_INCONSISTENT",
                 f"{what}: the log's first {cp_size} entries do not have the checkpoint's root "
                 "(history rewritten)",
-                cp_size - 1 if cp_size else None,
             )
         )
 
@@ -288,8 +288,13 @@ def _check_entry(
 
 
 def _check_nodes(
-    findings: list[Finding], log: Log, created: list[tuple[int, int, bytes, int]]
+    findings: list[Finding], log: Log, created: list[tuple[int, int, bytes, int]], bad: set[int]
 ) -> None:
+    """Compare recomputed subtree hashes with the stored ones.
+
+    Only the lowest differing node is reported: a parent over a differing child differs
+    as a consequence (``bad`` carries those across batches).
+    """
     if not created:
         return
     stored: dict[int, bytes] = {}
@@ -298,25 +303,21 @@ def _check_nodes(
         chunk = ids[s : s + 500]
         marks = ", ".join("?" * len(chunk))
         for k, h in log._db.query(f"SELECT nid, hash FROM log_nodes WHERE nid IN ({marks})", chunk):
-            stored[int(k)] = bytes(h)
-    for level, i, h, idx in created:
-        got = stored.get(nid(level, i))
+            stored[int(k)] = as_bytes(h)
+    for level, i, h, _ in created:
+        key = nid(level, i)
+        got = stored.get(key)
+        if got is not None and hmac.compare_digest(got, h):
+            continue
+        bad.add(key)
+        if level > 0 and (nid(level - 1, 2 * i) in bad or nid(level - 1, 2 * i + 1) in bad):
+            continue
         first, last = i << level, ((i + 1) << level) - 1
         span = f"entry {first}" if level == 0 else f"entries {first}..{last}"
-        if got is None:
-            findings.append(
-                Finding(
-                    "LOG_INCONSISTENT", f"stored tree lacks the hash of {span} (level {level})", idx
-                )
-            )
-        elif not hmac.compare_digest(got, h):
-            findings.append(
-                Finding(
-                    "LOG_INCONSISTENT",
-                    f"stored hash of {span} (level {level}) differs from the recomputed one",
-                    first if level == 0 else idx,
-                )
-            )
+        problem = "is missing" if got is None else "differs from the recomputed one"
+        findings.append(
+            Finding("LOG_INCONSISTENT", f"stored hash of {span} (level {level}) {problem}", first)
+        )
 
 
 def check_log(log: Log, **kwargs: Any) -> None:
