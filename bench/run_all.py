@@ -1,0 +1,25 @@
+"""Run every benchmark in this folder, one after the other (``make bench``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHES = ["engine_bench.py", "audit_bench.py", "shuffle_bench.py", "detection.py", "log_bench.py", "api_bench.py"]
+
+
+def main() -> int:
+    status = 0
+    for name in BENCHES:
+        path = HERE / name
+        if not path.exists():
+            continue
+        print(f"\n=== {name} ===", flush=True)
+        status |= subprocess.call([sys.executable, str(path)])
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
