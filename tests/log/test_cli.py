@@ -47,14 +47,29 @@ def test_log_commands_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     status, _, err = run(capsys, "log", "append", *common, str(events_file))
     assert status == 2 and "seq" in err and err.count("\n") == 1
 
-    status, out, _ = run(capsys, "log", "verify", "--db", db, "--vkey", vkey,
-                         "--checkpoint", str(saved_file))
+    status, out, _ = run(
+        capsys, "log", "verify", "--db", db, "--vkey", vkey, "--checkpoint", str(saved_file)
+    )
     assert status == 0 and out.startswith("OK: 6 entries")
     bundle_file = tmp_path / "hand.json"
-    assert run(capsys, "log", "bundle", *common, "--table", "t1", "--hand", "1",
-               "--out", str(bundle_file))[0] == 0
-    status, out, _ = run(capsys, "verify", str(bundle_file), "--key", vkey,
-                         "--checkpoint", str(saved_file))
+    assert (
+        run(
+            capsys,
+            "log",
+            "bundle",
+            *common,
+            "--table",
+            "t1",
+            "--hand",
+            "1",
+            "--out",
+            str(bundle_file),
+        )[0]
+        == 0
+    )
+    status, out, _ = run(
+        capsys, "verify", str(bundle_file), "--key", vkey, "--checkpoint", str(saved_file)
+    )
     assert status == 0 and "6 signed events" in out
 
     bundle = json.loads(bundle_file.read_text())
@@ -66,8 +81,9 @@ def test_log_commands_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     # tamper with the database behind the log's back: verify names the entry
     conn = sqlite3.connect(tmp_path / "log.db", isolation_level=None)
     conn.execute("DROP TRIGGER log_entries_no_update")
-    conn.execute("UPDATE log_entries SET leaf = replace(leaf, '\"card\":4', '\"card\":5') "
-                 "WHERE idx = 4")
+    conn.execute(
+        "UPDATE log_entries SET leaf = replace(leaf, '\"card\":4', '\"card\":5') WHERE idx = 4"
+    )
     conn.close()
     status, out, _ = run(capsys, "log", "verify", "--db", db, "--json")
     report = json.loads(out)
@@ -85,10 +101,12 @@ def test_fork_evidence_command(tmp_path: Path, capsys: pytest.CaptureFixture[str
     a, b = tmp_path / "a", tmp_path / "b"
     a.write_text(Checkpoint(ORIGIN, 3, b"\1" * 32).sign(signer))
     b.write_text(Checkpoint(ORIGIN, 3, b"\2" * 32).sign(signer))
-    status, out, _ = run(capsys, "log", "fork-evidence", str(a), str(b),
-                         "--vkey", signer.verifier_key())
+    status, out, _ = run(
+        capsys, "log", "fork-evidence", str(a), str(b), "--vkey", signer.verifier_key()
+    )
     assert status == 0
     verify_fork_evidence(json.loads(out), signer.verifier_key())
-    status, _, err = run(capsys, "log", "fork-evidence", str(a), str(a),
-                         "--vkey", signer.verifier_key())
+    status, _, err = run(
+        capsys, "log", "fork-evidence", str(a), str(a), "--vkey", signer.verifier_key()
+    )
     assert status == 2 and "no fork" in err

@@ -139,3 +139,44 @@ def test_threads_share_one_log(tmp_path: Path) -> None:
     assert not errors
     assert log.size() == 160 and verify_log(log) == []
     log.close()
+
+
+def test_group_commit_gives_each_request_its_own_answer(tmp_path: Path) -> None:
+    import threading
+
+    from audit.log.errors import LogChainBroken
+    from audit.log.keys import generate_signer
+    from audit.log.store import GroupCommit
+
+    log = open_log(
+        str(tmp_path / "g.db"), ORIGIN, generate_signer(ORIGIN), require_registered_keys=False
+    )
+    writer = GroupCommit(log)
+    players = [generate_signer(f"p{i}") for i in range(8)]
+    results: dict[int, list[int]] = {}
+    errors: dict[int, BaseException] = {}
+
+    def work(i: int) -> None:
+        evs = hand_events([players[i]], "t", f"h{i}", 30)
+        got: list[int] = []
+        for k, ev in enumerate(evs):
+            got += writer.append([ev])
+            if i == 0 and k == 5:  # a replayed event: refused alone, others unaffected
+                try:
+                    writer.append([evs[3]])
+                except LogChainBroken as exc:
+                    errors[i] = exc
+        results[i] = got
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    writer.close()
+    assert set(errors) == {0}
+    assert sorted(i for r in results.values() for i in r) == list(range(240))
+    for i, got in results.items():
+        assert [log.entries(x, x + 1)[0]["hand"] for x in got] == [f"h{i}"] * 30
+    assert verify_log(log) == []
+    log.close()
