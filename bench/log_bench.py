@@ -132,6 +132,35 @@ def concurrent_appends(url: str, writers: int, count: int, batch: int) -> float:
     return total / (max(b for _, b in spans) - min(a for a, _ in spans))
 
 
+def group_commit_rate(url: str, threads: int, count: int) -> float:
+    """``threads`` request threads each appending one event per call through GroupCommit."""
+    import threading
+
+    from audit.log.store import GroupCommit
+
+    per_thread = [make_events(f"g{i}", count) for i in range(threads)]
+    log = open_log(url, ORIGIN, _log_key(), require_registered_keys=False)
+    writer = GroupCommit(log)
+    barrier = threading.Barrier(threads + 1)
+
+    def run(events: list[dict[str, Any]]) -> None:
+        barrier.wait()
+        for ev in events:
+            writer.append([ev])
+
+    pool = [threading.Thread(target=run, args=(evs,)) for evs in per_thread]
+    for t in pool:
+        t.start()
+    barrier.wait()
+    t0 = time.perf_counter()
+    for t in pool:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    writer.close()
+    log.close()
+    return threads * count / elapsed
+
+
 def pymerkle_appends(leaves: list[bytes], tmp: Path) -> tuple[float, float]:
     from pymerkle import InmemoryTree, SqliteTree
 
@@ -282,6 +311,12 @@ def main() -> None:
         per = max(500, args.events // args.writers)
         rows.append(
             (
+                f"SQLite, {args.writers} threads x 1 event/request, GroupCommit",
+                group_commit_rate(f"sqlite:///{tmp / 'sg.db'}", args.writers, per // 2),
+            )
+        )
+        rows.append(
+            (
                 f"SQLite, {args.writers} writer processes, batch 100",
                 concurrent_appends(f"sqlite:///{tmp / 'sc.db'}", args.writers, per, 100),
             )
@@ -303,6 +338,14 @@ def main() -> None:
                 (
                     f"PostgreSQL, {args.writers} writer processes, batch 100",
                     concurrent_appends(_pg_url(args.pg, schema), args.writers, per, 100),
+                )
+            )
+            schema = f"logbench_{uuid.uuid4().hex[:8]}"
+            schemas.append(schema)
+            rows.append(
+                (
+                    f"PostgreSQL, {args.writers} threads x 1 event/request, GroupCommit",
+                    group_commit_rate(_pg_url(args.pg, schema), args.writers, per // 2),
                 )
             )
         mem, sq = pymerkle_appends(leaves, tmp)

@@ -616,6 +616,45 @@ class Log:
             )
         return cp
 
+    def _serving_checkpoint(self, note_text: str | None) -> tuple[str, Checkpoint]:
+        if note_text is None:
+            note_text = self.checkpoint() if self.signer else self.latest_checkpoint()
+        if note_text is None:
+            raise StoreError("no checkpoint has been issued yet")
+        from audit.log.note import parse as parse_note
+
+        return note_text, parse_checkpoint(parse_note(note_text)[0])
+
+    def serve_inclusion(self, index: int, checkpoint: str | None = None) -> dict[str, Any]:
+        """An inclusion proof as JSON, naming the checkpoint it was computed against.
+
+        ``checkpoint`` defaults to the current one (issued if needed). Returns
+        ``{"index", "size", "leaf_hash", "proof": [base64...], "checkpoint": note}``.
+        """
+        note_text, cp = self._serving_checkpoint(checkpoint)
+        leaves = self.leaves(index, index + 1)
+        if not leaves or index >= cp.size:
+            raise LogInconsistent(f"entry {index} is not in the checkpoint of size {cp.size}")
+        proof = self.inclusion_proof(index, cp.size)
+        return {
+            "index": index,
+            "size": cp.size,
+            "leaf_hash": base64.b64encode(merkle.leaf_hash(leaves[0])).decode(),
+            "proof": [base64.b64encode(h).decode() for h in proof],
+            "checkpoint": note_text,
+        }
+
+    def serve_consistency(self, size1: int, checkpoint: str | None = None) -> dict[str, Any]:
+        """A consistency proof from ``size1`` to a checkpoint, as JSON naming that checkpoint."""
+        note_text, cp = self._serving_checkpoint(checkpoint)
+        proof = self.consistency_proof(size1, cp.size)
+        return {
+            "size1": size1,
+            "size2": cp.size,
+            "proof": [base64.b64encode(h).decode() for h in proof],
+            "checkpoint": note_text,
+        }
+
     def proof_bundle(self, table: str, hand: str | int) -> dict[str, Any]:
         """A self-contained proof of one hand, checked by ``fairplay verify BUNDLE``."""
         from audit.log.bundle import build_bundle

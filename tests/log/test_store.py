@@ -254,3 +254,32 @@ def test_bundle_tampering_is_named(
     with pytest.raises(LogSignatureInvalid):
         verify_bundle(bundle, generate_signer(ORIGIN).verifier_key())
     log.close()
+
+
+def test_served_proofs_name_their_checkpoint(tmp_path: Any, log_signer: Signer) -> None:
+    import base64
+
+    north = generate_signer("north")
+    log = open_log(str(tmp_path / "s.db"), ORIGIN, log_signer, require_registered_keys=False)
+    log.append(hand_events([north], "t", "h", 9))
+    served = json.loads(json.dumps(log.serve_inclusion(4)))
+    cp = verify_checkpoint(served["checkpoint"], log_signer.verifier_key())
+    assert served["size"] == cp.size == 9
+    merkle.verify_inclusion(
+        base64.b64decode(served["leaf_hash"]),
+        4,
+        cp.size,
+        [base64.b64decode(h) for h in served["proof"]],
+        cp.root,
+    )
+    old = served["checkpoint"]
+    log.append(hand_events([north], "t", "h2", 4))
+    cons = log.serve_consistency(9)
+    cp2 = verify_checkpoint(cons["checkpoint"], log_signer.verifier_key())
+    merkle.verify_consistency(
+        9, cp2.size, cp.root, cp2.root, [base64.b64decode(h) for h in cons["proof"]]
+    )
+    assert log.serve_inclusion(4, old)["checkpoint"] == old  # against a named checkpoint
+    with pytest.raises(LogInconsistent):
+        log.serve_inclusion(10, old)
+    log.close()
