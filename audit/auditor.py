@@ -26,7 +26,15 @@ from audit.sitting import score_record
 
 REPORT_FORMAT = "cayenne-audit-report/1"
 DEFAULT_ALPHA = 0.001
-CHECKS = (play_check, deal_check, dealer_check, gathering_check, score_check, stacking_check, shuffle_check)
+CHECKS = (
+    play_check,
+    deal_check,
+    dealer_check,
+    gathering_check,
+    score_check,
+    stacking_check,
+    shuffle_check,
+)
 
 
 def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
@@ -47,7 +55,9 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
             "dealer": hand.dealer.name,
             "contract": None if outcome.contract is None else outcome.contract.text,
             "unit": outcome.unit if outcome.contract is not None else None,
-            "tricks": {"NS": outcome.tricks[0], "EW": outcome.tricks[1]} if outcome.replayable else None,
+            "tricks": {"NS": outcome.tricks[0], "EW": outcome.tricks[1]}
+            if outcome.replayable
+            else None,
             "score": None if score is None else score.score.to_json(),
         }
         if hand.number in ctx.stacking:

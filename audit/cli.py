@@ -34,9 +34,13 @@ COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for m, _ in COMMANDS.va
 
 def _overview() -> str:
     width = max(len(c) for c in COMMANDS)
-    lines = ["usage: fairplay COMMAND [options]", "",
-             "Cayenne Fair-Play: audit games, verify shuffles and hand logs, serve tables.", "",
-             "commands:"]
+    lines = [
+        "usage: fairplay COMMAND [options]",
+        "",
+        "Cayenne Fair-Play: audit games, verify shuffles and hand logs, serve tables.",
+        "",
+        "commands:",
+    ]
     lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
     lines += ["", "`fairplay COMMAND --help` describes each."]
     return "\n".join(lines) + "\n"

@@ -46,9 +46,7 @@ class Contract(IntEnum):
     def parse(cls, text: object) -> Contract:
         if isinstance(text, str) and text in CONTRACT_BY_TEXT:
             return CONTRACT_BY_TEXT[text]
-        raise InvalidCardError(
-            f"{text!r} is not a contract (S, H, D, C, grand or nullo)"
-        )
+        raise InvalidCardError(f"{text!r} is not a contract (S, H, D, C, grand or nullo)")
 
 
 CONTRACT_TEXT = ("S", "H", "D", "C", "grand", "nullo")

@@ -22,8 +22,20 @@ from audit.ruleset import DEFAULT_RULESET, PENALTY_OPTIONS, SEVEN_IS, Ruleset
 _CALLS = frozenset(("pass", "S", "H", "D", "C", "grand", "nullo"))
 _SEAT_KEYS = frozenset(("N", "E", "S", "W"))
 _HAND_KEYS = frozenset(
-    ("dealer", "pack", "deal", "dealt_order", "cayenne", "calls", "tricks", "gathered",
-     "collected", "penalties", "claimed", "shuffle")
+    (
+        "dealer",
+        "pack",
+        "deal",
+        "dealt_order",
+        "cayenne",
+        "calls",
+        "tricks",
+        "gathered",
+        "collected",
+        "penalties",
+        "claimed",
+        "shuffle",
+    )
 )
 _RULESET_KEYS = frozenset(("deal_pattern", "seven_is", "default_penalty"))
 _KINDS = frozenset(("rubber", "slam", "little_slam"))
@@ -72,7 +84,7 @@ def _score(x: Any) -> Score:
     pts = _side_points(x["points"], 9)
     games: list[GameWon] = []
     bonuses: list[Bonus] = []
-    g = x["games"] if "games" in x else None
+    g = x.get("games", None)
     if "games" in x:
         if type(g) is not list:
             raise _Reject
@@ -80,16 +92,27 @@ def _score(x: Any) -> Score:
             if type(item) is not dict or item.get("side") not in _SIDES:
                 raise _Reject
             games.append(GameWon(_SIDES[item["side"]], _int(item.get("value"), 1, 4)))
-    b = x["bonuses"] if "bonuses" in x else None
+    b = x.get("bonuses", None)
     if "bonuses" in x:
         if type(b) is not list:
             raise _Reject
         for item in b:
-            if type(item) is not dict or item.get("side") not in _SIDES or item.get("kind") not in _KINDS:
+            if (
+                type(item) is not dict
+                or item.get("side") not in _SIDES
+                or item.get("kind") not in _KINDS
+            ):
                 raise _Reject
-            bonuses.append(Bonus(_SIDES[item["side"]], item["kind"], _int(item.get("points"), 0, None)))
-    return Score(points=pts, games=tuple(games), bonuses=tuple(bonuses),
-                 has_games="games" in x, has_bonuses="bonuses" in x)
+            bonuses.append(
+                Bonus(_SIDES[item["side"]], item["kind"], _int(item.get("points"), 0, None))
+            )
+    return Score(
+        points=pts,
+        games=tuple(games),
+        bonuses=tuple(bonuses),
+        has_games="games" in x,
+        has_bonuses="bonuses" in x,
+    )
 
 
 def _hand(index: int, h: Any) -> HandRecord:
@@ -135,8 +158,11 @@ def _hand(index: int, h: Any) -> HandRecord:
         if leader not in seats or "cards" not in t:
             raise _Reject
         ah = t.get("ace_high")
-        tricks.append(TrickRecord(seats[leader], _cards(t["cards"]),
-                                  None if "ace_high" not in t else _cards(ah)))
+        tricks.append(
+            TrickRecord(
+                seats[leader], _cards(t["cards"]), None if "ace_high" not in t else _cards(ah)
+            )
+        )
     extra: dict[str, Any] = {}
     pack = None
     dealt_order = gathered = collected = claimed = shuffle = None
@@ -164,9 +190,15 @@ def _hand(index: int, h: Any) -> HandRecord:
                 raise _Reject
             out = []
             for item in p:
-                if type(item) is not dict or item.get("seat") not in seats or item.get("option") not in PENALTY_OPTIONS:
+                if (
+                    type(item) is not dict
+                    or item.get("seat") not in seats
+                    or item.get("option") not in PENALTY_OPTIONS
+                ):
                     raise _Reject
-                out.append(Penalty(_int(item.get("trick"), 1, 13), seats[item["seat"]], item["option"]))
+                out.append(
+                    Penalty(_int(item.get("trick"), 1, 13), seats[item["seat"]], item["option"])
+                )
             penalties = tuple(out)
         if "claimed" in h:
             claimed = _score(h["claimed"])
@@ -175,9 +207,22 @@ def _hand(index: int, h: Any) -> HandRecord:
             if type(shuffle) is not dict:
                 raise _Reject
         extra = {k: v for k, v in h.items() if k not in _HAND_KEYS}
-    return HandRecord(number=index + 1, dealer=dealer, deal=hands, cayenne=cayenne, calls=tuple(calls),
-                      tricks=tuple(tricks), pack=pack, dealt_order=dealt_order, gathered=gathered,
-                      collected=collected, penalties=penalties, claimed=claimed, shuffle=shuffle, extra=extra)
+    return HandRecord(
+        number=index + 1,
+        dealer=dealer,
+        deal=hands,
+        cayenne=cayenne,
+        calls=tuple(calls),
+        tricks=tuple(tricks),
+        pack=pack,
+        dealt_order=dealt_order,
+        gathered=gathered,
+        collected=collected,
+        penalties=penalties,
+        claimed=claimed,
+        shuffle=shuffle,
+        extra=extra,
+    )
 
 
 def _ruleset(r: Any) -> Ruleset:
@@ -217,7 +262,7 @@ def fast_load(doc: Any) -> Record | None:
             if type(doc["independent_deals"]) is not bool:
                 return None
             meta["independent_deals"] = doc["independent_deals"]
-        players = doc["players"] if "players" in doc else None
+        players = doc.get("players", None)
         if "players" in doc:
             if type(players) is not dict:
                 return None
@@ -238,7 +283,10 @@ def fast_load(doc: Any) -> Record | None:
                     return None
                 if type(sh["NS"]) is not list or type(sh["EW"]) is not list:
                     return None
-                sheet = (tuple(_int(v, 0, None) for v in sh["NS"]), tuple(_int(v, 0, None) for v in sh["EW"]))
+                sheet = (
+                    tuple(_int(v, 0, None) for v in sh["NS"]),
+                    tuple(_int(v, 0, None) for v in sh["EW"]),
+                )
             start = Start(points=_side_points(s["points"], 9), games=games, sheet=sheet)
         cut = None
         if "cut" in doc:
@@ -251,6 +299,8 @@ def fast_load(doc: Any) -> Record | None:
             if k.startswith("x-"):
                 meta[k] = doc[k]
         hands = [_hand(i, h) for i, h in enumerate(hands_raw)]
-        return Record(hands=hands, ruleset=ruleset, start=start, players=players, cut=cut, meta=meta)
+        return Record(
+            hands=hands, ruleset=ruleset, start=start, players=players, cut=cut, meta=meta
+        )
     except (_Reject, KeyError, TypeError):
         return None

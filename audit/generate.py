@@ -47,8 +47,12 @@ def play_hand(
     if order is None:
         order = list(range(52))
         rng.shuffle(order)
-    state = HandState(deal_from_order(order, dealer, pattern), dealer,
-                      rng.randrange(52) if cayenne is None else cayenne, pattern)
+    state = HandState(
+        deal_from_order(order, dealer, pattern),
+        dealer,
+        rng.randrange(52) if cayenne is None else cayenne,
+        pattern,
+    )
     if calls is None:
         calls = ["pass", rng.choice(CALLS)] if rng.random() < 0.3 else [rng.choice(CALLS)]
     for call in calls:
@@ -90,7 +94,10 @@ def random_record(
     from audit.record import load_record
     from audit.sitting import score_record
 
-    doc: dict[str, Any] = {"format": "cayenne-record/1", "players": {"N": "Nell", "E": "Eli", "S": "Sam", "W": "Wyn"}}
+    doc: dict[str, Any] = {
+        "format": "cayenne-record/1",
+        "players": {"N": "Nell", "E": "Eli", "S": "Sam", "W": "Wyn"},
+    }
     if ruleset != DEFAULT_RULESET:
         doc["ruleset"] = ruleset.to_json()
     out = []

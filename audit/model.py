@@ -57,7 +57,9 @@ class Score:
         return {
             "points": {"NS": self.points[0], "EW": self.points[1]},
             "games": [{"side": g.side.name, "value": g.value} for g in self.games],
-            "bonuses": [{"side": b.side.name, "kind": b.kind, "points": b.points} for b in self.bonuses],
+            "bonuses": [
+                {"side": b.side.name, "kind": b.kind, "points": b.points} for b in self.bonuses
+            ],
         }
 
 

@@ -38,6 +38,7 @@ _RANK_ORDER = "AKQJT98765432"
 
 # -- export ------------------------------------------------------------------------
 
+
 def _holding_text(cards: tuple[Card, ...]) -> str:
     suits: list[list[str]] = [[], [], [], []]
     for c in sorted(cards, key=lambda c: -(c % 13)):
@@ -57,7 +58,7 @@ def deal_tag(hand: HandRecord) -> str:
 
 def export_pbn(record: Record) -> str:
     """The record's hands as PBN games (only hands with a contract and whole tricks)."""
-    out: list[str] = ['% PBN 2.1', '% EXPORT', '% Cayenne Fair-Play: cayenne-record/1 export']
+    out: list[str] = ["% PBN 2.1", "% EXPORT", "% Cayenne Fair-Play: cayenne-record/1 export"]
     players = record.players or {}
     for hand in record.hands:
         contract = contract_of(hand)
@@ -67,8 +68,8 @@ def export_pbn(record: Record) -> str:
         tag(f'[Site "{_esc(str(record.meta.get("site", "")))}"]')
         tag(f'[Date "{_esc(str(record.meta.get("date", "")))}"]')
         tag(f'[Board "{hand.number}"]')
-        for seat in ("West", "North", "East", "South"):
-            tag(f'[{seat} "{_esc(players.get(seat[0], ""))}"]')
+        for name in ("West", "North", "East", "South"):
+            tag(f'[{name} "{_esc(players.get(name[0], ""))}"]')
         tag(f'[Dealer "{hand.dealer.name}"]')
         tag('[Vulnerable "None"]')
         tag(f'[Deal "{deal_tag(hand)}"]')
@@ -89,8 +90,11 @@ def export_pbn(record: Record) -> str:
         if hand.gathered is not None:
             g = hand.gathered
             tag(f'[CayenneGathered "NS:{",".join(map(str, g[0]))} EW:{",".join(map(str, g[1]))}"]')
-        complete = contract is not None and len(hand.tricks) == 13 and all(
-            len(t.cards) == 4 for t in hand.tricks)
+        complete = (
+            contract is not None
+            and len(hand.tricks) == 13
+            and all(len(t.cards) == 4 for t in hand.tricks)
+        )
         if complete and contract is not None:
             declarer_side = hand.dealer.side
             won = 0
@@ -117,6 +121,7 @@ def _esc(s: str) -> str:
 
 
 # -- import ------------------------------------------------------------------------
+
 
 @dataclass
 class PbnGame:
@@ -280,17 +285,23 @@ def import_pbn(text: str) -> tuple[dict[str, Any], list[str]]:
             "cayenne": cayenne,
             "calls": calls,
             "tricks": tricks,
-            "x-pbn": {k: game.tags[k] for k in ("Event", "Board", "Dealer", "Declarer", "Contract", "Result")
-                      if k in game.tags},
+            "x-pbn": {
+                k: game.tags[k]
+                for k in ("Event", "Board", "Dealer", "Declarer", "Contract", "Result")
+                if k in game.tags
+            },
         }
         gathered = game.tags.get("CayenneGathered")
         if gathered:
             try:
                 parts = dict(p.split(":", 1) for p in gathered.split())
-                hand["gathered"] = {k: [int(n) for n in parts.get(k, "").split(",") if n]
-                                    for k in ("NS", "EW")}
+                hand["gathered"] = {
+                    k: [int(n) for n in parts.get(k, "").split(",") if n] for k in ("NS", "EW")
+                }
             except ValueError:
-                raise PbnError(f"{where}: CayenneGathered {gathered!r} is not NS:n,n EW:n,n") from None
+                raise PbnError(
+                    f"{where}: CayenneGathered {gathered!r} is not NS:n,n EW:n,n"
+                ) from None
         if "CayennePack" in game.tags:
             hand["pack"] = int(game.tags["CayennePack"])
         hands.append(hand)

@@ -75,7 +75,9 @@ def legal_plays_from(holding: Mask, led_suit: int | None) -> Mask:
     return follow or holding
 
 
-def honours_held(deal: Mapping[Seat, Iterable[Card]] | Sequence[Mask], trump: int) -> tuple[int, int]:
+def honours_held(
+    deal: Mapping[Seat, Iterable[Card]] | Sequence[Mask], trump: int
+) -> tuple[int, int]:
     """How many of A K Q J 10 of trumps each side was dealt: ``(NS, EW)``."""
     from audit.cards import HONOURS_OF_SUIT
 
@@ -103,7 +105,10 @@ class Trick:
         return Seat((self.leader + index) & 3)
 
     def to_json(self) -> dict[str, Any]:
-        obj: dict[str, Any] = {"leader": self.leader.name, "cards": [CARD_TEXT[c] for c in self.cards]}
+        obj: dict[str, Any] = {
+            "leader": self.leader.name,
+            "cards": [CARD_TEXT[c] for c in self.cards],
+        }
         if self.ace_high:
             obj["ace_high"] = [CARD_TEXT[c] for c in self.ace_high]
         return obj
@@ -196,11 +201,14 @@ class HandState:
         expected = self.to_act
         if seat != expected:
             raise IllegalActionError(
-                "out_of_turn", f"{seat.name} cannot call: it is {expected.name if expected is not None else '-'}'s call"
+                "out_of_turn",
+                f"{seat.name} cannot call: it is {expected.name if expected is not None else '-'}'s call",
             )
         if call == "pass":
             if self.calls:
-                raise IllegalActionError("bad_call", "the dealer's partner must call; he cannot pass")
+                raise IllegalActionError(
+                    "bad_call", "the dealer's partner must call; he cannot pass"
+                )
             self.calls.append((seat, "pass"))
             return
         contract = CONTRACT_BY_TEXT.get(call)
@@ -225,7 +233,9 @@ class HandState:
         if phase == "over":
             raise IllegalActionError("hand_over", "the hand is over")
         if phase == "calling":
-            raise IllegalActionError("out_of_turn", "no card may be played before the trump is made")
+            raise IllegalActionError(
+                "out_of_turn", "no card may be played before the trump is made"
+            )
         trick = self.current_trick
         expected = trick.seat_of(len(trick.cards))
         if seat != expected:
@@ -290,5 +300,8 @@ class HandState:
             "tricks": [t.to_json() for t in self.tricks if t.cards],
         }
         if self.is_over:
-            obj["gathered"] = {"NS": list(self.gathered[Side.NS]), "EW": list(self.gathered[Side.EW])}
+            obj["gathered"] = {
+                "NS": list(self.gathered[Side.NS]),
+                "EW": list(self.gathered[Side.EW]),
+            }
         return obj

@@ -31,8 +31,20 @@ FORMAT = "cayenne-record/1"
 SCHEMA_RESOURCE = "cayenne-record-1.json"
 _META_FIELDS = ("event", "site", "date", "table", "independent_deals")
 _HAND_FIELDS = frozenset(
-    ("dealer", "pack", "deal", "dealt_order", "cayenne", "calls", "tricks", "gathered",
-     "collected", "penalties", "claimed", "shuffle")
+    (
+        "dealer",
+        "pack",
+        "deal",
+        "dealt_order",
+        "cayenne",
+        "calls",
+        "tricks",
+        "gathered",
+        "collected",
+        "penalties",
+        "claimed",
+        "shuffle",
+    )
 )
 
 
@@ -45,7 +57,7 @@ def schema() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _validator() -> Callable[[Any], Any]:
-    return fastjsonschema.compile(schema())  # type: ignore[no-any-return]
+    return fastjsonschema.compile(schema())
 
 
 def json_path(parts: list[str] | tuple[str, ...]) -> str:
@@ -60,8 +72,12 @@ def json_path(parts: list[str] | tuple[str, ...]) -> str:
 
 
 _TYPE_WORDS = {
-    "object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
-    "number": "a number", "boolean": "true or false",
+    "object": "an object",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
 }
 
 
@@ -77,8 +93,12 @@ def _schema_error(exc: fastjsonschema.JsonSchemaValueException) -> RecordError:
     if exc.rule == "type":
         want = exc.rule_definition
         words = _TYPE_WORDS.get(want, str(want)) if isinstance(want, str) else str(want)
-        return RecordError(path, f"{value!r} is not {words}" if not isinstance(value, (dict, list))
-                           else f"must be {words}")
+        return RecordError(
+            path,
+            f"{value!r} is not {words}"
+            if not isinstance(value, (dict, list))
+            else f"must be {words}",
+        )
     if exc.rule == "propertyNames" and isinstance(value, dict):
         names = definition.get("propertyNames", {})
         pattern = re.compile(names.get("pattern", ".*"))
@@ -91,8 +111,11 @@ def _schema_error(exc: fastjsonschema.JsonSchemaValueException) -> RecordError:
     if exc.rule in ("minimum", "maximum"):
         return RecordError(path, f"{value!r} is out of range ({exc.rule} {exc.rule_definition})")
     if exc.rule in ("minItems", "maxItems"):
-        return RecordError(path, f"must have {'at least' if exc.rule == 'minItems' else 'at most'} "
-                                 f"{exc.rule_definition} items")
+        return RecordError(
+            path,
+            f"must have {'at least' if exc.rule == 'minItems' else 'at most'} "
+            f"{exc.rule_definition} items",
+        )
     message = exc.message
     if message.startswith("data"):
         message = message.split(" ", 1)[-1]
@@ -114,7 +137,9 @@ def parse_json_text(text: str | bytes) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise RecordError(
+            "", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     except UnicodeDecodeError as exc:
         raise RecordError("", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
 
@@ -167,8 +192,14 @@ def _load_checked(doc: Any) -> Record:
     meta = {k: v for k, v in doc.items() if k in _META_FIELDS or k.startswith("x-")}
     hands = [_hand(i, h) for i, h in enumerate(doc["hands"])]
     players = doc.get("players")
-    return Record(hands=hands, ruleset=ruleset, start=start,
-                  players=None if players is None else dict(players), cut=cut, meta=meta)
+    return Record(
+        hands=hands,
+        ruleset=ruleset,
+        start=start,
+        players=None if players is None else dict(players),
+        cut=cut,
+        meta=meta,
+    )
 
 
 def _cards(texts: list[str]) -> tuple[Card, ...]:
@@ -180,7 +211,9 @@ def _score(obj: Mapping[str, Any]) -> Score:
     return Score(
         points=(pts["NS"], pts["EW"]),
         games=tuple(GameWon(Side.parse(g["side"]), g["value"]) for g in obj.get("games", ())),
-        bonuses=tuple(Bonus(Side.parse(b["side"]), b["kind"], b["points"]) for b in obj.get("bonuses", ())),
+        bonuses=tuple(
+            Bonus(Side.parse(b["side"]), b["kind"], b["points"]) for b in obj.get("bonuses", ())
+        ),
         has_games="games" in obj,
         has_bonuses="bonuses" in obj,
     )
@@ -210,7 +243,9 @@ def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
         dealt_order=_cards(h["dealt_order"]) if "dealt_order" in h else None,
         gathered=None if gathered is None else (tuple(gathered["NS"]), tuple(gathered["EW"])),
         collected=_cards(h["collected"]) if "collected" in h else None,
-        penalties=tuple(Penalty(p["trick"], seats[p["seat"]], p["option"]) for p in h.get("penalties", ())),
+        penalties=tuple(
+            Penalty(p["trick"], seats[p["seat"]], p["option"]) for p in h.get("penalties", ())
+        ),
         claimed=_score(h["claimed"]) if "claimed" in h else None,
         shuffle=h.get("shuffle"),
         extra={k: v for k, v in h.items() if k not in _HAND_FIELDS},
@@ -218,6 +253,7 @@ def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
 
 
 # -- writing ---------------------------------------------------------------------
+
 
 def _texts(cards: tuple[Card, ...]) -> list[str]:
     return [CARD_TEXT[c] for c in cards]
@@ -244,8 +280,9 @@ def hand_to_json(hand: HandRecord) -> dict[str, Any]:
     if hand.collected is not None:
         obj["collected"] = _texts(hand.collected)
     if hand.penalties:
-        obj["penalties"] = [{"trick": p.trick, "seat": p.seat.name, "option": p.option}
-                            for p in hand.penalties]
+        obj["penalties"] = [
+            {"trick": p.trick, "seat": p.seat.name, "option": p.option} for p in hand.penalties
+        ]
     if hand.claimed is not None:
         c = hand.claimed.to_json()
         if not hand.claimed.has_games:

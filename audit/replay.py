@@ -80,9 +80,14 @@ def _check_deal(hand: HandRecord, out: list[Irregularity]) -> bool:
         cards = hand.deal[seat]
         if len(cards) != 13:
             ok = False
-            out.append(Irregularity(
-                "DEAL_INVALID", f"{seat.name} was dealt {len(cards)} cards, not 13",
-                seat=seat, evidence={"count": len(cards)}))
+            out.append(
+                Irregularity(
+                    "DEAL_INVALID",
+                    f"{seat.name} was dealt {len(cards)} cards, not 13",
+                    seat=seat,
+                    evidence={"count": len(cards)},
+                )
+            )
         for c in cards:
             bit = 1 << c
             if seen & bit:
@@ -90,15 +95,23 @@ def _check_deal(hand: HandRecord, out: list[Irregularity]) -> bool:
             seen |= bit
     if dup:
         ok = False
-        out.append(Irregularity(
-            "DEAL_INVALID", "cards dealt twice: " + " ".join(CARD_TEXT[c] for c in cards_of(dup)),
-            evidence={"duplicated": [CARD_TEXT[c] for c in cards_of(dup)]}))
+        out.append(
+            Irregularity(
+                "DEAL_INVALID",
+                "cards dealt twice: " + " ".join(CARD_TEXT[c] for c in cards_of(dup)),
+                evidence={"duplicated": [CARD_TEXT[c] for c in cards_of(dup)]},
+            )
+        )
     missing = ((1 << 52) - 1) & ~seen
     if missing:
         ok = False
-        out.append(Irregularity(
-            "DEAL_INVALID", "cards missing from the deal: " + " ".join(CARD_TEXT[c] for c in cards_of(missing)),
-            evidence={"missing": [CARD_TEXT[c] for c in cards_of(missing)]}))
+        out.append(
+            Irregularity(
+                "DEAL_INVALID",
+                "cards missing from the deal: " + " ".join(CARD_TEXT[c] for c in cards_of(missing)),
+                evidence={"missing": [CARD_TEXT[c] for c in cards_of(missing)]},
+            )
+        )
     return ok
 
 
@@ -107,35 +120,64 @@ def _check_calls(hand: HandRecord, out: list[Irregularity]) -> None:
     for i, (seat, call) in enumerate(hand.calls):
         if i == 0:
             if seat != dealer:
-                out.append(Irregularity(
-                    "CALL_OUT_OF_TURN", f"{seat.name} called {call}: the dealer {dealer.name} calls first",
-                    seat=seat, evidence={"call": call, "expected": dealer.name}))
+                out.append(
+                    Irregularity(
+                        "CALL_OUT_OF_TURN",
+                        f"{seat.name} called {call}: the dealer {dealer.name} calls first",
+                        seat=seat,
+                        evidence={"call": call, "expected": dealer.name},
+                    )
+                )
             if call != "pass":
                 if len(hand.calls) > 1:
-                    out.append(Irregularity(
-                        "CALL_OUT_OF_TURN", f"calls after the trump was made by {seat.name}",
-                        seat=hand.calls[1][0], evidence={"calls": [c for _, c in hand.calls[1:]]}))
+                    out.append(
+                        Irregularity(
+                            "CALL_OUT_OF_TURN",
+                            f"calls after the trump was made by {seat.name}",
+                            seat=hand.calls[1][0],
+                            evidence={"calls": [c for _, c in hand.calls[1:]]},
+                        )
+                    )
                 return
         elif i == 1:
             partner = dealer.partner
             if seat != partner:
-                out.append(Irregularity(
-                    "CALL_OUT_OF_TURN",
-                    f"{seat.name} called {call} after the dealer passed: only {partner.name} may",
-                    seat=seat, evidence={"call": call, "expected": partner.name}))
+                out.append(
+                    Irregularity(
+                        "CALL_OUT_OF_TURN",
+                        f"{seat.name} called {call} after the dealer passed: only {partner.name} may",
+                        seat=seat,
+                        evidence={"call": call, "expected": partner.name},
+                    )
+                )
             if call == "pass":
-                out.append(Irregularity(
-                    "CALL_OUT_OF_TURN", f"{seat.name} passed after the dealer's pass: he must call",
-                    seat=seat, evidence={"call": "pass"}))
+                out.append(
+                    Irregularity(
+                        "CALL_OUT_OF_TURN",
+                        f"{seat.name} passed after the dealer's pass: he must call",
+                        seat=seat,
+                        evidence={"call": "pass"},
+                    )
+                )
             elif len(hand.calls) > 2:
-                out.append(Irregularity(
-                    "CALL_OUT_OF_TURN", "calls after the trump was made",
-                    seat=hand.calls[2][0], evidence={"calls": [c for _, c in hand.calls[2:]]}))
+                out.append(
+                    Irregularity(
+                        "CALL_OUT_OF_TURN",
+                        "calls after the trump was made",
+                        seat=hand.calls[2][0],
+                        evidence={"calls": [c for _, c in hand.calls[2:]]},
+                    )
+                )
                 return
         elif i > 1 and hand.calls[1][1] == "pass":
-            out.append(Irregularity(
-                "CALL_OUT_OF_TURN", f"{seat.name} called {call} after two passes",
-                seat=seat, evidence={"call": call}))
+            out.append(
+                Irregularity(
+                    "CALL_OUT_OF_TURN",
+                    f"{seat.name} called {call} after two passes",
+                    seat=seat,
+                    evidence={"call": call},
+                )
+            )
 
 
 def replay_hand(hand: HandRecord) -> HandOutcome:
@@ -154,23 +196,42 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
     honours = (0, 0)
     if contract is not None and contract < 4:
         h = HONOURS_OF_SUIT[contract]
-        honours = (((holdings[0] | holdings[2]) & h).bit_count(),
-                   ((holdings[1] | holdings[3]) & h).bit_count())
+        honours = (
+            ((holdings[0] | holdings[2]) & h).bit_count(),
+            ((holdings[1] | holdings[3]) & h).bit_count(),
+        )
     outcome = HandOutcome(
-        contract=contract, unit=0 if contract is None else unit(contract, cay_suit),
-        tricks=[0, 0], winners=[], honours=honours, revokes=[], irregularities=irregular,
-        deal_valid=deal_valid)
+        contract=contract,
+        unit=0 if contract is None else unit(contract, cay_suit),
+        tricks=[0, 0],
+        winners=[],
+        honours=honours,
+        revokes=[],
+        irregularities=irregular,
+        deal_valid=deal_valid,
+    )
     if contract is None:
-        irregular.append(Irregularity("HAND_NOT_REPLAYABLE", "no contract was made (every call a pass)"))
+        irregular.append(
+            Irregularity("HAND_NOT_REPLAYABLE", "no contract was made (every call a pass)")
+        )
         outcome.replayable = False
         return outcome
     tricks = hand.tricks
     if len(tricks) != 13 or any(len(t.cards) != 4 for t in tricks):
         bad = [i + 1 for i, t in enumerate(tricks) if len(t.cards) != 4]
-        msg = (f"trick {bad[0]} has {len(tricks[bad[0] - 1].cards)} cards, not 4" if bad
-               else f"the hand has {len(tricks)} tricks, not 13")
-        irregular.append(Irregularity("HAND_NOT_REPLAYABLE", msg, trick=bad[0] if bad else None,
-                                      evidence={"tricks": len(tricks), "short_tricks": bad}))
+        msg = (
+            f"trick {bad[0]} has {len(tricks[bad[0] - 1].cards)} cards, not 4"
+            if bad
+            else f"the hand has {len(tricks)} tricks, not 13"
+        )
+        irregular.append(
+            Irregularity(
+                "HAND_NOT_REPLAYABLE",
+                msg,
+                trick=bad[0] if bad else None,
+                evidence={"tricks": len(tricks), "short_tricks": bad},
+            )
+        )
         outcome.replayable = False
         return outcome
 
@@ -184,21 +245,35 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
     for number, trick in enumerate(tricks, 1):
         leader = trick.leader
         if leader != expected_leader:
-            irregular.append(Irregularity(
-                "LEAD_OUT_OF_TURN",
-                f"{leader.name} led to trick {number}: it was {expected_leader.name}'s lead",
-                trick=number, seat=leader, evidence={"expected": expected_leader.name}))
+            irregular.append(
+                Irregularity(
+                    "LEAD_OUT_OF_TURN",
+                    f"{leader.name} led to trick {number}: it was {expected_leader.name}'s lead",
+                    trick=number,
+                    seat=leader,
+                    evidence={"expected": expected_leader.name},
+                )
+            )
         cards = trick.cards
         ace_mask = 0
         if trick.ace_high is not None:
             for a in trick.ace_high:
                 if not nullo or RANK_OF[a] != ACE or a not in cards:
-                    why = ("aces may be declared high only in a nullo" if not nullo
-                           else f"{CARD_TEXT[a]} is not an ace" if RANK_OF[a] != ACE
-                           else f"{CARD_TEXT[a]} was not played to this trick")
-                    irregular.append(Irregularity(
-                        "ACE_HIGH_INVALID", f"trick {number}: {CARD_TEXT[a]} declared high: {why}",
-                        trick=number, evidence={"card": CARD_TEXT[a]}))
+                    why = (
+                        "aces may be declared high only in a nullo"
+                        if not nullo
+                        else f"{CARD_TEXT[a]} is not an ace"
+                        if RANK_OF[a] != ACE
+                        else f"{CARD_TEXT[a]} was not played to this trick"
+                    )
+                    irregular.append(
+                        Irregularity(
+                            "ACE_HIGH_INVALID",
+                            f"trick {number}: {CARD_TEXT[a]} declared high: {why}",
+                            trick=number,
+                            evidence={"card": CARD_TEXT[a]},
+                        )
+                    )
                 else:
                     ace_mask |= 1 << a
         led = SUIT_OF[cards[0]]
@@ -214,17 +289,27 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
             s = SUIT_OF[c]
             if not holding & bit:
                 why = "played it before" if played & bit else "did not hold it"
-                irregular.append(Irregularity(
-                    "CARD_NOT_HELD", f"{_SEATS[seat].name} played {CARD_TEXT[c]} to trick {number} but {why}",
-                    trick=number, seat=_SEATS[seat], evidence={"card": CARD_TEXT[c], "reason": why}))
+                irregular.append(
+                    Irregularity(
+                        "CARD_NOT_HELD",
+                        f"{_SEATS[seat].name} played {CARD_TEXT[c]} to trick {number} but {why}",
+                        trick=number,
+                        seat=_SEATS[seat],
+                        evidence={"card": CARD_TEXT[c], "reason": why},
+                    )
+                )
             elif i and s != led and holding & led_mask:
                 held = [CARD_TEXT[x] for x in cards_of(holding & led_mask)]
-                irregular.append(Irregularity(
-                    "REVOKE",
-                    f"{_SEATS[seat].name} played {CARD_TEXT[c]} on a {SUIT_NAME[led]} lead to trick {number} "
-                    f"while holding {' '.join(held)}",
-                    trick=number, seat=_SEATS[seat],
-                    evidence={"led": "SHDC"[led], "played": CARD_TEXT[c], "held": held}))
+                irregular.append(
+                    Irregularity(
+                        "REVOKE",
+                        f"{_SEATS[seat].name} played {CARD_TEXT[c]} on a {SUIT_NAME[led]} lead to trick {number} "
+                        f"while holding {' '.join(held)}",
+                        trick=number,
+                        seat=_SEATS[seat],
+                        evidence={"led": "SHDC"[led], "played": CARD_TEXT[c], "held": held},
+                    )
+                )
                 outcome.revokes.append((number, _SEATS[seat]))
             holdings[seat] = holding & ~bit
             played |= bit

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from audit.cards import CARD_TEXT, RANK_LETTERS, SUIT_OF, Seat
+from audit.cards import RANK_LETTERS, SUIT_OF, Seat
 from audit.model import HandRecord, Record
 from audit.record import load_record
 
@@ -55,14 +55,18 @@ def _diagram(hand: HandRecord, names: dict[str, str]) -> str:
     for seat in Seat:
         who = escape(names.get(seat.name, ""))
         dealer = " (dealer)" if seat == hand.dealer else ""
-        parts.append(f'<div class="seat seat-{seat.name}"><h4>{seat.name}{" " + who if who else ""}{dealer}</h4>'
-                     f"{_holding(hand.deal[seat])}</div>")
+        parts.append(
+            f'<div class="seat seat-{seat.name}"><h4>{seat.name}{" " + who if who else ""}{dealer}</h4>'
+            f"{_holding(hand.deal[seat])}</div>"
+        )
     parts.append(f'<div class="table-centre">cayenne {_card(hand.cayenne)}</div></div>')
     return "".join(parts)
 
 
 def _tricks(hand: HandRecord, winners: list[str], marks: set[tuple[int, str]]) -> str:
-    rows = ['<table class="tricks"><tr><th>Trick</th><th>N</th><th>E</th><th>S</th><th>W</th><th>Won by</th></tr>']
+    rows = [
+        '<table class="tricks"><tr><th>Trick</th><th>N</th><th>E</th><th>S</th><th>W</th><th>Won by</th></tr>'
+    ]
     for i, t in enumerate(hand.tricks):
         n = i + 1
         cells: dict[str, str] = {}
@@ -79,8 +83,10 @@ def _tricks(hand: HandRecord, winners: list[str], marks: set[tuple[int, str]]) -
             cells[seat] = f'<td class="{" ".join(cls)}">{_card(c)}{high}</td>'
         row = "".join(cells.get(s.name, "<td></td>") for s in Seat)
         won = winners[i] if i < len(winners) else "?"
-        rows.append(f'<tr id="hand-{hand.number}-trick-{n}"><td>{n} <span class="muted">led by '
-                    f"{t.leader.name}</span></td>{row}<td>{won}</td></tr>")
+        rows.append(
+            f'<tr id="hand-{hand.number}-trick-{n}"><td>{n} <span class="muted">led by '
+            f"{t.leader.name}</span></td>{row}<td>{won}</td></tr>"
+        )
     rows.append("</table>")
     return "".join(rows)
 
@@ -91,11 +97,15 @@ def _sheet(rubber: dict[str, Any], labels: dict[str, str]) -> str:
     for side in ("NS", "EW"):
         entries = rubber["sheet"][side] + [""] * (width - len(rubber["sheet"][side]))
         cells = "".join(f"<td>{v}</td>" for v in entries)
-        rows.append(f"<tr><th>{escape(labels[side])}</th>{cells}<td><b>= {rubber['totals'][side]}</b></td></tr>")
+        rows.append(
+            f"<tr><th>{escape(labels[side])}</th>{cells}<td><b>= {rubber['totals'][side]}</b></td></tr>"
+        )
     rows.append("</table>")
     if rubber["winner"]:
-        rows.append(f"<p>{escape(labels[rubber['winner']])} win the rubber; its value is "
-                    f"<b>{rubber['value']}</b>.</p>")
+        rows.append(
+            f"<p>{escape(labels[rubber['winner']])} win the rubber; its value is "
+            f"<b>{rubber['value']}</b>.</p>"
+        )
     else:
         rows.append('<p class="muted">Rubber unfinished.</p>')
     return "".join(rows)
@@ -115,40 +125,60 @@ def render_html(report: dict[str, Any], doc: Any, title: str | None = None) -> s
         if f.get("hand") is not None:
             by_hand.setdefault(f["hand"], []).append(f)
     heading = escape(title or str(record.meta.get("event") or "Cayenne audit report"))
-    out = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{heading}</title>"
-           f'<meta name=viewport content="width=device-width,initial-scale=1"><style>{CSS}</style></head><body><main>']
+    out = [
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{heading}</title>"
+        f'<meta name=viewport content="width=device-width,initial-scale=1"><style>{CSS}</style></head><body><main>'
+    ]
     out.append(f"<h1>{heading}</h1>")
     errors = sum(1 for f in findings if f["severity"] == "error")
-    out.append(f'<p><span class="verdict {report["verdict"]}" data-role="verdict">{report["verdict"]}</span> '
-               f"{len(report['hands'])} hands, {errors} error{'s' if errors != 1 else ''}, {len(findings) - errors} other finding{'s' if len(findings) - errors != 1 else ''} "
-               f'<span class="muted">(alpha {report.get("alpha", "")})</span></p>')
+    out.append(
+        f'<p><span class="verdict {report["verdict"]}" data-role="verdict">{report["verdict"]}</span> '
+        f"{len(report['hands'])} hands, {errors} error{'s' if errors != 1 else ''}, {len(findings) - errors} other finding{'s' if len(findings) - errors != 1 else ''} "
+        f'<span class="muted">(alpha {report.get("alpha", "")})</span></p>'
+    )
     out.append("<h2>Findings</h2>")
     if findings:
-        out.append('<table data-role="findings"><tr><th>Severity</th><th>Code</th><th>Where</th><th>Message</th></tr>')
+        out.append(
+            '<table data-role="findings"><tr><th>Severity</th><th>Code</th><th>Where</th><th>Message</th></tr>'
+        )
         for f in findings:
             where = ""
             if f.get("hand") is not None:
                 anchor = f"hand-{f['hand']}" + (f"-trick-{f['trick']}" if f.get("trick") else "")
-                where = f'<a href="#{anchor}">hand {f["hand"]}' + (f", trick {f['trick']}" if f.get("trick") else "") + "</a>"
+                where = (
+                    f'<a href="#{anchor}">hand {f["hand"]}'
+                    + (f", trick {f['trick']}" if f.get("trick") else "")
+                    + "</a>"
+                )
             if f.get("seat"):
                 where += f" {f['seat']}"
-            out.append(f'<tr><td class="sev-{f["severity"]}">{f["severity"]}</td><td>{f["code"]}</td>'
-                       f"<td>{where}</td><td>{escape(f['message'])}</td></tr>")
+            out.append(
+                f'<tr><td class="sev-{f["severity"]}">{f["severity"]}</td><td>{f["code"]}</td>'
+                f"<td>{where}</td><td>{escape(f['message'])}</td></tr>"
+            )
         out.append("</table>")
     else:
-        out.append("<p>No findings: every deal, call, play, gathering and score follows the rules.</p>")
+        out.append(
+            "<p>No findings: every deal, call, play, gathering and score follows the rules.</p>"
+        )
     out.append("<h2>Score sheet</h2>")
     for i, rubber in enumerate(report["rubbers"], 1):
         out.append(f"<h3>Rubber {i}</h3>{_sheet(rubber, labels)}")
     out.append("<h2>Hands</h2>")
     for hand, info in zip(record.hands, report["hands"], strict=True):
         n = hand.number
-        marks = {(f["trick"], f["seat"]) for f in by_hand.get(n, []) if f.get("trick") and f.get("seat")}
+        marks = {
+            (f["trick"], f["seat"]) for f in by_hand.get(n, []) if f.get("trick") and f.get("seat")
+        }
         contract = info["contract"] or "none"
         calls = ", ".join(f"{s.name}: {escape(c)}" for s, c in hand.calls)
         out.append(f'<section class="hand" id="hand-{n}"><h3>Hand {n}</h3>')
-        out.append(f"<p>Dealer {hand.dealer.name}; cayenne {_card(hand.cayenne)}; calls {calls}; contract "
-                   f"<b>{escape(contract)}</b>" + (f" (unit {info['unit']})" if info["unit"] else "") + "</p>")
+        out.append(
+            f"<p>Dealer {hand.dealer.name}; cayenne {_card(hand.cayenne)}; calls {calls}; contract "
+            f"<b>{escape(contract)}</b>"
+            + (f" (unit {info['unit']})" if info["unit"] else "")
+            + "</p>"
+        )
         out.append(_diagram(hand, names))
         winners = []
         from audit.replay import replay_hand
@@ -157,25 +187,39 @@ def render_html(report: dict[str, Any], doc: Any, title: str | None = None) -> s
         winners = [w.name for w in outcome.winners]
         out.append("<h4>Tricks</h4>" + _tricks(hand, winners, marks))
         if hand.gathered is not None:
-            out.append(f"<p>Gathered: N-S {list(hand.gathered[0])}, E-W {list(hand.gathered[1])}</p>")
+            out.append(
+                f"<p>Gathered: N-S {list(hand.gathered[0])}, E-W {list(hand.gathered[1])}</p>"
+            )
         if hand.collected is not None:
-            out.append("<p>Collected pack (top first): "
-                       + " ".join(_card(c) for c in hand.collected) + "</p>")
+            out.append(
+                "<p>Collected pack (top first): "
+                + " ".join(_card(c) for c in hand.collected)
+                + "</p>"
+            )
         if info.get("tricks"):
             out.append(f"<p>Tricks: N-S {info['tricks']['NS']}, E-W {info['tricks']['EW']}.</p>")
         score = info.get("score")
         if score:
-            games = ", ".join(f"{g['side']} game of {g['value']}" for g in score["games"]) or "no game"
-            bonus = ", ".join(f"{b['side']} {b['kind'].replace('_', ' ')} {b['points']}" for b in score["bonuses"])
-            out.append(f"<p>Marker after the hand: N-S {score['points']['NS']}, E-W {score['points']['EW']}; "
-                       f"{games}{'; ' + bonus if bonus else ''}.</p>")
+            games = (
+                ", ".join(f"{g['side']} game of {g['value']}" for g in score["games"]) or "no game"
+            )
+            bonus = ", ".join(
+                f"{b['side']} {b['kind'].replace('_', ' ')} {b['points']}" for b in score["bonuses"]
+            )
+            out.append(
+                f"<p>Marker after the hand: N-S {score['points']['NS']}, E-W {score['points']['EW']}; "
+                f"{games}{'; ' + bonus if bonus else ''}.</p>"
+            )
         st = info.get("stacking")
         if st:
-            out.append(f"<p>Stacking test against hand {st.get('reference_hand', '?')}: p = {st['p_value']:.3g} "
-                       f"({escape(str(st.get('method', '')))})</p>")
+            out.append(
+                f"<p>Stacking test against hand {st.get('reference_hand', '?')}: p = {st['p_value']:.3g} "
+                f"({escape(str(st.get('method', '')))})</p>"
+            )
         for f in by_hand.get(n, []):
             out.append(f'<p class="sev-{f["severity"]}">{f["code"]}: {escape(f["message"])}</p>')
         out.append("</section>")
-    out.append(f'<p class="muted">{escape(report["format"])} \u00b7 cards: '
-               f"{' '.join(CARD_TEXT[c] for c in ())}Cayenne Fair-Play</p></main></body></html>")
+    out.append(
+        f'<p class="muted">{escape(report["format"])} \u00b7 Cayenne Fair-Play</p></main></body></html>'
+    )
     return "".join(out)

@@ -10,8 +10,10 @@ def render_text(report: dict[str, Any], source: str | None = None) -> str:
     title = f"Audit of {source}" if source else "Audit"
     findings = report["findings"]
     errors = sum(1 for f in findings if f["severity"] == "error")
-    lines.append(f"{title}: {report['verdict'].upper()} "
-                 f"({len(report['hands'])} hands, {errors} errors, {len(findings) - errors} other findings)")
+    lines.append(
+        f"{title}: {report['verdict'].upper()} "
+        f"({len(report['hands'])} hands, {errors} errors, {len(findings) - errors} other findings)"
+    )
     if findings:
         lines.append("")
         lines.append("Findings:")
@@ -23,26 +25,40 @@ def render_text(report: dict[str, Any], source: str | None = None) -> str:
                 where.append(f"trick {f['trick']}")
             if f.get("seat") is not None:
                 where.append(f["seat"])
-            lines.append(f"  [{f['severity']:<7}] {f['code']:<22} {', '.join(where):<20} {f['message']}")
+            lines.append(
+                f"  [{f['severity']:<7}] {f['code']:<22} {', '.join(where):<20} {f['message']}"
+            )
     lines.append("")
-    lines.append(f"{'Hand':>4}  {'Dealer':<6}  {'Contract':<8}  {'Unit':>4}  {'Tricks':>6}  {'Marker':>6}  "
-                 f"{'Stacking p':>10}  Games")
+    lines.append(
+        f"{'Hand':>4}  {'Dealer':<6}  {'Contract':<8}  {'Unit':>4}  {'Tricks':>6}  {'Marker':>6}  "
+        f"{'Stacking p':>10}  Games"
+    )
     for h in report["hands"]:
         tricks = h["tricks"]
         t = f"{tricks['NS']}-{tricks['EW']}" if tricks else "-"
         score = h["score"]
         m = f"{score['points']['NS']}-{score['points']['EW']}" if score else "-"
         games = ", ".join(f"{g['side']} {g['value']}" for g in score["games"]) if score else ""
-        bonuses = ", ".join(f"{b['side']} {b['kind']} {b['points']}" for b in score["bonuses"]) if score else ""
+        bonuses = (
+            ", ".join(f"{b['side']} {b['kind']} {b['points']}" for b in score["bonuses"])
+            if score
+            else ""
+        )
         st = h.get("stacking")
         p = f"{st['p_value']:.3g}" if st else ""
-        lines.append(f"{h['hand']:>4}  {h['dealer']:<6}  {h['contract'] or '-':<8}  {h['unit'] or '':>4}  "
-                     f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}")
+        lines.append(
+            f"{h['hand']:>4}  {h['dealer']:<6}  {h['contract'] or '-':<8}  {h['unit'] or '':>4}  "
+            f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}"
+        )
     for i, r in enumerate(report["rubbers"], 1):
         lines.append("")
         lines.append(f"Rubber {i}" + ("" if r["winner"] else " (unfinished)"))
         for side in ("NS", "EW"):
-            lines.append(f"  {side}  " + " ".join(f"{v:>2}" for v in r["sheet"][side]) + f"  = {r['totals'][side]}")
+            lines.append(
+                f"  {side}  "
+                + " ".join(f"{v:>2}" for v in r["sheet"][side])
+                + f"  = {r['totals'][side]}"
+            )
         if r["winner"]:
             lines.append(f"  {r['winner']} win the rubber; value {r['value']}")
     return "\n".join(lines) + "\n"

@@ -115,9 +115,9 @@ def score_hand(
 
     # 2. tricks over the book
     odd: int | None = None
-    for side in (0, 1):
-        if tricks[side] > 6:
-            odd = side
+    for s in (0, 1):
+        if tricks[s] > 6:
+            odd = s
     if odd is not None:
         add(odd ^ 1 if nullo else odd, (tricks[odd] - 6) * unit)
     out_by_cards = {g.side for g in won}
@@ -131,10 +131,10 @@ def score_hand(
             add(major, value, cap=odd != major)
 
     # 4. slams, on the tricks actually taken; never for a side that revoked
-    for side in (0, 1):
-        n = facts.tricks[side]
+    for s in (0, 1):
+        n = facts.tricks[s]
         if n >= 12:
-            owner = side ^ 1 if nullo else side
+            owner = s ^ 1 if nullo else s
             if not capped[owner]:
                 kind, value = ("slam", SLAM) if n == 13 else ("little_slam", LITTLE_SLAM)
                 bonuses.append(Bonus(_SIDES[owner], kind, value))
@@ -245,7 +245,12 @@ class Sheet:
         """Every rubber begun (an empty trailing one is not listed)."""
         out = []
         for r in self.rubbers:
-            if r.first_hand is None and not r.columns and r is self.rubbers[-1] and len(self.rubbers) > 1:
+            if (
+                r.first_hand is None
+                and not r.columns
+                and r is self.rubbers[-1]
+                and len(self.rubbers) > 1
+            ):
                 continue
             out.append(r.to_json())
         return out

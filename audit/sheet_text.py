@@ -32,20 +32,32 @@ def render_sheet(record: Record, scored: ScoredRecord) -> str:
     ns, ew = side_label(Side.NS, players), side_label(Side.EW, players)
     start = record.start
     if start is not None:
-        lines.append(f"Start: {ns} {start.points[0]}, {ew} {start.points[1]} on the marker; "
-                     f"games {start.games[0]}-{start.games[1]}")
-    lines.append(f"{'Hand':>4}  {'Dealer':<6}  {'Contract':<12}  {'Unit':>4}  {'Tricks':>6}  "
-                 f"{'Marker':>7}  Games and bonuses")
+        lines.append(
+            f"Start: {ns} {start.points[0]}, {ew} {start.points[1]} on the marker; "
+            f"games {start.games[0]}-{start.games[1]}"
+        )
+    lines.append(
+        f"{'Hand':>4}  {'Dealer':<6}  {'Contract':<12}  {'Unit':>4}  {'Tricks':>6}  "
+        f"{'Marker':>7}  Games and bonuses"
+    )
     for hand, outcome, score in zip(record.hands, scored.outcomes, scored.scores, strict=True):
         contract = "-" if outcome.contract is None else outcome.contract.text
-        if outcome.contract is not None and outcome.contract < 4 and outcome.contract == hand.cayenne // 13:
+        if (
+            outcome.contract is not None
+            and outcome.contract < 4
+            and outcome.contract == hand.cayenne // 13
+        ):
             contract += " (cayenne)"
         if score is None:
-            lines.append(f"{hand.number:>4}  {hand.dealer.name:<6}  {contract:<12}  {'':>4}  "
-                         f"{'':>6}  {'':>7}  not scored: the hand cannot be replayed")
+            lines.append(
+                f"{hand.number:>4}  {hand.dealer.name:<6}  {contract:<12}  {'':>4}  "
+                f"{'':>6}  {'':>7}  not scored: the hand cannot be replayed"
+            )
             continue
         events = [f"{g.side.name} {GAME_NAMES[g.value]} ({g.value})" for g in score.score.games]
-        events += [f"{b.side.name} {b.kind.replace('_', ' ')} (+{b.points})" for b in score.score.bonuses]
+        events += [
+            f"{b.side.name} {b.kind.replace('_', ' ')} (+{b.points})" for b in score.score.bonuses
+        ]
         pts = score.score.points
         lines.append(
             f"{hand.number:>4}  {hand.dealer.name:<6}  {contract:<12}  {outcome.unit:>4}  "

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from audit.generate import random_record
 from audit.record import load_record
 from audit.replay import replay_hand
-from audit.sitting import new_sheet, hand_facts
+from audit.sitting import hand_facts, new_sheet
 
 
 def best_of(fn: Callable[[], object], repeat: int = 5) -> float:
@@ -65,10 +65,18 @@ def main() -> None:
     t_rs = best_of(replay_score)
     print(f"engine benchmark: {hands} generated hands ({len(texts)} records), one core")
     print(f"  json.loads only           {hands / t_parse:>10,.0f} hands/s  (1.00x parse time)")
-    print(f"  validate + typed records  {hands / t_load:>10,.0f} hands/s  ({t_load / t_parse:.2f}x parse time)")
-    print(f"  replay only               {hands / t_replay:>10,.0f} hands/s  ({t_replay / t_parse:.2f}x parse time)")
-    print(f"  replay + scoring          {hands / t_rs:>10,.0f} hands/s  ({t_rs / t_parse:.2f}x parse time)")
-    print(f"  target: replay + scoring >= 25,000 hands/s: {'met' if hands / t_rs >= 25000 else 'NOT met'}")
+    print(
+        f"  validate + typed records  {hands / t_load:>10,.0f} hands/s  ({t_load / t_parse:.2f}x parse time)"
+    )
+    print(
+        f"  replay only               {hands / t_replay:>10,.0f} hands/s  ({t_replay / t_parse:.2f}x parse time)"
+    )
+    print(
+        f"  replay + scoring          {hands / t_rs:>10,.0f} hands/s  ({t_rs / t_parse:.2f}x parse time)"
+    )
+    print(
+        f"  target: replay + scoring >= 25,000 hands/s: {'met' if hands / t_rs >= 25000 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["engine_bench.py", "audit_bench.py", "shuffle_bench.py", "detection.py", "log_bench.py", "api_bench.py"]
+BENCHES = [
+    "engine_bench.py",
+    "audit_bench.py",
+    "shuffle_bench.py",
+    "detection.py",
+    "log_bench.py",
+    "api_bench.py",
+]
 
 
 def main() -> int:

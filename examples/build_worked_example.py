@@ -26,7 +26,9 @@ def honours(state, trump: int, side: Side) -> int:
 
 def find(rng, dealer, cayenne, calls, want, policy):
     for _ in range(200000):
-        state, order = play_hand(rng, dealer, cayenne=parse_card(cayenne), calls=calls, policy=policy)
+        state, order = play_hand(
+            rng, dealer, cayenne=parse_card(cayenne), calls=calls, policy=policy
+        )
         if want(state):
             return state, order
     raise SystemExit("no hand found")
@@ -34,11 +36,23 @@ def find(rng, dealer, cayenne, calls, want, policy):
 
 def main() -> None:
     rng = random.Random(1894)
-    h1, o1 = find(rng, Seat.N, "7H", ["H"],
-                  lambda s: s.won[0] == 8 and honours(s, 1, Side.EW) == 3, random_policy)
+    h1, o1 = find(
+        rng,
+        Seat.N,
+        "7H",
+        ["H"],
+        lambda s: s.won[0] == 8 and honours(s, 1, Side.EW) == 3,
+        random_policy,
+    )
     h2, o2 = find(rng, Seat.E, "4D", ["grand"], lambda s: s.won[1] == 10, favour(Side.EW))
-    h3, o3 = find(rng, Seat.S, "QC", ["S"],
-                  lambda s: s.won[0] == 12 and honours(s, 0, Side.NS) == 4, favour(Side.NS))
+    h3, o3 = find(
+        rng,
+        Seat.S,
+        "QC",
+        ["S"],
+        lambda s: s.won[0] == 12 and honours(s, 0, Side.NS) == 4,
+        favour(Side.NS),
+    )
     hands = []
     for i, (state, order) in enumerate(((h1, o1), (h2, o2), (h3, o3))):
         h = state.to_record_hand()

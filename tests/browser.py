@@ -9,9 +9,18 @@ from pathlib import Path
 
 import pytest
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+]
 
 
 def chromium() -> str:
@@ -19,13 +28,19 @@ def chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    pytest.skip("headless Chromium is not installed (Debian package 'chromium'; .ci/run installs it)")
+    pytest.skip(
+        "headless Chromium is not installed (Debian package 'chromium'; .ci/run installs it)"
+    )
 
 
 def run(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
     with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", *extra, url],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [chromium(), *FLAGS, f"--user-data-dir={profile}", *extra, url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
 
 def dump_dom(url: str) -> str:

@@ -17,9 +17,15 @@ def check(ctx: AuditContext) -> list[Finding]:
             continue
         n = hand.number
         if len(order) != 52 or len(set(order)) != 52:
-            out.append(Finding("MISDEAL", f"hand {n}: dealt_order holds {len(set(order))} distinct cards "
-                               f"of {len(order)}, not the 52 of a pack", hand=n,
-                               evidence={"length": len(order), "distinct": len(set(order))}))
+            out.append(
+                Finding(
+                    "MISDEAL",
+                    f"hand {n}: dealt_order holds {len(set(order))} distinct cards "
+                    f"of {len(order)}, not the 52 of a pack",
+                    hand=n,
+                    evidence={"length": len(order), "distinct": len(set(order))},
+                )
+            )
             continue
         positions = deal_positions(pattern, hand.dealer)
         masks = [0, 0, 0, 0]
@@ -31,15 +37,25 @@ def check(ctx: AuditContext) -> list[Finding]:
         for i, (card, seat) in enumerate(zip(order, positions, strict=True)):
             if card not in hand.deal[seat]:
                 holder = next((s for s in Seat if card in hand.deal[s]), None)
-                wrong.append({"position": i + 1, "card": CARD_TEXT[card], "should_go_to": seat.name,
-                              "went_to": None if holder is None else holder.name})
+                wrong.append(
+                    {
+                        "position": i + 1,
+                        "card": CARD_TEXT[card],
+                        "should_go_to": seat.name,
+                        "went_to": None if holder is None else holder.name,
+                    }
+                )
         if wrong:
             first = wrong[0]
-            out.append(Finding(
-                "MISDEAL",
-                f"hand {n}: the deal does not follow from dealt_order by {pattern_name(pattern)} from "
-                f"{hand.dealer.left.name}: card {first['position']} ({first['card']}) should have gone to "
-                f"{first['should_go_to']} but {first['went_to'] or 'nobody'} holds it "
-                f"({len(wrong)} cards misplaced)",
-                hand=n, evidence={"pattern": pattern_name(pattern), "misplaced": wrong}))
+            out.append(
+                Finding(
+                    "MISDEAL",
+                    f"hand {n}: the deal does not follow from dealt_order by {pattern_name(pattern)} from "
+                    f"{hand.dealer.left.name}: card {first['position']} ({first['card']}) should have gone to "
+                    f"{first['should_go_to']} but {first['went_to'] or 'nobody'} holds it "
+                    f"({len(wrong)} cards misplaced)",
+                    hand=n,
+                    evidence={"pattern": pattern_name(pattern), "misplaced": wrong},
+                )
+            )
     return out

@@ -24,23 +24,41 @@ def check(ctx: AuditContext) -> list[Finding]:
         low = min(ranks.values())
         lowest = [s for s, r in ranks.items() if r == low]
         if len(lowest) == 1 and hands[0].dealer != lowest[0]:
-            out.append(Finding(
-                "WRONG_DEALER",
-                f"hand 1: {hands[0].dealer.name} dealt, but {lowest[0].name} cut lowest "
-                f"({CARD_TEXT[record.cut[lowest[0].name]]})",
-                hand=1, seat=hands[0].dealer,
-                evidence={"expected": lowest[0].name, "cut": {k: CARD_TEXT[v] for k, v in record.cut.items()}}))
+            out.append(
+                Finding(
+                    "WRONG_DEALER",
+                    f"hand 1: {hands[0].dealer.name} dealt, but {lowest[0].name} cut lowest "
+                    f"({CARD_TEXT[record.cut[lowest[0].name]]})",
+                    hand=1,
+                    seat=hands[0].dealer,
+                    evidence={
+                        "expected": lowest[0].name,
+                        "cut": {k: CARD_TEXT[v] for k, v in record.cut.items()},
+                    },
+                )
+            )
     for prev, hand in zip(hands, hands[1:], strict=False):
         if hand.dealer != prev.dealer.left:
-            out.append(Finding(
-                "WRONG_DEALER",
-                f"hand {hand.number}: {hand.dealer.name} dealt; the deal passes to the left, "
-                f"so it was {prev.dealer.left.name}'s deal",
-                hand=hand.number, seat=hand.dealer,
-                evidence={"expected": prev.dealer.left.name, "previous_dealer": prev.dealer.name}))
+            out.append(
+                Finding(
+                    "WRONG_DEALER",
+                    f"hand {hand.number}: {hand.dealer.name} dealt; the deal passes to the left, "
+                    f"so it was {prev.dealer.left.name}'s deal",
+                    hand=hand.number,
+                    seat=hand.dealer,
+                    evidence={
+                        "expected": prev.dealer.left.name,
+                        "previous_dealer": prev.dealer.name,
+                    },
+                )
+            )
         if hand.pack is not None and prev.pack is not None and hand.pack == prev.pack:
-            out.append(Finding(
-                "PACK_NOT_ALTERNATED",
-                f"hand {hand.number}: pack {hand.pack} dealt again; the packs are used alternately",
-                hand=hand.number, evidence={"pack": hand.pack}))
+            out.append(
+                Finding(
+                    "PACK_NOT_ALTERNATED",
+                    f"hand {hand.number}: pack {hand.pack} dealt again; the packs are used alternately",
+                    hand=hand.number,
+                    evidence={"pack": hand.pack},
+                )
+            )
     return out

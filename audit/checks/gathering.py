@@ -32,25 +32,45 @@ def _gathered(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
     twice = sorted(t for t, sides in seen.items() if len(sides) > 1)
     missing = sorted(set(range(1, 14)) - set(seen))
     if twice:
-        out.append(Finding("TRICKS_OUT_OF_ORDER", f"hand {n}: tricks gathered twice: {twice}", hand=n,
-                           evidence={"twice": twice}))
+        out.append(
+            Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: tricks gathered twice: {twice}",
+                hand=n,
+                evidence={"twice": twice},
+            )
+        )
     if missing:
-        out.append(Finding("TRICKS_OUT_OF_ORDER", f"hand {n}: tricks not gathered: {missing}", hand=n,
-                           evidence={"missing": missing}))
+        out.append(
+            Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: tricks not gathered: {missing}",
+                hand=n,
+                evidence={"missing": missing},
+            )
+        )
     for side in Side:
         pile = list(hand.gathered[side])
         wrong_side = [t for t in pile if t in won[side.other]]
         if wrong_side:
-            out.append(Finding(
-                "TRICKS_OUT_OF_ORDER",
-                f"hand {n}: {side.name} gathered trick(s) {wrong_side} won by {side.other.name}",
-                hand=n, evidence={"side": side.name, "tricks": wrong_side}))
+            out.append(
+                Finding(
+                    "TRICKS_OUT_OF_ORDER",
+                    f"hand {n}: {side.name} gathered trick(s) {wrong_side} won by {side.other.name}",
+                    hand=n,
+                    evidence={"side": side.name, "tricks": wrong_side},
+                )
+            )
         own = [t for t in pile if t in won[side]]
         if own != sorted(own):
-            out.append(Finding(
-                "TRICKS_OUT_OF_ORDER",
-                f"hand {n}: {side.name} stacked its tricks as {pile}, not in the order won {won[side]}",
-                hand=n, evidence={"side": side.name, "gathered": pile, "won": won[side]}))
+            out.append(
+                Finding(
+                    "TRICKS_OUT_OF_ORDER",
+                    f"hand {n}: {side.name} stacked its tricks as {pile}, not in the order won {won[side]}",
+                    hand=n,
+                    evidence={"side": side.name, "gathered": pile, "won": won[side]},
+                )
+            )
     return out
 
 
@@ -63,33 +83,47 @@ def _collected(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
             trick_of[c] = i + 1
     pack = hand.collected
     if len(pack) != 52 or set(pack) != set(trick_of):
-        return [Finding("TRICKS_OUT_OF_ORDER", f"hand {n}: the collected pack is not the 52 cards played",
-                        hand=n, evidence={"length": len(pack)})]
+        return [
+            Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: the collected pack is not the 52 cards played",
+                hand=n,
+                evidence={"length": len(pack)},
+            )
+        ]
     runs: list[int] = []
     for c in pack:
-        t = trick_of[c]
-        if not runs or runs[-1] != t:
-            runs.append(t)
-    broken = sorted({t for t in runs if runs.count(t) > 1})
+        number = trick_of[c]
+        if not runs or runs[-1] != number:
+            runs.append(number)
+    broken = sorted({r for r in runs if runs.count(r) > 1})
     if broken:
-        return [Finding("TRICKS_OUT_OF_ORDER",
-                        f"hand {n}: tricks {broken} are split up in the collected pack",
-                        hand=n, evidence={"split": broken, "sequence": runs})]
+        return [
+            Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: tricks {broken} are split up in the collected pack",
+                hand=n,
+                evidence={"split": broken, "sequence": runs},
+            )
+        ]
     # one side's pile then the other's, each in the order won
     side_of = {i + 1: w.side for i, w in enumerate(outcome.winners)}
     piles: list[list[int]] = []
-    for t in runs:
-        if not piles or side_of[piles[-1][-1]] != side_of[t]:
-            piles.append([t])
+    for r in runs:
+        if not piles or side_of[piles[-1][-1]] != side_of[r]:
+            piles.append([r])
         else:
-            piles[-1].append(t)
+            piles[-1].append(r)
     if len(piles) > 2 or any(p != sorted(p) for p in piles):
-        return [Finding(
-            "TRICKS_OUT_OF_ORDER",
-            f"hand {n}: the collected pack is not two piles of tricks in the order won "
-            f"(order of tricks: {runs})",
-            hand=n, evidence={"sequence": runs,
-                              "top_card": CARD_TEXT[pack[0]]})]
+        return [
+            Finding(
+                "TRICKS_OUT_OF_ORDER",
+                f"hand {n}: the collected pack is not two piles of tricks in the order won "
+                f"(order of tricks: {runs})",
+                hand=n,
+                evidence={"sequence": runs, "top_card": CARD_TEXT[pack[0]]},
+            )
+        ]
     return []
 
 

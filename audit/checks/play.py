@@ -15,15 +15,29 @@ def check(ctx: AuditContext) -> list[Finding]:
     out: list[Finding] = []
     for hand, outcome in zip(ctx.record.hands, ctx.outcomes, strict=True):
         for irr in outcome.irregularities:
-            out.append(Finding(irr.code, f"hand {hand.number}: {irr.message}", hand=hand.number,
-                               trick=irr.trick, seat=irr.seat, evidence=dict(irr.evidence)))
+            out.append(
+                Finding(
+                    irr.code,
+                    f"hand {hand.number}: {irr.message}",
+                    hand=hand.number,
+                    trick=irr.trick,
+                    seat=irr.seat,
+                    evidence=dict(irr.evidence),
+                )
+            )
         if outcome.replayable:
             revokes = set(outcome.revokes)
             for p in hand.penalties:
                 if (p.trick, p.seat) not in revokes:
-                    out.append(Finding(
-                        "PENALTY_WITHOUT_REVOKE",
-                        f"hand {hand.number}: a {p.option} penalty is recorded for a revoke by "
-                        f"{p.seat.name} in trick {p.trick}, but the play shows none there",
-                        hand=hand.number, trick=p.trick, seat=p.seat, evidence={"option": p.option}))
+                    out.append(
+                        Finding(
+                            "PENALTY_WITHOUT_REVOKE",
+                            f"hand {hand.number}: a {p.option} penalty is recorded for a revoke by "
+                            f"{p.seat.name} in trick {p.trick}, but the play shows none there",
+                            hand=hand.number,
+                            trick=p.trick,
+                            seat=p.seat,
+                            evidence={"option": p.option},
+                        )
+                    )
     return out

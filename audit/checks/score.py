@@ -61,21 +61,38 @@ def check(ctx: AuditContext) -> list[Finding]:
             got: dict[str, Any] = claimed.to_json()
             parts = []
             if "points" in diff:
-                parts.append(f"marker {got['points']['NS']}-{got['points']['EW']} claimed, "
-                             f"{exp['points']['NS']}-{exp['points']['EW']} by the rules")
+                parts.append(
+                    f"marker {got['points']['NS']}-{got['points']['EW']} claimed, "
+                    f"{exp['points']['NS']}-{exp['points']['EW']} by the rules"
+                )
             if "games" in diff:
-                parts.append(f"games {_games(got['games'])} claimed, {_games(exp['games'])} by the rules")
+                parts.append(
+                    f"games {_games(got['games'])} claimed, {_games(exp['games'])} by the rules"
+                )
             if "bonuses" in diff:
-                parts.append(f"bonuses {_bonuses(got['bonuses'])} claimed, "
-                             f"{_bonuses(exp['bonuses'])} by the rules")
-            out.append(Finding(
-                "SCORE_MISMATCH", f"hand {hand.number}: " + "; ".join(parts), hand=hand.number,
-                evidence={"fields": diff, "expected": exp, "claimed": got,
-                          "before": {"points": {"NS": points[0], "EW": points[1]},
-                                     "games": {"NS": games[0], "EW": games[1]}}}))
+                parts.append(
+                    f"bonuses {_bonuses(got['bonuses'])} claimed, "
+                    f"{_bonuses(exp['bonuses'])} by the rules"
+                )
+            out.append(
+                Finding(
+                    "SCORE_MISMATCH",
+                    f"hand {hand.number}: " + "; ".join(parts),
+                    hand=hand.number,
+                    evidence={
+                        "fields": diff,
+                        "expected": exp,
+                        "claimed": got,
+                        "before": {
+                            "points": {"NS": points[0], "EW": points[1]},
+                            "games": {"NS": games[0], "EW": games[1]},
+                        },
+                    },
+                )
+            )
         # carry on from what the players recorded
         g = [games[0], games[1]]
-        for won in (claimed.games if claimed.has_games else expected.score.games):
+        for won in claimed.games if claimed.has_games else expected.score.games:
             g[won.side] += 1
             if g[won.side] >= GAMES_TO_WIN:
                 g = [0, 0]

@@ -22,7 +22,12 @@ def check(ctx: AuditContext) -> list[Finding]:
         try:
             check_record_hand(obj, ctx.record.ruleset.deal_pattern)
         except ShuffleError as exc:
-            out.append(Finding(
-                "SHUFFLE_MISMATCH", f"hand {hand.number}: {exc.message}", hand=hand.number,
-                evidence={"code": exc.code, **exc.details}))
+            out.append(
+                Finding(
+                    "SHUFFLE_MISMATCH",
+                    f"hand {hand.number}: {exc.message}",
+                    hand=hand.number,
+                    evidence={"code": exc.code, **exc.details},
+                )
+            )
     return out

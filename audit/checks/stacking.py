@@ -47,7 +47,9 @@ def check(ctx: AuditContext) -> list[Finding]:
             continue
         result = stacking_test(
             [list(t.cards) for t in prev.tricks],
-            None if prev.gathered is None else {Side.NS: list(prev.gathered[0]), Side.EW: list(prev.gathered[1])},
+            None
+            if prev.gathered is None
+            else {Side.NS: list(prev.gathered[0]), Side.EW: list(prev.gathered[1])},
             None if prev.collected is None else list(prev.collected),
             {s: list(hand.deal[s]) for s in Seat},
             hand.dealer,
@@ -65,25 +67,41 @@ def check(ctx: AuditContext) -> list[Finding]:
             ev = dict(result.evidence)
             riffles = ev.get("riffles")
             together = ev.get("tricks_together") or []
-            out.append(Finding(
-                "STACKED_DEAL",
-                f"hand {hand.number}: the deal keeps the structure of the tricks gathered in hand "
-                f"{prev.number} (p = {result.p_value:.2g} < {ctx.alpha:g})"
-                + (f"; most likely {riffles} riffle(s)" if riffles is not None else "")
-                + (f"; tricks {together} stayed together" if together else ""),
-                hand=hand.number, seat=hand.dealer,
-                evidence={"p_value": result.p_value, "alpha": ctx.alpha, "reference_hand": prev.number,
-                          **ev}))
+            out.append(
+                Finding(
+                    "STACKED_DEAL",
+                    f"hand {hand.number}: the deal keeps the structure of the tricks gathered in hand "
+                    f"{prev.number} (p = {result.p_value:.2g} < {ctx.alpha:g})"
+                    + (f"; most likely {riffles} riffle(s)" if riffles is not None else "")
+                    + (f"; tricks {together} stayed together" if together else ""),
+                    hand=hand.number,
+                    seat=hand.dealer,
+                    evidence={
+                        "p_value": result.p_value,
+                        "alpha": ctx.alpha,
+                        "reference_hand": prev.number,
+                        **ev,
+                    },
+                )
+            )
     for who, items in by_dealer.items():
         if len(items) < 2:
             continue
         combined = combine_p_values([p for _, p in items])
         if combined < ctx.alpha:
-            out.append(Finding(
-                "STACKED_DEALER",
-                f"{who}'s {len(items)} deals together keep the gathered structure "
-                f"(combined p = {combined:.2g} < {ctx.alpha:g})",
-                hand=None,
-                evidence={"dealer": who, "hands": [h for h, _ in items], "p_values": [p for _, p in items],
-                          "combined_p_value": combined, "method": "fisher"}))
+            out.append(
+                Finding(
+                    "STACKED_DEALER",
+                    f"{who}'s {len(items)} deals together keep the gathered structure "
+                    f"(combined p = {combined:.2g} < {ctx.alpha:g})",
+                    hand=None,
+                    evidence={
+                        "dealer": who,
+                        "hands": [h for h, _ in items],
+                        "p_values": [p for _, p in items],
+                        "combined_p_value": combined,
+                        "method": "fisher",
+                    },
+                )
+            )
     return out

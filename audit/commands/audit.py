@@ -39,14 +39,25 @@ def _alpha(text: str) -> float:
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "audit", help="audit records: irregularities, stacked deals, score errors",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("records", nargs="+", metavar="RECORD", help="cayenne-record/1 files or directories")
+        "audit",
+        help="audit records: irregularities, stacked deals, score errors",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "records", nargs="+", metavar="RECORD", help="cayenne-record/1 files or directories"
+    )
     p.add_argument("--format", choices=tuple(EXTENSIONS), default="text")
     p.add_argument("--output", "-o", help="report file (one record) or directory (several)")
-    p.add_argument("--alpha", type=_alpha, default=DEFAULT_ALPHA,
-                   help="significance level of the stacking test (default 0.001)")
-    p.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    p.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=DEFAULT_ALPHA,
+        help="significance level of the stacking test (default 0.001)",
+    )
+    p.add_argument(
+        "--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)"
+    )
     p.set_defaults(func=run)
 
 
@@ -108,16 +119,23 @@ def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
     codes: dict[str, int] = {}
     for f in report["findings"]:
         codes[f["code"]] = codes.get(f["code"], 0) + 1
-    return {"record": path, "status": report["verdict"], "hands": len(report["hands"]),
-            "findings": codes, "report": str(target), "seconds": round(time.perf_counter() - started, 4)}
+    return {
+        "record": path,
+        "status": report["verdict"],
+        "hands": len(report["hands"]),
+        "findings": codes,
+        "report": str(target),
+        "seconds": round(time.perf_counter() - started, 4),
+    }
 
 
 def _progress(done: int, total: int, started: float) -> None:
     width = 30
     filled = width * done // total
     rate = done / max(time.perf_counter() - started, 1e-9)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} records "
-                     f"({rate:.1f}/s)")
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} records ({rate:.1f}/s)"
+    )
     sys.stderr.flush()
 
 
@@ -148,11 +166,19 @@ def _batch(files: list[Path], args: argparse.Namespace) -> int:
             _progress(i, len(tasks), started)
     if show:
         sys.stderr.write("\n")
-    (outdir / "summary.json").write_text(json.dumps({"records": summary}, indent=1) + "\n", encoding="utf-8")
-    counts = {k: sum(1 for r in summary if r["status"] == k) for k in ("clean", "irregular", "invalid")}
+    (outdir / "summary.json").write_text(
+        json.dumps({"records": summary}, indent=1) + "\n", encoding="utf-8"
+    )
+    counts = {
+        k: sum(1 for r in summary if r["status"] == k) for k in ("clean", "irregular", "invalid")
+    }
     for r in summary:
-        detail = r.get("error") or ", ".join(f"{k}x{v}" for k, v in sorted(r.get("findings", {}).items()))
+        detail = r.get("error") or ", ".join(
+            f"{k}x{v}" for k, v in sorted(r.get("findings", {}).items())
+        )
         print(f"{r['status']:<9} {r['record']}  {detail}")
-    print(f"{len(summary)} records: {counts['clean']} clean, {counts['irregular']} irregular, "
-          f"{counts['invalid']} not valid; reports in {outdir}/ ({time.perf_counter() - started:.1f}s)")
+    print(
+        f"{len(summary)} records: {counts['clean']} clean, {counts['irregular']} irregular, "
+        f"{counts['invalid']} not valid; reports in {outdir}/ ({time.perf_counter() - started:.1f}s)"
+    )
     return status

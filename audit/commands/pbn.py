@@ -15,8 +15,10 @@ from audit.record import load_record, read_record_file
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "pbn", help="export a record's deals and play to PBN, or import a PBN file",
-        description="PBN 2.1 in and out (docs/pbn.md gives the mapping).")
+        "pbn",
+        help="export a record's deals and play to PBN, or import a PBN file",
+        description="PBN 2.1 in and out (docs/pbn.md gives the mapping).",
+    )
     sub = p.add_subparsers(dest="pbn_command", metavar="ACTION", required=True)
     e = sub.add_parser("export", help="a cayenne-record/1 file as PBN")
     e.add_argument("record")

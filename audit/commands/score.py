@@ -14,8 +14,10 @@ from audit.sitting import score_record
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "score", help="print a record's score sheet in the book's layout",
-        description="Replay and score every hand of a cayenne-record/1 file from its start.")
+        "score",
+        help="print a record's score sheet in the book's layout",
+        description="Replay and score every hand of a cayenne-record/1 file from its start.",
+    )
     p.add_argument("record", help="a cayenne-record/1 JSON file")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=run)

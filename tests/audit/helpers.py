@@ -21,13 +21,21 @@ def worked_example() -> dict[str, Any]:
 
 def sorted_deal(dealer: Seat = Seat.N) -> dict[str, list[str]]:
     """N holds all spades, E all hearts, S all diamonds, W all clubs (one at a time deal)."""
-    hands = {Seat.N: list(range(0, 13)), Seat.E: list(range(13, 26)),
-             Seat.S: list(range(26, 39)), Seat.W: list(range(39, 52))}
+    hands = {
+        Seat.N: list(range(0, 13)),
+        Seat.E: list(range(13, 26)),
+        Seat.S: list(range(26, 39)),
+        Seat.W: list(range(39, 52)),
+    }
     return {s.name: [CARD_TEXT[c] for c in hands[s]] for s in Seat}
 
 
 def record(*hands: dict[str, Any], **top: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {"format": "cayenne-record/1", **top, "hands": [copy.deepcopy(h) for h in hands]}
+    doc: dict[str, Any] = {
+        "format": "cayenne-record/1",
+        **top,
+        "hands": [copy.deepcopy(h) for h in hands],
+    }
     return doc
 
 

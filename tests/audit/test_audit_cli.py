@@ -16,8 +16,13 @@ from .helpers import ROOT, WORKED_EXAMPLE, worked_example
 
 
 def fairplay(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "audit.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
 
 
 def test_clean_record_exits_0_with_a_text_report() -> None:
@@ -61,7 +66,9 @@ def test_output_file(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["verdict"] == "clean"
 
 
-def test_a_directory_of_records_is_audited_with_one_report_each_and_a_summary(tmp_path: Path) -> None:
+def test_a_directory_of_records_is_audited_with_one_report_each_and_a_summary(
+    tmp_path: Path,
+) -> None:
     src = tmp_path / "records"
     src.mkdir()
     rng = random.Random(3)
@@ -91,7 +98,9 @@ def test_html_report_is_self_contained_and_renders_in_chromium(tmp_path: Path) -
     proc = fairplay("audit", str(path), "--format", "html", "--output", str(page))
     assert proc.returncode == 1
     html = page.read_text()
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html), "the page must fetch nothing"
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html), (
+        "the page must fetch nothing"
+    )
     dom = dump_dom(page.as_uri())
     assert dom.count('data-role="deal-diagram"') == 3
     assert 'data-role="score-sheet"' in dom and ">25</b>" in dom.replace("= ", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
 from typing import Any
@@ -23,11 +24,33 @@ BASE["cut"] = {"N": "2S", "E": "KH", "S": "TD", "W": "AC"}
 BASE["start"]["sheet"] = {"NS": [2], "EW": [0]}
 
 values = st.one_of(
-    st.none(), st.booleans(), st.integers(-2, 20), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["AS", "10H", "XS", "N", "Q", "NS", "pass", "grand", "tricks", "rubber", "", "x-y",
-                     "single", "cayenne-record/1", "AS\n"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(
+        [
+            "AS",
+            "10H",
+            "XS",
+            "N",
+            "Q",
+            "NS",
+            "pass",
+            "grand",
+            "tricks",
+            "rubber",
+            "",
+            "x-y",
+            "single",
+            "cayenne-record/1",
+            "AS\n",
+        ]
+    ),
     st.lists(st.sampled_from(["AS", "2C", "N", 3]), max_size=3),
-    st.dictionaries(st.sampled_from(["NS", "EW", "N", "x-a", "bad"]), st.integers(0, 12), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["NS", "EW", "N", "x-a", "bad"]), st.integers(0, 12), max_size=3
+    ),
 )
 
 
@@ -70,17 +93,22 @@ def schema_accepts(doc: Any) -> bool:
 
 @settings(max_examples=1500, deadline=None)
 @given(
-    muts=st.lists(st.tuples(st.sampled_from(ALL_PATHS), st.sampled_from(["set", "delete", "add"]), values,
-                            st.sampled_from(["x-ext", "N", "NS", "bogus", "deal_pattern", "games"])),
-                  min_size=1, max_size=2)
+    muts=st.lists(
+        st.tuples(
+            st.sampled_from(ALL_PATHS),
+            st.sampled_from(["set", "delete", "add"]),
+            values,
+            st.sampled_from(["x-ext", "N", "NS", "bogus", "deal_pattern", "games"]),
+        ),
+        min_size=1,
+        max_size=2,
+    )
 )
 def test_fast_path_is_never_looser_than_the_schema(muts: list[Any]) -> None:
     doc = copy.deepcopy(BASE)
     for path, action, value, key in muts:
-        try:
+        with contextlib.suppress(KeyError, IndexError, TypeError):
             mutate(doc, path, action, value, key)
-        except (KeyError, IndexError, TypeError):
-            pass
     fast = fast_load(doc)
     if fast is not None:
         assert schema_accepts(doc), doc

@@ -42,22 +42,48 @@ def test_a_bad_card_names_its_json_path() -> None:
     ("mutate", "message"),
     [
         (lambda d: d.pop("format"), "format: is required"),
-        (lambda d: d.update(format="cayenne-record/2"), "format: 'cayenne-record/2': must be \"cayenne-record/1\""),
+        (
+            lambda d: d.update(format="cayenne-record/2"),
+            "format: 'cayenne-record/2': must be \"cayenne-record/1\"",
+        ),
         (lambda d: d["hands"][0].pop("cayenne"), "hands[0].cayenne: is required"),
-        (lambda d: d["hands"][1].update(dealer="Z"), "hands[1].dealer: 'Z' is not a seat (N, E, S or W)"),
-        (lambda d: d["hands"][0]["calls"][0].update(call="NT"),
-         "hands[0].calls[0].call: 'NT' is not a call (pass, S, H, D, C, grand or nullo)"),
-        (lambda d: d["hands"][0]["deal"].update(N="AS KS"), "hands[0].deal.N: 'AS KS' is not a list"),
-        (lambda d: d["hands"][0]["claimed"]["points"].update(NS=12),
-         "hands[0].claimed.points.NS: 12 is out of range (maximum 9)"),
+        (
+            lambda d: d["hands"][1].update(dealer="Z"),
+            "hands[1].dealer: 'Z' is not a seat (N, E, S or W)",
+        ),
+        (
+            lambda d: d["hands"][0]["calls"][0].update(call="NT"),
+            "hands[0].calls[0].call: 'NT' is not a call (pass, S, H, D, C, grand or nullo)",
+        ),
+        (
+            lambda d: d["hands"][0]["deal"].update(N="AS KS"),
+            "hands[0].deal.N: 'AS KS' is not a list",
+        ),
+        (
+            lambda d: d["hands"][0]["claimed"]["points"].update(NS=12),
+            "hands[0].claimed.points.NS: 12 is out of range (maximum 9)",
+        ),
         (lambda d: d["hands"][0].update(pack=2), "hands[0].pack: 2: must be 0 or 1"),
-        (lambda d: d.update(ruleset={"deal_pattern": [4, 4, 4]}), "ruleset.deal_pattern: packets must add up to 13"),
-        (lambda d: d.update(ruleset={"seven_is": "triple"}), "ruleset.seven_is: 'triple': must be \"single\" or \"double\""),
-        (lambda d: d.update(ruleset={"deal_patern": [6, 7]}),
-         "ruleset: 'deal_patern' is not a ruleset setting (deal_pattern, seven_is, default_penalty)"),
-        (lambda d: d["hands"][0]["penalties"].append({"trick": 2, "seat": "N", "option": "fine"}) if "penalties" in d["hands"][0]
-         else d["hands"][0].update(penalties=[{"trick": 2, "seat": "N", "option": "fine"}]),
-         "hands[0].penalties[0].option: 'fine' is not a penalty option (tricks, deduct or add)"),
+        (
+            lambda d: d.update(ruleset={"deal_pattern": [4, 4, 4]}),
+            "ruleset.deal_pattern: packets must add up to 13",
+        ),
+        (
+            lambda d: d.update(ruleset={"seven_is": "triple"}),
+            'ruleset.seven_is: \'triple\': must be "single" or "double"',
+        ),
+        (
+            lambda d: d.update(ruleset={"deal_patern": [6, 7]}),
+            "ruleset: 'deal_patern' is not a ruleset setting (deal_pattern, seven_is, default_penalty)",
+        ),
+        (
+            lambda d: (
+                d["hands"][0]["penalties"].append({"trick": 2, "seat": "N", "option": "fine"})
+                if "penalties" in d["hands"][0]
+                else d["hands"][0].update(penalties=[{"trick": 2, "seat": "N", "option": "fine"}])
+            ),
+            "hands[0].penalties[0].option: 'fine' is not a penalty option (tricks, deduct or add)",
+        ),
     ],
 )
 def test_invalid_records_name_the_first_problem(mutate: Any, message: str) -> None:
@@ -101,8 +127,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "audit.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
 
 
 def test_cli_reports_a_bad_record_with_exit_status_2_and_no_traceback(tmp_path: Path) -> None:
@@ -127,6 +158,8 @@ def test_cli_score_prints_the_books_sheet() -> None:
     assert "2  0  0  0  3  4  4  8  4  = 25" in proc.stdout
     assert "0  2  4  4  0  0  0  = 10" in proc.stdout
     assert "win the rubber by 15" in proc.stdout
-    proc = run_cli("score", "--format", "json", str(ROOT / "audit" / "examples" / "worked-example.json"))
+    proc = run_cli(
+        "score", "--format", "json", str(ROOT / "audit" / "examples" / "worked-example.json")
+    )
     out = json.loads(proc.stdout)
     assert out["rubbers"][0]["value"] == 15 and out["rubbers"][0]["winner"] == "NS"

@@ -35,8 +35,13 @@ def one_suit_hand(**over: Any) -> dict[str, Any]:
     for i in range(1, 13):
         r = "23456789TJQKA"[i]
         tricks.append({"leader": "N", "cards": [r + "S", r + "H", r + "D", r + "C"]})
-    hand = {"dealer": "N", "deal": sorted_deal(), "cayenne": "7S",
-            "calls": [{"seat": "N", "call": "S"}], "tricks": tricks}
+    hand = {
+        "dealer": "N",
+        "deal": sorted_deal(),
+        "cayenne": "7S",
+        "calls": [{"seat": "N", "call": "S"}],
+        "tricks": tricks,
+    }
     hand.update(over)
     return hand
 
@@ -50,9 +55,13 @@ def test_a_slam_hand() -> None:
 def test_call_out_of_turn() -> None:
     out = replay_doc(record(one_suit_hand(calls=[{"seat": "E", "call": "S"}])))
     assert codes(out) == ["CALL_OUT_OF_TURN"] and out.irregularities[0].seat is Seat.E
-    out = replay_doc(record(one_suit_hand(calls=[{"seat": "N", "call": "pass"}, {"seat": "W", "call": "S"}])))
+    out = replay_doc(
+        record(one_suit_hand(calls=[{"seat": "N", "call": "pass"}, {"seat": "W", "call": "S"}]))
+    )
     assert codes(out) == ["CALL_OUT_OF_TURN"]
-    out = replay_doc(record(one_suit_hand(calls=[{"seat": "N", "call": "pass"}, {"seat": "S", "call": "S"}])))
+    out = replay_doc(
+        record(one_suit_hand(calls=[{"seat": "N", "call": "pass"}, {"seat": "S", "call": "S"}]))
+    )
     assert codes(out) == []
 
 
@@ -114,13 +123,20 @@ def test_ace_high_only_in_nullo_and_only_aces() -> None:
 
 
 def test_ace_declared_high_in_nullo_wins() -> None:
-    doc = record({
-        "dealer": "W", "deal": sorted_deal(), "cayenne": "2C",
-        "calls": [{"seat": "W", "call": "nullo"}],
-        "tricks": [{"leader": "N", "cards": ["AS", "2H", "2D", "2C"]}]
-        + [{"leader": "N", "cards": [r + "S", r + "H", r + "D", r + "C"]} for r in "3456789TJQK"]
-        + [{"leader": "N", "cards": ["2S", "AH", "AD", "AC"]}],
-    })
+    doc = record(
+        {
+            "dealer": "W",
+            "deal": sorted_deal(),
+            "cayenne": "2C",
+            "calls": [{"seat": "W", "call": "nullo"}],
+            "tricks": [{"leader": "N", "cards": ["AS", "2H", "2D", "2C"]}]
+            + [
+                {"leader": "N", "cards": [r + "S", r + "H", r + "D", r + "C"]}
+                for r in "3456789TJQK"
+            ]
+            + [{"leader": "N", "cards": ["2S", "AH", "AD", "AC"]}],
+        }
+    )
     out = replay_doc(doc)
     assert out.tricks == [13, 0]  # N leads every trick and nobody can follow
     doc["hands"][0]["tricks"][0]["ace_high"] = ["AS"]
@@ -142,7 +158,9 @@ def test_deal_invalid() -> None:
     hand["deal"]["N"][0] = "2H"  # E's deuce of hearts dealt twice, N's deuce of spades missing
     out = replay_doc(record(hand))
     msgs = [i.message for i in out.irregularities if i.code == "DEAL_INVALID"]
-    assert any("dealt twice: 2H" in m for m in msgs) and any("missing from the deal: 2S" in m for m in msgs)
+    assert any("dealt twice: 2H" in m for m in msgs) and any(
+        "missing from the deal: 2S" in m for m in msgs
+    )
     assert not out.deal_valid
 
 

@@ -17,12 +17,18 @@ from .helpers import worked_example
 NS, EW = Side.NS, Side.EW
 
 
-def facts(contract: Contract = Contract.H, unit: int = 4, tricks: tuple[int, int] = (7, 6),
-          honours: tuple[int, int] = (0, 0), revokes: tuple[tuple[Side, str], ...] = ()) -> HandFacts:
+def facts(
+    contract: Contract = Contract.H,
+    unit: int = 4,
+    tricks: tuple[int, int] = (7, 6),
+    honours: tuple[int, int] = (0, 0),
+    revokes: tuple[tuple[Side, str], ...] = (),
+) -> HandFacts:
     return HandFacts(contract=contract, unit=unit, tricks=tricks, honours=honours, revokes=revokes)
 
 
 # -- the acceptance test ---------------------------------------------------------
+
 
 def test_the_books_worked_example() -> None:
     scored = score_record(load_record(worked_example()))
@@ -49,6 +55,7 @@ def test_worked_example_hand_one_in_isolation() -> None:
 
 # -- tricks -----------------------------------------------------------------------
 
+
 def test_tricks_over_six_times_the_unit() -> None:
     r = score_hand((0, 0), (0, 0), facts(Contract.D, 2, (9, 4)))
     assert r.score.points == (6, 0) and not r.score.games
@@ -61,6 +68,7 @@ def test_nullo_tricks_are_scored_by_the_adversaries() -> None:
 
 
 # -- honours ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("held", "points"), [(3, 2), (4, 4), (5, 6)])
 def test_honours_scale(held: int, points: int) -> None:
@@ -91,6 +99,7 @@ def test_honours_win_a_game_with_the_odd_trick() -> None:
 
 
 # -- revokes ----------------------------------------------------------------------
+
 
 def test_revoke_penalty_tricks_moves_three_tricks() -> None:
     r = score_hand((0, 0), (0, 0), facts(Contract.H, 1, (9, 4), revokes=((NS, "tricks"),)))
@@ -132,11 +141,14 @@ def test_a_revoking_side_cannot_win_a_game_and_stops_at_nine() -> None:
 
 
 def test_both_sides_revoking_neither_can_win_a_game() -> None:
-    r = score_hand((8, 8), (0, 0), facts(Contract.GRAND, 8, (10, 3), revokes=((NS, "add"), (EW, "add"))))
+    r = score_hand(
+        (8, 8), (0, 0), facts(Contract.GRAND, 8, (10, 3), revokes=((NS, "add"), (EW, "add")))
+    )
     assert not r.score.games and r.score.points == (9, 9)
 
 
 # -- slams ------------------------------------------------------------------------
+
 
 def test_slam_and_little_slam_on_the_sheet_not_the_marker() -> None:
     r = score_hand((0, 0), (0, 0), facts(Contract.S, 1, (13, 0)))
@@ -152,7 +164,10 @@ def test_nullo_slam_belongs_to_the_side_that_scores_the_tricks() -> None:
 
 # -- games and rubbers ------------------------------------------------------------
 
-@pytest.mark.parametrize(("loser", "value"), [(0, 4), (1, 3), (3, 3), (4, 2), (6, 2), (7, 1), (8, 1), (9, 1)])
+
+@pytest.mark.parametrize(
+    ("loser", "value"), [(0, 4), (1, 3), (3, 3), (4, 2), (6, 2), (7, 1), (8, 1), (9, 1)]
+)
 def test_game_values_from_the_losers_points(loser: int, value: int) -> None:
     r = score_hand((9, loser), (0, 0), facts(Contract.S, 1, (7, 6)))
     assert r.score.games == (GameWon(NS, value),) and r.score.points == (0, 0)

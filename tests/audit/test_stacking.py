@@ -31,7 +31,7 @@ from audit.stacking.order import (
 )
 from audit.stacking.reference import reference_from_gathered
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle, thorough
-from audit.stacking.tables import MIN_P, load_tables, pattern_tables
+from audit.stacking.tables import MIN_P, TailTable, load_tables, pattern_tables
 
 ALL_PATTERNS = list(PATTERNS.values())
 
@@ -376,3 +376,13 @@ def test_combine_by_dealer_pools_each_dealers_deals() -> None:
     assert pooled[Seat.E]["p_value"] < 1e-9
     assert pooled[Seat.N]["deals"] == 4
     assert pooled[Seat.N]["p_value"] > 1e-4
+
+
+def test_tail_table_reads_atoms_conservatively() -> None:
+    table = TailTable((0.0, 1.0, 1.0, 1.0, 2.0), steps=1)
+    assert table.p_value(-1.0) == 1.0
+    assert table.p_value(1.0) == pytest.approx(0.1)  # not 1e-3: the atom holds 10%
+    assert table.p_value(0.5) == pytest.approx(10**-0.5)
+    assert table.p_value(2.0) == pytest.approx(1e-4)
+    assert table.p_value(3.0, extrapolate=False) == pytest.approx(1e-4)
+    assert table.p_value(3.0) < 1e-4

@@ -16,15 +16,31 @@ def revoke_hand() -> dict[str, object]:
     deal = sorted_deal()
     deal["N"][0], deal["S"][0] = "2D", "2S"
     ranks = "23456789TJQKA"
-    tricks = [{"leader": "E", "cards": ["2H", "3D", "2C", "3S"]},
-              {"leader": "N", "cards": ["4S", "3H", "4D", "3C"]}]  # S revokes: holds 2S
+    tricks = [
+        {"leader": "E", "cards": ["2H", "3D", "2C", "3S"]},
+        {"leader": "N", "cards": ["4S", "3H", "4D", "3C"]},
+    ]  # S revokes: holds 2S
     tricks.append({"leader": "N", "cards": ["5S", "4H", "2S", "4C"]})
     for i in range(9):
-        tricks.append({"leader": "N", "cards": [ranks[4 + i] + "S", ranks[3 + i] + "H",
-                                                 ranks[3 + i] + "D", ranks[3 + i] + "C"]})
+        tricks.append(
+            {
+                "leader": "N",
+                "cards": [
+                    ranks[4 + i] + "S",
+                    ranks[3 + i] + "H",
+                    ranks[3 + i] + "D",
+                    ranks[3 + i] + "C",
+                ],
+            }
+        )
     tricks.append({"leader": "N", "cards": ["2D", "AH", "AD", "AC"]})
-    return {"dealer": "W", "deal": deal, "cayenne": "7S", "calls": [{"seat": "W", "call": "pass"},
-            {"seat": "E", "call": "S"}], "tricks": tricks}
+    return {
+        "dealer": "W",
+        "deal": deal,
+        "cayenne": "7S",
+        "calls": [{"seat": "W", "call": "pass"}, {"seat": "E", "call": "S"}],
+        "tricks": tricks,
+    }
 
 
 def test_revoke_finding_carries_the_card_still_held() -> None:

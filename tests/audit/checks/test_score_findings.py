@@ -21,8 +21,8 @@ def test_a_slip_is_reported_once_where_it_happened() -> None:
     points = (wrong, h["points"]["EW"])
     games_before = None
     # rebuild the claims of the later hands from the players' (wrong) marker
-    from audit.checks.score import check
     from audit.checks import AuditContext
+    from audit.checks.score import check
 
     outs = [replay_hand(x) for x in rec.hands]
     # games before hand 5 as the players had them
