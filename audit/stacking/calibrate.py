@@ -1,8 +1,9 @@
 """Build the detector's tables: advance weights and null distributions.
 
-Run ``python -m audit.stacking.calibrate [--samples N] [--seed S]`` (or
-``bench/stacking_tables.py``) to regenerate ``audit/stacking/data/tables.json``.
-Everything is simulated from an injected seed, so the file is reproducible.
+Run ``python -m audit.stacking.calibrate [--samples N] [--seed S]`` to regenerate
+``audit/stacking/tables_data.py`` (a generated module rather than a data file, so an
+installed wheel carries it without package-data settings). Everything is simulated
+from an injected seed, so the file is reproducible.
 
 1. **Advance weights**, per packet pattern and number of riffles ``k`` (0..7): the
    frequencies of advances 0..3 between neighbouring cards of the reference after
@@ -37,7 +38,7 @@ from audit.stacking.order import soft_min_descents
 from audit.stacking.signature import relative_seats
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
 
-TABLES_PATH = Path(__file__).with_name("data") / "tables.json"
+TABLES_PATH = Path(__file__).with_name("tables_data.py")
 NULL_ADVANCE = (12 / 51, 13 / 51, 13 / 51, 13 / 51)
 GRID_STEPS_PER_DECADE = 25
 MAX_RIFFLES = 7
@@ -130,6 +131,38 @@ def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
     }
 
 
+def _literal(value: Any, indent: int, prefix_len: int) -> str:
+    """A Python literal laid out as ``ruff format`` lays it out (stable under it)."""
+    pad = " " * indent
+    inner = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [
+            f"{inner}{json.dumps(k)}: {_literal(v, indent + 4, indent + 4 + len(json.dumps(k)) + 2)},"
+            for k, v in value.items()
+        ]
+        return "{\n" + "\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list):
+        flat = "[" + ", ".join(_literal(v, 0, 0) for v in value) + "]"
+        if "\n" not in flat and prefix_len + len(flat) + 1 <= 100:
+            return flat
+        items = [f"{inner}{_literal(v, indent + 4, indent + 4)}," for v in value]
+        return "[\n" + "\n".join(items) + "\n" + pad + "]"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+def render(tables: dict[str, Any]) -> str:
+    """The tables as a Python module (a literal; numbers, strings, lists and dicts)."""
+    return (
+        '"""Null tables of the stacked-deal detector. GENERATED: do not edit.\n\n'
+        f"Regenerate with ``{tables['generated_by']}``\n"
+        '(see :mod:`audit.stacking.calibrate`)."""\n\n'
+        "from typing import Any\n\n"
+        f"TABLES: dict[str, Any] = {_literal(tables, 0, 25)}\n"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
@@ -137,8 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=TABLES_PATH)
     args = parser.parse_args(argv)
     tables = build(args.samples, args.seed)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(tables, separators=(",", ":")) + "\n")
+    args.output.write_text(render(tables))
     print(f"wrote {args.output}")
     return 0
 

@@ -1,7 +1,8 @@
 """The shipped tables (``data/tables.json``) and the p-values read from them.
 
-How the tables are made is in :mod:`audit.stacking.calibrate`. Reading them is the
-only thing the audit path does with them: no simulation happens while auditing.
+How the tables are made is in :mod:`audit.stacking.calibrate`, which writes them as
+the generated module :mod:`audit.stacking.tables_data`. Reading them is the only
+thing the audit path does with them: no simulation happens while auditing.
 
 Each null law is stored as its upper tail: the values ``t_j`` with
 ``P(S >= t_j) = 10**(-j/25)`` under a thorough shuffle, down to the depth the
@@ -10,17 +11,15 @@ simulation supports (30 samples beyond the last value).
 
 from __future__ import annotations
 
-import json
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from audit.errors import FairplayError
 from audit.stacking.order import exact_p_value
 
-TABLES_PATH = Path(__file__).with_name("data") / "tables.json"
 ORIENTATIONS = 2**13
 MIN_P = 1e-15
 """The smallest p-value reported: below it an extrapolation means nothing."""
@@ -47,30 +46,30 @@ class TailTable:
     def p_value(self, score: float, *, extrapolate: bool = True) -> float:
         """``P(S >= score)``, interpolated in log p between the tabulated values.
 
-        Beyond the deepest value: extrapolated on the slope of the last decade, or
-        (``extrapolate=False``) the deepest tabulated probability, a conservative floor.
+        At a tabulated value shared by several quantiles (an atom of a discrete
+        statistic) the largest of their probabilities. Beyond the deepest value:
+        extrapolated on the slope of the last decade, or (``extrapolate=False``) the
+        deepest tabulated probability, a conservative floor.
         """
         grid = self.grid
         step = 1.0 / self.steps
         if score <= grid[0]:
             return 1.0
-        lo, hi = 0, len(grid) - 1
-        if score >= grid[hi]:
+        j = bisect_left(grid, score)  # the first tabulated value at or above the score
+        if j == len(grid):
             if not extrapolate:
                 return self.deepest
+            hi = len(grid) - 1
             span = min(self.steps, hi)
             slope = (span * step) / max(grid[hi] - grid[hi - span], 1e-9)
             log10p = -hi * step - slope * (score - grid[hi])
             return max(float(10.0**log10p), MIN_P)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if grid[mid] <= score:
-                lo = mid
-            else:
-                hi = mid
-        t0, t1 = grid[lo], grid[hi]
-        frac = (score - t0) / (t1 - t0) if t1 > t0 else 0.0
-        return float(10.0 ** (-(lo + frac) * step))
+        if grid[j] == score:
+            # an atom of a discrete statistic: the shallowest of the tied values, so
+            # that P(S >= score) is not understated
+            return float(10.0 ** (-j * step))
+        t0, t1 = grid[j - 1], grid[j]
+        return float(10.0 ** (-(j - 1 + (score - t0) / (t1 - t0)) * step))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,17 +127,15 @@ def _parse(raw: Any) -> Tables:
             )
         return Tables(patterns, _tail(raw["order_null_tail"], steps), int(raw["samples"]))
     except (KeyError, TypeError, ValueError) as exc:
-        raise StackingTablesError(f"{TABLES_PATH.name}: malformed ({exc!r})") from exc
+        raise StackingTablesError(f"audit.stacking.tables_data: malformed ({exc!r})") from exc
 
 
 @lru_cache(maxsize=1)
 def load_tables() -> Tables:
-    """The shipped tables, read once."""
-    try:
-        raw = json.loads(TABLES_PATH.read_text())
-    except (OSError, ValueError) as exc:
-        raise StackingTablesError(f"cannot read {TABLES_PATH}: {exc}") from exc
-    return _parse(raw)
+    """The shipped tables, checked once."""
+    from audit.stacking.tables_data import TABLES
+
+    return _parse(TABLES)
 
 
 def pattern_tables(pattern: tuple[int, ...]) -> PatternTables | None:
