@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -17,6 +18,8 @@ from api import create_app
 from api.client import Client
 
 ADMIN = "admin-secret-for-tests"
+
+logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request in test output
 
 
 @dataclass
