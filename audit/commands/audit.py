@@ -2,9 +2,10 @@
 
 One record: the report on standard output (or ``--output FILE``). Several records
 or a directory: one report per record written into ``--output DIR`` (default
-``audit-reports``) plus ``summary.json``, a summary table on standard output, and a
-progress bar on a terminal. Workers return only a summary line, so memory stays
-bounded however many records there are. Exit status: 0 clean, 1 at least one
+``audit-reports``) plus ``summary.jsonl`` (a line per record, written as it goes), a
+line per record on standard output and a progress line on a terminal. At most four
+records per worker are in flight and workers return only a summary line, so memory
+stays bounded however many records there are. Exit status: 0 clean, 1 at least one
 finding of severity ``error``, 2 a record could not be audited or a usage error.
 """
 
@@ -15,8 +16,9 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -73,24 +75,24 @@ def render(report: dict[str, Any], doc: Any, fmt: str, source: str) -> str:
     return render_text(report, source)
 
 
-def _expand(paths: list[str]) -> list[Path]:
-    out: list[Path] = []
+def _expand(paths: list[str]) -> Iterator[Path]:
+    """The record files named, directories walked lazily (sorted within each folder)."""
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            out += sorted(q for q in path.rglob("*.json") if q.is_file())
+            for folder, dirs, names in os.walk(path):
+                dirs.sort()
+                for name in sorted(names):
+                    if name.endswith(".json"):
+                        yield Path(folder) / name
         else:
-            out.append(path)
-    return out
+            yield path
 
 
 def run(args: argparse.Namespace) -> int:
-    files = _expand(args.records)
-    if len(files) == 1 and not Path(args.records[0]).is_dir():
-        return _single(files[0], args)
-    if not files:
-        raise FairplayError(f"no .json records found in {' '.join(args.records)}")
-    return _batch(files, args)
+    if len(args.records) == 1 and not Path(args.records[0]).is_dir():
+        return _single(Path(args.records[0]), args)
+    return _batch(_expand(args.records), args)
 
 
 def _single(path: Path, args: argparse.Namespace) -> int:
@@ -112,6 +114,8 @@ def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
         report = audit_record(record, alpha=alpha)
     except FairplayError as exc:
         return {"record": path, "status": "invalid", "error": exc.message}
+    except Exception as exc:  # noqa: BLE001 - one bad record must not stop a batch
+        return {"record": path, "status": "invalid", "error": f"internal error: {exc!r}"}
     target = Path(outdir) / (Path(path).stem + ".report." + EXTENSIONS[fmt])
     tmp = target.with_suffix(target.suffix + ".tmp")
     tmp.write_text(render(report, record, fmt, path), encoding="utf-8")
@@ -129,56 +133,62 @@ def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
     }
 
 
-def _progress(done: int, total: int, started: float) -> None:
-    width = 30
-    filled = width * done // total
-    rate = done / max(time.perf_counter() - started, 1e-9)
-    sys.stderr.write(
-        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} records ({rate:.1f}/s)"
-    )
+def _progress(done: int, started: float) -> None:
+    elapsed = max(time.perf_counter() - started, 1e-9)
+    spinner = "|/-\\"[done % 4]
+    sys.stderr.write(f"\r{spinner} {done} records audited ({done / elapsed:.1f}/s)")
     sys.stderr.flush()
 
 
-def _results(tasks: list[tuple[str, str, str, float]], jobs: int) -> Iterator[dict[str, Any]]:
+def _results(tasks: Iterator[tuple[str, str, str, float]], jobs: int) -> Iterator[dict[str, Any]]:
+    """Results in input order, with at most ``4 * jobs`` records in flight (bounded memory)."""
     if jobs <= 1:
         yield from map(_work, tasks)
         return
+    window: deque[Future[dict[str, Any]]] = deque()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(_work, tasks, chunksize=max(1, min(16, len(tasks) // (jobs * 8) or 1)))
+        for task in tasks:
+            window.append(pool.submit(_work, task))
+            if len(window) >= 4 * jobs:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
 
-def _batch(files: list[Path], args: argparse.Namespace) -> int:
+def _batch(files: Iterator[Path], args: argparse.Namespace) -> int:
     outdir = Path(args.output or "audit-reports")
     outdir.mkdir(parents=True, exist_ok=True)
     jobs = args.jobs or os.cpu_count() or 1
-    tasks = [(str(f), str(outdir), args.format, args.alpha) for f in files]
+    tasks = ((str(f), str(outdir), args.format, args.alpha) for f in files)
     show = sys.stderr.isatty()
     started = time.perf_counter()
-    summary: list[dict[str, Any]] = []
+    counts = {"clean": 0, "irregular": 0, "invalid": 0}
     status = 0
-    for i, res in enumerate(_results(tasks, min(jobs, len(tasks))), 1):
-        summary.append(res)
-        if res["status"] == "invalid":
-            status = 2
-        elif res["status"] == "irregular" and status == 0:
-            status = 1
-        if show:
-            _progress(i, len(tasks), started)
+    total = 0
+    with open(outdir / "summary.jsonl", "w", encoding="utf-8") as summary:
+        for res in _results(tasks, jobs):
+            total += 1
+            counts[res["status"]] += 1
+            summary.write(json.dumps(res) + "\n")
+            if res["status"] == "invalid":
+                status = 2
+            elif res["status"] == "irregular" and status == 0:
+                status = 1
+            detail = res.get("error") or ", ".join(
+                f"{k}x{v}" for k, v in sorted(res.get("findings", {}).items())
+            )
+            if show:
+                sys.stderr.write("\r\033[K")
+            print(f"{res['status']:<9} {res['record']}  {detail}", flush=show)
+            if show:
+                _progress(total, started)
     if show:
         sys.stderr.write("\n")
-    (outdir / "summary.json").write_text(
-        json.dumps({"records": summary}, indent=1) + "\n", encoding="utf-8"
-    )
-    counts = {
-        k: sum(1 for r in summary if r["status"] == k) for k in ("clean", "irregular", "invalid")
-    }
-    for r in summary:
-        detail = r.get("error") or ", ".join(
-            f"{k}x{v}" for k, v in sorted(r.get("findings", {}).items())
-        )
-        print(f"{r['status']:<9} {r['record']}  {detail}")
+    if total == 0:
+        raise FairplayError(f"no .json records found in {' '.join(args.records)}")
     print(
-        f"{len(summary)} records: {counts['clean']} clean, {counts['irregular']} irregular, "
-        f"{counts['invalid']} not valid; reports in {outdir}/ ({time.perf_counter() - started:.1f}s)"
+        f"{total} records: {counts['clean']} clean, {counts['irregular']} irregular, "
+        f"{counts['invalid']} not valid; reports and summary.jsonl in {outdir}/ "
+        f"({time.perf_counter() - started:.1f}s)"
     )
     return status

@@ -81,7 +81,8 @@ def test_a_directory_of_records_is_audited_with_one_report_each_and_a_summary(
     out = tmp_path / "reports"
     proc = fairplay("audit", str(src), "--output", str(out), "--format", "json")
     assert proc.returncode == 2, proc.stdout + proc.stderr  # one record could not be audited
-    summary = json.loads((out / "summary.json").read_text())["records"]
+    lines = (out / "summary.jsonl").read_text().splitlines()
+    summary = [json.loads(line) for line in lines]
     status = {Path(r["record"]).name: r["status"] for r in summary}
     assert status["broken.json"] == "invalid" and status["irregular.json"] == "irregular"
     assert sum(1 for s in status.values() if s == "clean") == 6
