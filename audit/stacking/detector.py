@@ -17,6 +17,7 @@ from typing import Any
 
 from audit.cards import FULL_MASK, Card, Seat, Side
 from audit.deal import check_pattern, deal_positions, pattern_name
+from audit.errors import FairplayError
 from audit.stacking.hands import advance_score, advances, best_orientation, oriented_score
 from audit.stacking.order import (
     SOFT_MIN_SCALE,
@@ -117,7 +118,7 @@ def _tricks_evidence(
 
 def _reference(
     tricks: Sequence[Sequence[Card]],
-    gathered: Mapping[Side, Sequence[int]] | None,
+    gathered: Mapping[Side, Sequence[int]] | Mapping[str, Sequence[int]] | None,
     collected: Sequence[Card] | None,
 ) -> Reference | None:
     if collected is not None:
@@ -131,10 +132,10 @@ def _reference(
 
 def stacking_test(
     prev_tricks: Sequence[Sequence[Card]],
-    prev_gathered: Mapping[Side, Sequence[int]] | None,
+    prev_gathered: Mapping[Side, Sequence[int]] | Mapping[str, Sequence[int]] | None,
     prev_collected: Sequence[Card] | None,
-    deal: Mapping[Seat, Sequence[Card]],
-    dealer: Seat,
+    deal: Mapping[Seat, Sequence[Card]] | Mapping[str, Sequence[Card]],
+    dealer: Seat | str,
     pattern: Sequence[int],
     dealt_order: Sequence[Card] | None = None,
 ) -> StackingResult | None:
@@ -145,7 +146,8 @@ def stacking_test(
     stacked first) or ``prev_collected`` (the pack as put together, top first) says how
     they were stacked; ``collected`` wins when both are valid. ``deal``, ``dealer`` and
     ``pattern`` (the ruleset's ``deal_pattern``) describe the new deal, ``dealt_order``
-    its 52 cards in the order dealt when known.
+    its 52 cards in the order dealt when known. Seats and sides may be the enums or
+    the record's text (``"N"``, ``"NS"``).
 
     Returns ``None`` when the deal cannot be tested: no valid gathering or collected
     pack, a deal that is not four hands of 13 from one pack, or (hands only) a packet
@@ -155,13 +157,19 @@ def stacking_test(
     thirteen cards.
     """
     pat = check_pattern(pattern)
-    dealer = Seat(dealer)
-    if not _hands_valid(deal):
+    dealer = Seat.parse(dealer) if isinstance(dealer, str) else Seat(dealer)
+    try:
+        hands: dict[Seat, Sequence[Card]] = {
+            Seat.parse(k) if isinstance(k, str) else Seat(k): v for k, v in deal.items()
+        }
+    except (FairplayError, ValueError):
+        return None
+    if not _hands_valid(hands):
         return None
     ref = _reference(prev_tricks, prev_gathered, prev_collected)
     if ref is None:
         return None
-    rel = relative_seats(deal, dealer)
+    rel = relative_seats(hands, dealer)
     together, spread = _tricks_evidence(prev_tricks, rel)
     evidence: dict[str, Any] = {
         "reference": ref.source,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from audit.cards import FULL_MASK, Card, Side
 
@@ -67,22 +68,31 @@ def _valid_tricks(tricks: Sequence[Sequence[Card]]) -> bool:
 
 
 def reference_from_gathered(
-    tricks: Sequence[Sequence[Card]], gathered: Mapping[Side, Sequence[int]]
+    tricks: Sequence[Sequence[Card]], gathered: Mapping[Any, Sequence[int]]
 ) -> Reference | None:
     """The cyclic reference of a hand whose tricks and gathering are known.
 
+    ``gathered`` is keyed by :class:`Side` or by the record's ``"NS"``/``"EW"``.
     ``None`` when the tricks are not thirteen fours of a whole pack, or the gathering
-    does not name each trick exactly once in increasing order per side (a gathering
-    that breaks the rules is reported by its own check; the order it claims is still
-    used when it is a permutation of the tricks).
+    does not name each trick exactly once. A gathering that breaks the rules (a pile
+    out of order, a trick on the wrong side) is reported by its own check; the order
+    it claims is still the best account of the pack, so it is used.
     """
     if not _valid_tricks(tricks):
         return None
     numbers: list[int] = []
     for side in (Side.NS, Side.EW):
-        pile = list(gathered.get(side, ()))
-        numbers.extend(reversed(pile))
-    if sorted(numbers) != list(range(1, BLOCKS + 1)):
+        pile = gathered.get(side)
+        if pile is None:
+            pile = gathered.get(side.name, ())  # the record's "NS" / "EW" keys
+        try:
+            numbers.extend(reversed(list(pile)))
+        except TypeError:
+            return None
+    try:
+        if len(numbers) != BLOCKS or set(numbers) != set(range(1, BLOCKS + 1)):
+            return None
+    except TypeError:  # an unhashable entry
         return None
     blocks = tuple(tuple(tricks[t - 1]) for t in numbers)
     return Reference(blocks, tuple(numbers), oriented=False, source="gathered")

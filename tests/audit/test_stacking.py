@@ -386,3 +386,20 @@ def test_tail_table_reads_atoms_conservatively() -> None:
     assert table.p_value(2.0) == pytest.approx(1e-4)
     assert table.p_value(3.0, extrapolate=False) == pytest.approx(1e-4)
     assert table.p_value(3.0) < 1e-4
+
+
+def test_record_text_keys_are_accepted() -> None:
+    rng = random.Random(48)
+    tricks, gathered, _, _, dealer, deal = _case(rng, 1)
+    typed = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445)
+    text = stacking_test(
+        tricks,
+        {side.name: numbers for side, numbers in gathered.items()},
+        None,
+        {seat.name: cards for seat, cards in deal.items()},
+        dealer.name,
+        PATTERN_445,
+    )
+    assert typed is not None and text is not None
+    assert text.p_value == typed.p_value
+    assert stacking_test(tricks, gathered, None, {"X": [], **deal}, dealer, PATTERN_445) is None
