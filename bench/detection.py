@@ -46,9 +46,7 @@ SCENARIOS: dict[str, Shuffle] = {
     "2 riffles + cut": _riffles(2),
     "3 riffles + cut": _riffles(3),
     "4 riffles + cut": _riffles(4),
-    "book's cheat + cut": lambda tricks, gathered, pack, rng: cut(
-        book_cheat_pack(tricks, gathered, rng), rng
-    ),
+    "book's cheat + cut": lambda tricks, gathered, pack, rng: cut(book_cheat_pack(pack, rng), rng),
 }
 
 
@@ -88,6 +86,24 @@ def one_deal(
         pattern,
         dealt if with_order else None,
     )
+
+
+def trick_mates(
+    shuffle: Shuffle, pattern: tuple[int, ...], rng: random.Random
+) -> tuple[int, float]:
+    """Pairs of cards of one old trick in one hand, and stacking_test's p-value."""
+    tricks, gathered = random_tricks(rng)
+    pack = gathered_pack(tricks, gathered, rng)
+    dealt = shuffle(tricks, gathered, pack, rng)
+    dealer = Seat(rng.randrange(4))
+    deal = deal_from_order(dealt, dealer, pattern)
+    hand_of = {c: seat for seat, cards in deal.items() for c in cards}
+    mates = sum(
+        hand_of[t[i]] == hand_of[t[j]] for t in tricks for i in range(4) for j in range(i + 1, 4)
+    )
+    r = stacking_test(tricks, gathered, None, deal, dealer, pattern)
+    assert r is not None
+    return mates, r.p_value
 
 
 def rates(ps: list[float]) -> tuple[float, ...]:
@@ -145,6 +161,27 @@ def main() -> int:
                 order = "yes" if with_order else "no"
                 tgt = {"honest": "<= 0.001", "2 riffles every deal": ">= 0.95"}.get(name, "")
                 print(f"| {name} | {pname} | {order} | {a:.4f} | {b:.4f} | {tgt} |", flush=True)
+
+    print()
+    print("baseline: the simple count of trick-mates in one hand (its null simulated here)")
+    print("| scenario | pattern | trick-mates 0.001 / 0.01 | stacking_test 0.001 / 0.01 |")
+    print("|---|---|---|---|")
+    for name in ("1 riffle + cut", "2 riffles + cut"):
+        for pname in ("4-4-5", "6-7"):
+            pattern = PATTERNS[pname]
+            null = sorted(
+                trick_mates(SCENARIOS["honest (thorough shuffle)"], pattern, rng)[0]
+                for _ in range(args.honest)
+            )
+            cuts = [null[min(len(null) - 1, int(len(null) * (1 - a)))] for a in ALPHAS]
+            pairs = [trick_mates(SCENARIOS[name], pattern, rng) for _ in range(args.trials)]
+            base = [sum(m > c for m, _ in pairs) / len(pairs) for c in cuts]
+            ours = rates([p for _, p in pairs])
+            print(
+                f"| {name} | {pname} | {base[0]:.3f} / {base[1]:.3f} "
+                f"| {ours[0]:.3f} / {ours[1]:.3f} |",
+                flush=True,
+            )
 
     print()
     print("cost per deal of stacking_test (simulation excluded)")

@@ -93,17 +93,15 @@ def gathered_pack(
     return piles[0] + piles[1]
 
 
-def book_cheat_pack(
-    tricks: Tricks, gathered: dict[Side, list[int]], rng: random.Random
-) -> list[Card]:
+def book_cheat_pack(pack: Sequence[Card], rng: random.Random) -> list[Card]:
     """The book's greek: two tricks with the same eight located cards and two between.
 
-    He takes two tricks (here: tricks 1 and 2 of the ones his side won, or any two),
-    puts two other tricks between them, and places the four on top of the rest, which
-    stay as gathered. The opponent then cuts; he deals 6-7 (by the caller).
+    ``pack`` is the pack as gathered (thirteen tricks of four, top first). He takes two
+    of its tricks (in play, two tricks of one suit), puts two other tricks between
+    them, and places the four on top of the rest, which stay as gathered. The
+    opponent then cuts (by the caller), and he deals 6-7.
     """
-    order = gathered_pack(tricks, gathered, rng)
-    blocks = [order[4 * i : 4 * i + 4] for i in range(13)]
+    blocks = [list(pack[4 * i : 4 * i + 4]) for i in range(13)]
     picks = rng.sample(range(13), 4)
     top = [blocks[picks[0]], blocks[picks[2]], blocks[picks[3]], blocks[picks[1]]]
     rest = [b for i, b in enumerate(blocks) if i not in picks]

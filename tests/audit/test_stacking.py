@@ -30,7 +30,14 @@ from audit.stacking.order import (
     soft_min_descents,
 )
 from audit.stacking.reference import reference_from_gathered
-from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle, thorough
+from audit.stacking.simulate import (
+    book_cheat_pack,
+    cut,
+    gathered_pack,
+    random_tricks,
+    riffle,
+    thorough,
+)
 from audit.stacking.tables import MIN_P, TailTable, load_tables, pattern_tables
 
 ALL_PATTERNS = list(PATTERNS.values())
@@ -403,3 +410,17 @@ def test_record_text_keys_are_accepted() -> None:
     assert typed is not None and text is not None
     assert text.p_value == typed.p_value
     assert stacking_test(tricks, gathered, None, {"X": [], **deal}, dealer, PATTERN_445) is None
+
+
+@pytest.mark.parametrize("with_order", [False, True])
+def test_the_books_cheat_dealt_six_seven_is_caught(with_order: bool) -> None:
+    rng = random.Random(49)
+    for _ in range(30):
+        tricks, gathered = random_tricks(rng)
+        pack = gathered_pack(tricks, gathered, rng)
+        dealt = cut(book_cheat_pack(pack, rng), rng)
+        dealer = Seat(rng.randrange(4))
+        deal = deal_from_order(dealt, dealer, PATTERN_67)
+        for ref in ((gathered, None), (None, pack)):
+            r = stacking_test(tricks, *ref, deal, dealer, PATTERN_67, dealt if with_order else None)
+            assert r is not None and r.p_value < 1e-3, (ref[0] is None, r)
