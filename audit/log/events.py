@@ -103,7 +103,7 @@ def signing_input(event: Mapping[str, Any]) -> bytes:
     return SIGNING_CONTEXT + canonical_json(unsigned)
 
 
-def check_event(event: Any, *, signed: bool = True) -> dict[str, Any]:
+def check_event(event: Any, *, signed: bool = True, encodable: bool = True) -> dict[str, Any]:
     """Check the shape of an event; errors name the field. Returns it as a dict."""
     if not isinstance(event, Mapping):
         raise EventError("event must be a JSON object")
@@ -135,7 +135,8 @@ def check_event(event: Any, *, signed: bool = True) -> dict[str, Any]:
         raise EventError("event.time: must be a string")
     if "signature" in event and not isinstance(event["signature"], str):
         raise EventError("event.signature: must be base64 text")
-    canonical_json(event)  # every value must be canonically encodable
+    if encodable:
+        canonical_json(event)  # every value must be canonically encodable
     return dict(event)
 
 
@@ -192,14 +193,18 @@ def event_verifier(event: Mapping[str, Any]) -> Verifier:
 
 
 def verify_event(
-    event: Mapping[str, Any], public_key: Verifier | str | None = None, *, entry: int | None = None
+    event: Mapping[str, Any],
+    public_key: Verifier | str | None = None,
+    *,
+    entry: int | None = None,
+    _checked: bool = False,
 ) -> None:
     """Raise :class:`LogSignatureInvalid` unless the event is signed by its key.
 
     When ``public_key`` is given (a :class:`Verifier` or key text), the event's ``key``
     must be that key. ``entry`` names the log index in the error.
     """
-    ev = check_event(event)
+    ev = event if _checked else check_event(event, encodable=False)
     verifier = event_verifier(ev)
     if public_key is not None:
         expected = (

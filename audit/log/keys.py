@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import os
 from collections.abc import Callable
@@ -39,6 +40,11 @@ def check_key_name(name: str) -> str:
 def key_hash(name: str, public_key: bytes) -> bytes:
     """The 4-byte key ID of an Ed25519 key named ``name``."""
     return hashlib.sha256(name.encode() + b"\n" + bytes([ALG_ED25519]) + public_key).digest()[:4]
+
+
+@functools.lru_cache(maxsize=4096)
+def _ed25519_key(raw: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(raw)
 
 
 def _b64decode(text: str, what: str) -> bytes:
@@ -73,7 +79,7 @@ class Verifier:
     def verify(self, message: bytes, signature: bytes) -> None:
         """Raise :class:`LogSignatureInvalid` unless ``signature`` signs ``message``."""
         try:
-            Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, message)
+            _ed25519_key(self.public_key).verify(signature, message)
         except (InvalidSignature, ValueError) as exc:
             raise LogSignatureInvalid(f"signature does not verify under key {self.name}") from exc
 
