@@ -27,12 +27,12 @@ import hashlib
 import sqlite3
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from audit.log import merkle
+from audit.log.backends import NID_SHIFT, Backend, as_bytes, connect, migrate, nid
 from audit.log.checkpoint import Checkpoint
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.errors import (
@@ -44,188 +44,9 @@ from audit.log.errors import (
 )
 from audit.log.events import canonical_json, check_event, parse_event, verify_event
 from audit.log.keys import Signer, Verifier
-from audit.log.migrations import MIGRATIONS, SCHEMA_VERSION_TABLE
 from audit.log.note import verify as verify_note
 
-NID_SHIFT = 48
-
-
-def as_bytes(value: Any) -> bytes:
-    """A stored BLOB/BYTEA as bytes (text put there by tampering is encoded, not trusted)."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
-    if value is None:
-        return b""
-    if isinstance(value, int):
-        return str(value).encode()
-    return bytes(value)
-
-
-def nid(level: int, idx: int) -> int:
-    """The stored key of complete subtree ``(level, idx)``."""
-    return (level << NID_SHIFT) | idx
-
-
-# --------------------------------------------------------------------------- backends
-
-
-class _Backend:
-    kind = ""
-    placeholder = "?"
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        raise NotImplementedError
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        raise NotImplementedError
-
-    def write(self) -> Any:
-        """A context manager: one transaction holding the log's writer lock."""
-        raise NotImplementedError
-
-    def schema_lock(self) -> Any:
-        """A context manager: one transaction serialising schema migrations."""
-        return self.write()
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-
-class _SQLite(_Backend):
-    kind = "sqlite"
-
-    def __init__(self, path: str) -> None:
-        try:
-            self.conn = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=60.0
-            )
-            if path != ":memory:":
-                mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self.conn.execute("PRAGMA busy_timeout=60000")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open SQLite log {path}: {exc}") from exc
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return list(self.conn.execute(sql, tuple(params)).fetchall())
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self.conn.execute(sql, tuple(params))
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self.conn.executemany(sql, rows)
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-class _Postgres(_Backend):
-    kind = "postgresql"
-    placeholder = "%s"
-
-    def __init__(self, url: str, schema: str | None) -> None:
-        import psycopg
-
-        self._errors = psycopg.Error
-        try:
-            self.conn = psycopg.connect(url, autocommit=True)
-            if schema:
-                ident = _pg_ident(schema)
-                with self.conn.transaction():  # concurrent CREATE SCHEMA IF NOT EXISTS races
-                    self.conn.execute("SELECT pg_advisory_xact_lock(hashtext('log schema'))")
-                    self.conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
-                self.conn.execute(f"SET search_path TO {ident}")
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot open PostgreSQL log: {exc}") from exc
-
-    def _sql(self, sql: str) -> str:
-        return sql.replace("?", "%s")
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        rows = self.conn.execute(self._sql(sql), tuple(params) or None).fetchall()
-        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows]
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        if params:
-            self.conn.execute(self._sql(sql), tuple(params))
-        else:
-            self.conn.execute(sql)
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self.conn.cursor() as cur:
-            cur.executemany(self._sql(sql), rows)
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self.conn.transaction():
-            self.conn.execute("LOCK TABLE log_entries IN SHARE ROW EXCLUSIVE MODE")
-            yield
-
-    @contextmanager
-    def schema_lock(self) -> Iterator[None]:
-        with self.conn.transaction():
-            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))")
-            yield
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-def _pg_ident(name: str) -> str:
-    if not name.replace("_", "").isalnum() or not name.isascii():
-        raise StoreError(f"invalid schema name {name!r}")
-    return '"' + name + '"'
-
-
-def _connect(url: str) -> _Backend:
-    if url.startswith(("postgresql://", "postgres://")):
-        parts = urllib.parse.urlsplit(url)
-        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-        schema = next((v for k, v in query if k == "schema"), None)
-        rest = urllib.parse.urlencode([(k, v) for k, v in query if k != "schema"])
-        return _Postgres(urllib.parse.urlunsplit(parts._replace(query=rest)), schema)
-    if url.startswith("sqlite:///"):
-        return _SQLite(url[len("sqlite:///") :] or ":memory:")
-    if url.startswith("sqlite://"):
-        return _SQLite(url[len("sqlite://") :] or ":memory:")
-    if "://" in url:
-        raise StoreError(f"unsupported database URL {url!r} (use sqlite:/// or postgresql://)")
-    return _SQLite(url)
-
-
-def _migrate(db: _Backend, now: float) -> None:
-    with db.schema_lock():
-        _apply(db, now)
-
-
-def _apply(db: _Backend, now: float) -> None:
-    db.execute(SCHEMA_VERSION_TABLE)
-    done = {r[0] for r in db.query("SELECT version FROM log_schema_version")}
-    for m in MIGRATIONS:
-        if m.version in done:
-            continue
-        for stmt in m.sqlite if db.kind == "sqlite" else m.postgres:
-            db.execute(stmt)
-        db.execute(
-            "INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
-            (m.version, m.description, now),
-        )
-
+__all__ = ["NID_SHIFT", "GroupCommit", "Log", "as_bytes", "nid", "open_log"]
 
 # --------------------------------------------------------------------------- the log
 
@@ -235,7 +56,7 @@ class Log:
 
     def __init__(
         self,
-        db: _Backend,
+        db: Backend,
         origin: str,
         signer: Signer | None,
         *,
@@ -679,9 +500,9 @@ def open_log(
     """
     if origin is not None and (not isinstance(origin, str) or not origin or "\n" in origin):
         raise StoreError("the log origin must be a non-empty single line")
-    db = _connect(url)
+    db = connect(url)
     try:
-        _migrate(db, clock())
+        migrate(db, clock())
         if origin is None:
             rows = db.query("SELECT value FROM log_meta WHERE name = 'origin'")
             if not rows:
@@ -696,104 +517,4 @@ def open_log(
     return Log(db, origin, signer, require_registered_keys=require_registered_keys, clock=clock)
 
 
-class _Pending:
-    __slots__ = ("events", "keys", "done", "result", "error")
-
-    def __init__(
-        self, events: list[Mapping[str, Any]], keys: Mapping[str, Verifier | str] | None
-    ) -> None:
-        self.events = events
-        self.keys = keys
-        self.done = threading.Event()
-        self.result: list[int] = []
-        self.error: BaseException | None = None
-
-
-class GroupCommit:
-    """Group commit for a service whose threads each append a few events.
-
-    ``append`` blocks until the events are durably committed and returns their indices,
-    like :meth:`Log.append`; meanwhile one writer thread gathers what all threads
-    submitted into one transaction, so that one fsync acknowledges many requests. If a
-    combined batch is refused, each request is retried alone, so one bad request never
-    sinks the others (each gets its own result or error).
-    """
-
-    def __init__(self, log: Log, *, max_events: int = 1000) -> None:
-        self._log = log
-        self._max = max_events
-        self._cv = threading.Condition()
-        self._queue: list[_Pending] = []
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, name="log-group-commit", daemon=True)
-        self._thread.start()
-
-    def append(
-        self,
-        events: Sequence[Mapping[str, Any]],
-        *,
-        keys: Mapping[str, Verifier | str] | None = None,
-    ) -> list[int]:
-        """Append atomically (per call) through the shared writer; see the class doc."""
-        pending = _Pending(list(events), keys)
-        with self._cv:
-            if self._closed:
-                raise StoreError("the group-commit writer is closed")
-            self._queue.append(pending)
-            self._cv.notify()
-        pending.done.wait()
-        if pending.error is not None:
-            raise pending.error
-        return pending.result
-
-    def _take(self) -> list[_Pending] | None:
-        with self._cv:
-            while not self._queue and not self._closed:
-                self._cv.wait()
-            if not self._queue:
-                return None
-            taken: list[_Pending] = []
-            count = 0
-            while self._queue and (not taken or count + len(self._queue[0].events) <= self._max):
-                p = self._queue.pop(0)
-                taken.append(p)
-                count += len(p.events)
-            return taken
-
-    def _run(self) -> None:
-        while (taken := self._take()) is not None:
-            merged: dict[str, Verifier | str] = {}
-            mergeable = True
-            for p in taken:
-                for actor, key in (p.keys or {}).items():
-                    if merged.setdefault(actor, key) != key:
-                        mergeable = False
-            done = False
-            if mergeable and len(taken) > 1:
-                try:
-                    indices = self._log.append(
-                        [e for p in taken for e in p.events], keys=merged or None
-                    )
-                except LogError:
-                    pass  # retry each request alone below, to give each its own answer
-                else:
-                    at = 0
-                    for p in taken:
-                        p.result = indices[at : at + len(p.events)]
-                        at += len(p.events)
-                    done = True
-            if not done:
-                for p in taken:
-                    try:
-                        p.result = self._log.append(p.events, keys=p.keys)
-                    except BaseException as exc:  # handed to the caller's thread
-                        p.error = exc
-            for p in taken:
-                p.done.set()
-
-    def close(self) -> None:
-        """Finish what was submitted and stop the writer thread."""
-        with self._cv:
-            self._closed = True
-            self._cv.notify_all()
-        self._thread.join()
+from audit.log.group import GroupCommit  # noqa: E402  (re-exported; group needs Log)

@@ -1,0 +1,199 @@
+"""Database backends of the hand log: SQLite and PostgreSQL behind one small interface.
+
+``connect(url)`` returns a backend for ``sqlite:///path``, a plain path, ``:memory:``, or
+``postgresql://...`` (with an optional ``schema=NAME`` query parameter, created if
+needed). Both take SQL with ``?`` placeholders, run the same schema
+(:mod:`audit.log.migrations`) and offer ``write()``: one transaction holding the log's
+writer lock (SQLite ``BEGIN IMMEDIATE``; PostgreSQL ``LOCK TABLE log_entries IN SHARE ROW
+EXCLUSIVE MODE``), so appends from several processes are serialised.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import urllib.parse
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from audit.log.errors import StoreError
+from audit.log.migrations import MIGRATIONS, SCHEMA_VERSION_TABLE
+
+NID_SHIFT = 48
+
+
+def as_bytes(value: Any) -> bytes:
+    """A stored BLOB/BYTEA as bytes (text put there by tampering is encoded, not trusted)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    if value is None:
+        return b""
+    if isinstance(value, int):
+        return str(value).encode()
+    return bytes(value)
+
+
+def nid(level: int, idx: int) -> int:
+    """The stored key of complete subtree ``(level, idx)``."""
+    return (level << NID_SHIFT) | idx
+
+
+# --------------------------------------------------------------------------- backends
+
+
+class Backend:
+    kind = ""
+    placeholder = "?"
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        raise NotImplementedError
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    def write(self) -> Any:
+        """A context manager: one transaction holding the log's writer lock."""
+        raise NotImplementedError
+
+    def schema_lock(self) -> Any:
+        """A context manager: one transaction serialising schema migrations."""
+        return self.write()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _SQLite(Backend):
+    kind = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        try:
+            self.conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=60.0
+            )
+            if path != ":memory:":
+                mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA busy_timeout=60000")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite log {path}: {exc}") from exc
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return list(self.conn.execute(sql, tuple(params)).fetchall())
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(sql, tuple(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _Postgres(Backend):
+    kind = "postgresql"
+    placeholder = "%s"
+
+    def __init__(self, url: str, schema: str | None) -> None:
+        import psycopg
+
+        self._errors = psycopg.Error
+        try:
+            self.conn = psycopg.connect(url, autocommit=True)
+            if schema:
+                ident = _pg_ident(schema)
+                with self.conn.transaction():  # concurrent CREATE SCHEMA IF NOT EXISTS races
+                    self.conn.execute("SELECT pg_advisory_xact_lock(hashtext('log schema'))")
+                    self.conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                self.conn.execute(f"SET search_path TO {ident}")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open PostgreSQL log: {exc}") from exc
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        rows = self.conn.execute(self._sql(sql), tuple(params) or None).fetchall()
+        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows]
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        if params:
+            self.conn.execute(self._sql(sql), tuple(params))
+        else:
+            self.conn.execute(sql)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(self._sql(sql), rows)
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self.conn.transaction():
+            self.conn.execute("LOCK TABLE log_entries IN SHARE ROW EXCLUSIVE MODE")
+            yield
+
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        with self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))")
+            yield
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _pg_ident(name: str) -> str:
+    if not name.replace("_", "").isalnum() or not name.isascii():
+        raise StoreError(f"invalid schema name {name!r}")
+    return '"' + name + '"'
+
+
+def connect(url: str) -> Backend:
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urllib.parse.urlsplit(url)
+        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        schema = next((v for k, v in query if k == "schema"), None)
+        rest = urllib.parse.urlencode([(k, v) for k, v in query if k != "schema"])
+        return _Postgres(urllib.parse.urlunsplit(parts._replace(query=rest)), schema)
+    if url.startswith("sqlite:///"):
+        return _SQLite(url[len("sqlite:///") :] or ":memory:")
+    if url.startswith("sqlite://"):
+        return _SQLite(url[len("sqlite://") :] or ":memory:")
+    if "://" in url:
+        raise StoreError(f"unsupported database URL {url!r} (use sqlite:/// or postgresql://)")
+    return _SQLite(url)
+
+
+def migrate(db: Backend, now: float) -> None:
+    with db.schema_lock():
+        _apply(db, now)
+
+
+def _apply(db: Backend, now: float) -> None:
+    db.execute(SCHEMA_VERSION_TABLE)
+    done = {r[0] for r in db.query("SELECT version FROM log_schema_version")}
+    for m in MIGRATIONS:
+        if m.version in done:
+            continue
+        for stmt in m.sqlite if db.kind == "sqlite" else m.postgres:
+            db.execute(stmt)
+        db.execute(
+            "INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
+            (m.version, m.description, now),
+        )
