@@ -101,3 +101,22 @@ def test_cosigning_and_fork_evidence() -> None:
         checkpoint.fork_evidence(a, c, log.verifier_key())
     with pytest.raises(NoteError):
         checkpoint.fork_evidence(a, b, witness.verifier_key())
+
+
+def test_go_tlog_goldens_and_a_cosigned_checkpoint(shared_dir: Path) -> None:
+    import base64
+
+    vec = _vectors(shared_dir)
+    go = vec["go_tlog_goldens"]
+    record_hash = base64.b64decode(go["record_hash_of_hello_world_b64"])
+    assert merkle.leaf_hash(b"hello world") == record_hash  # tlog.RecordHash
+    assert (
+        checkpoint.Checkpoint("go.sum database tree", 123456789012, record_hash).text()
+        == (go["format_tree_golden"])
+    )
+    # a witness cosignature (another key, another signature type) is carried and ignored
+    cos = vec["locally_generated_cosignature_NOT_PUBLISHED"]
+    tess = vec["tessera_tiled_test_log"]
+    text = note.verify(cos["cosigned_checkpoint"], tess["vkey"])
+    assert checkpoint.parse(text).size == 15
+    assert len(note.parse(cos["cosigned_checkpoint"])[1]) == 2
