@@ -3,7 +3,7 @@
   fairplay log keygen NAME --out KEYFILE      new Ed25519 signer key; prints the verifier key
   fairplay log register --db URL --key KEYFILE ACTOR VKEY
   fairplay log append --db URL --key KEYFILE [--origin O] EVENTS.json|jsonl|-
-  fairplay log checkpoint --db URL --key KEYFILE [--min-interval S]
+  fairplay log checkpoint --db URL --key KEYFILE [--min-interval S] [--every S [--count N]]
   fairplay log verify --db URL --vkey VKEY [--checkpoint NOTEFILE ...] [--json]
   fairplay log bundle --db URL --table T --hand H [--out FILE]
   fairplay log fork-evidence NOTE1 NOTE2 --vkey VKEY
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,20 @@ def _append(args: argparse.Namespace) -> int:
 
 def _checkpoint(args: argparse.Namespace) -> int:
     with _open(args, signed=True) as log:
-        sys.stdout.write(log.checkpoint(min_interval=args.min_interval))
+        if not args.every:
+            sys.stdout.write(log.checkpoint(min_interval=args.min_interval))
+            return 0
+        # the schedule: one checkpoint per period when the tree has grown
+        last = None
+        issued = 0
+        while args.count is None or issued < args.count:
+            note_text = log.checkpoint(min_interval=args.every)
+            if note_text != last:
+                sys.stdout.write(note_text + "\n")
+                sys.stdout.flush()
+                last = note_text
+                issued += 1
+            time.sleep(args.every)
     return 0
 
 
@@ -199,6 +213,13 @@ def register(subparsers: Any) -> None:
         default=0.0,
         help="reuse the latest checkpoint if younger than this many seconds",
     )
+    c.add_argument(
+        "--every",
+        type=float,
+        default=0.0,
+        help="keep running: issue a checkpoint every this many seconds if grown",
+    )
+    c.add_argument("--count", type=int, help="with --every: stop after this many checkpoints")
     c.set_defaults(func=_checkpoint)
 
     v = sub.add_parser("verify", help="check a whole log: signatures, chains, tree, checkpoints")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -110,3 +111,47 @@ def test_fork_evidence_command(tmp_path: Path, capsys: pytest.CaptureFixture[str
         capsys, "log", "fork-evidence", str(a), str(a), "--vkey", signer.verifier_key()
     )
     assert status == 2 and "no fork" in err
+
+
+def test_checkpoint_schedule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+    import time
+
+    from audit.log.keys import save_signer
+    from audit.log.store import open_log
+
+    signer = generate_signer(ORIGIN)
+    key = tmp_path / "k"
+    save_signer(signer, key)
+    db = str(tmp_path / "s.db")
+    north = generate_signer("north")
+    evs = hand_events([north], "t", "h", 4, origin=ORIGIN)
+
+    with open_log(db, ORIGIN, signer, require_registered_keys=False) as log:
+        log.append(evs[:2])
+
+    def grow() -> None:
+        time.sleep(0.3)
+        with open_log(db, ORIGIN, signer, require_registered_keys=False) as log:
+            log.append(evs[2:])
+
+    t = threading.Thread(target=grow)
+    t.start()
+    status, out, _ = run(
+        capsys,
+        "log",
+        "checkpoint",
+        "--db",
+        db,
+        "--origin",
+        ORIGIN,
+        "--key",
+        str(key),
+        "--every",
+        "0.1",
+        "--count",
+        "2",
+    )
+    t.join()
+    sizes = re.findall(rf"^{re.escape(ORIGIN)}\n(\d+)\n", out, re.MULTILINE)
+    assert status == 0 and sizes == ["2", "4"]  # one checkpoint per period, only when grown
