@@ -7,6 +7,8 @@ import sqlite3
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit.log import merkle
 from audit.log.bundle import verify_bundle
@@ -282,4 +284,25 @@ def test_served_proofs_name_their_checkpoint(tmp_path: Any, log_signer: Signer) 
     assert log.serve_inclusion(4, old)["checkpoint"] == old  # against a named checkpoint
     with pytest.raises(LogInconsistent):
         log.serve_inclusion(10, old)
+    log.close()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=8), st.data())
+def test_random_batches_match_the_reference_tree(batches: list[int], data: st.DataObject) -> None:
+    signer = generate_signer("p")
+    log = open_log(":memory:", ORIGIN, generate_signer(ORIGIN), require_registered_keys=False)
+    leaves: list[bytes] = []
+    evs = hand_events([signer], "t", "h", sum(batches))
+    at = 0
+    for n in batches:
+        log.append(evs[at : at + n])
+        at += n
+        leaves += [canonical_json(e) for e in evs[at - n : at]]
+        size = len(leaves)
+        assert log.root() == merkle.root_hash(leaves)
+        index = data.draw(st.integers(0, size - 1))
+        assert log.inclusion_proof(index) == merkle.inclusion_proof(leaves, index)
+        size1 = data.draw(st.integers(1, size))
+        assert log.consistency_proof(size1) == merkle.consistency_proof(leaves, size1)
     log.close()
