@@ -112,3 +112,44 @@ def verify_fork_evidence(evidence: dict[str, Any], verifier: Verifier | str) -> 
     if not isinstance(notes, list) or len(notes) != 2 or not all(isinstance(n, str) for n in notes):
         raise LogInconsistent("fork evidence: 'checkpoints' must be two note texts")
     fork_evidence(notes[0], notes[1], verifier)
+
+
+TLOG_PROOF_HEADER = "c2sp.org/tlog-proof@v1"
+
+
+def format_tlog_proof(
+    index: int, proof: list[bytes], checkpoint_note: str, *, extra: bytes | None = None
+) -> str:
+    """A c2sp.org/tlog-proof: an entry's index, its inclusion proof and the checkpoint."""
+    lines = [TLOG_PROOF_HEADER]
+    if extra is not None:
+        lines.append("extra " + base64.b64encode(extra).decode())
+    lines.append(f"index {index}")
+    lines += [base64.b64encode(h).decode() for h in proof]
+    return "\n".join(lines) + "\n\n" + checkpoint_note
+
+
+def verify_tlog_proof(
+    text: str, entry: bytes, verifier: Verifier | str, *, origin: str | None = None
+) -> tuple[int, Checkpoint, bytes | None]:
+    """Check a tlog-proof for the leaf ``entry``; return (index, checkpoint, extra)."""
+    from audit.log.merkle import leaf_hash, verify_inclusion
+
+    head, sep, note_text = text.partition("\n\n")
+    lines = head.split("\n")
+    if not sep or not lines or lines[0] != TLOG_PROOF_HEADER:
+        raise LogInconsistent(f"malformed tlog-proof: must start with {TLOG_PROOF_HEADER}")
+    rest = lines[1:]
+    extra = None
+    try:
+        if rest and rest[0].startswith("extra "):
+            extra = base64.b64decode(rest.pop(0)[6:], validate=True)
+        if not rest or not rest[0].startswith("index ") or not rest[0][6:].isdigit():
+            raise LogInconsistent("malformed tlog-proof: missing 'index N' line")
+        index = int(rest.pop(0)[6:])
+        proof = [base64.b64decode(line, validate=True) for line in rest]
+    except (binascii.Error, ValueError) as exc:
+        raise LogInconsistent("malformed tlog-proof: invalid base64") from exc
+    cp = verify_checkpoint(note_text, verifier, origin=origin)
+    verify_inclusion(leaf_hash(entry), index, cp.size, proof, cp.root)
+    return index, cp, extra

@@ -476,6 +476,14 @@ class Log:
             "checkpoint": note_text,
         }
 
+    def tlog_proof(self, index: int, checkpoint: str | None = None) -> str:
+        """Entry ``index``'s inclusion as a c2sp.org/tlog-proof naming its checkpoint."""
+        from audit.log.checkpoint import format_tlog_proof
+
+        served = self.serve_inclusion(index, checkpoint)
+        proof = [base64.b64decode(h) for h in served["proof"]]
+        return format_tlog_proof(index, proof, served["checkpoint"])
+
     def proof_bundle(self, table: str, hand: str | int) -> dict[str, Any]:
         """A self-contained proof of one hand, checked by ``fairplay verify BUNDLE``."""
         from audit.log.bundle import build_bundle

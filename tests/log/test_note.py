@@ -120,3 +120,21 @@ def test_go_tlog_goldens_and_a_cosigned_checkpoint(shared_dir: Path) -> None:
     text = note.verify(cos["cosigned_checkpoint"], tess["vkey"])
     assert checkpoint.parse(text).size == 15
     assert len(note.parse(cos["cosigned_checkpoint"])[1]) == 2
+
+
+def test_tlog_proof_vector(shared_dir: Path) -> None:
+    tess = _vectors(shared_dir)["tessera_tiled_test_log"]
+    text = tess["derived_locally_tlog_proof_c2sp"]["text"]
+    index, cp, extra = checkpoint.verify_tlog_proof(text, b"eit", tess["vkey"])
+    assert (index, cp.size, extra) == (7, 15, None)
+    entries = [e.encode() for e in tess["entries_utf8"]]
+    note_text = tess["checkpoints_by_size"]["15"]
+    assert checkpoint.format_tlog_proof(7, merkle.inclusion_proof(entries, 7), note_text) == text
+    with pytest.raises(LogInconsistent):
+        checkpoint.verify_tlog_proof(text, b"eight", tess["vkey"])
+    with pytest.raises(LogInconsistent):
+        checkpoint.verify_tlog_proof(text.replace("index 7", "index 6"), b"eit", tess["vkey"])
+    extra = checkpoint.format_tlog_proof(
+        7, merkle.inclusion_proof(entries, 7), note_text, extra=b"hand 7"
+    )
+    assert checkpoint.verify_tlog_proof(extra, b"eit", tess["vkey"])[2] == b"hand 7"

@@ -282,6 +282,10 @@ def test_served_proofs_name_their_checkpoint(tmp_path: Any, log_signer: Signer) 
         9, cp2.size, cp.root, cp2.root, [base64.b64decode(h) for h in cons["proof"]]
     )
     assert log.serve_inclusion(4, old)["checkpoint"] == old  # against a named checkpoint
+    from audit.log.checkpoint import verify_tlog_proof
+
+    text = log.tlog_proof(4, old)
+    assert verify_tlog_proof(text, log.leaves(4, 5)[0], log_signer.verifier_key())[0] == 4
     with pytest.raises(LogInconsistent):
         log.serve_inclusion(10, old)
     log.close()
