@@ -1,4 +1,4 @@
-"""``fairplay log ...`` (administer and audit a hand log) and ``fairplay verify BUNDLE``.
+"""fairplay log ... (administer and audit a hand log) and fairplay verify BUNDLE.
 
   fairplay log keygen NAME --out KEYFILE      new Ed25519 signer key; prints the verifier key
   fairplay log register --db URL --key KEYFILE ACTOR VKEY
@@ -6,10 +6,11 @@
   fairplay log checkpoint --db URL --key KEYFILE [--min-interval S] [--every S [--count N]]
   fairplay log verify --db URL --vkey VKEY [--checkpoint NOTEFILE ...] [--json]
   fairplay log bundle --db URL --table T --hand H [--out FILE]
+  fairplay log prove --db URL INDEX           c2sp.org/tlog-proof of one entry
   fairplay log fork-evidence NOTE1 NOTE2 --vkey VKEY
   fairplay verify BUNDLE --key VKEY [--checkpoint NOTEFILE]
 
-``log verify`` and ``verify`` print one line per finding (``CODE entry N: message``) and
+"log verify" and "verify" print one line per finding ("CODE entry N: message") and
 exit 1 when anything fails, 0 when everything holds.
 """
 
@@ -134,6 +135,12 @@ def _bundle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prove(args: argparse.Namespace) -> int:
+    with _open(args, signed=args.key is not None) as log:
+        sys.stdout.write(log.tlog_proof(args.index))
+    return 0
+
+
 def _fork(args: argparse.Namespace) -> int:
     evidence = fork_evidence(_read(args.note1), _read(args.note2), load_verifier(args.vkey))
     print(json.dumps(evidence, indent=2, ensure_ascii=False))
@@ -243,6 +250,13 @@ def register(subparsers: Any) -> None:
     b.add_argument("--hand", required=True)
     b.add_argument("--out")
     b.set_defaults(func=_bundle)
+
+    pr = sub.add_parser("prove", help="print one entry's inclusion as a c2sp.org/tlog-proof")
+    pr.add_argument("--db", required=True)
+    pr.add_argument("--origin")
+    pr.add_argument("--key", help="log signer key file (to issue a fresh checkpoint)")
+    pr.add_argument("index", type=int)
+    pr.set_defaults(func=_prove)
 
     f = sub.add_parser("fork-evidence", help="package two conflicting checkpoints as evidence")
     f.add_argument("note1")

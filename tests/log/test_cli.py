@@ -73,6 +73,9 @@ def test_log_commands_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     )
     assert status == 0 and "6 signed events" in out
 
+    status, out, _ = run(capsys, "log", "prove", "--db", db, "2")
+    assert status == 0 and out.startswith("c2sp.org/tlog-proof@v1\nindex 2\n")
+
     bundle = json.loads(bundle_file.read_text())
     bundle["events"][3]["event"]["body"]["card"] = 13
     bundle_file.write_text(json.dumps(bundle))
