@@ -109,11 +109,16 @@ def verify_bundle(
     if not isinstance(items, list) or not items:
         raise LogInconsistent("bundle.events: must be a non-empty list")
     prev: str | None = None
+    last_index = -1
     for n, item in enumerate(items):
         where = f"bundle.events[{n}]"
-        if not isinstance(item, dict) or not isinstance(item.get("index"), int):
-            raise LogInconsistent(f"{where}: needs an integer index")
-        index = int(item["index"])
+        raw_index = item.get("index") if isinstance(item, dict) else None
+        if not isinstance(raw_index, int) or isinstance(raw_index, bool) or raw_index < 0:
+            raise LogInconsistent(f"{where}.index: must be a non-negative integer")
+        index = raw_index
+        if index <= last_index:
+            raise LogInconsistent(f"{where}.index: events must be in log order", entry=index)
+        last_index = index
         try:
             ev = check_event(item.get("event"))
         except LogError as exc:

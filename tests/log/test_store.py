@@ -249,6 +249,10 @@ def test_bundle_tampering_is_named(
     assert getattr(e, "code", "") == "LOG_CHAIN_BROKEN"
     e = broken(lambda b: b["events"][0]["inclusion"].reverse())
     assert getattr(e, "code", "") == "LOG_INCONSISTENT" and getattr(e, "entry", None) == 5
+    e = broken(lambda b: b["events"][1].update(index=b["events"][0]["index"]))
+    assert getattr(e, "code", "") == "LOG_INCONSISTENT" and "log order" in str(e)
+    e = broken(lambda b: b["events"][1].update(index=True))
+    assert getattr(e, "code", "") == "LOG_INCONSISTENT"
     e = broken(lambda b: b["later"]["consistency"].pop())
     assert getattr(e, "code", "") == "LOG_INCONSISTENT"
     e = broken(lambda b: b.update(checkpoint=b["checkpoint"].replace("\n13\n", "\n12\n")))
