@@ -17,7 +17,8 @@ from an injected seed, so the file is reproducible.
    ``10**(-j/25)``, down to the depth ``N`` supports.
    The same for the *oriented* statistic (``collected``: card order known).
 3. **Null lower tail of the order statistic** (the soft minimum of ``W`` over trick
-   orientations, :func:`audit.stacking.order.soft_min_descents`), from ``N``
+   orientations and both directions, :func:`audit.stacking.order.two_way_soft_min`),
+   from ``N``
    uniformly random packs, stored negated as an upper tail like the others.
 """
 
@@ -33,8 +34,8 @@ from typing import Any
 
 from audit.cards import Seat
 from audit.deal import PATTERNS, deal_from_order
-from audit.stacking.hands import advance_score, oriented_score
-from audit.stacking.order import soft_min_descents
+from audit.stacking.hands import oriented_score, two_way_score
+from audit.stacking.order import two_way_soft_min
 from audit.stacking.signature import relative_seats
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
 
@@ -81,25 +82,25 @@ def tail_grid(values: list[float]) -> list[float]:
 def null_hands_sample(
     weights: list[float], samples: int, rng: random.Random
 ) -> tuple[list[float], list[float]]:
-    """Hands statistic (orientation unknown, and known) on ``samples`` random deals."""
+    """Hands statistic (orientation and direction unknown; order known) on random deals."""
     labels = [r for r in range(4) for _ in range(13)]
     cycle = [c for b in FIXED_BLOCKS for c in b]
     free: list[float] = []
     oriented: list[float] = []
     for _ in range(samples):
         rng.shuffle(labels)
-        free.append(advance_score(FIXED_BLOCKS, labels, weights))
+        free.append(two_way_score(FIXED_BLOCKS, labels, weights)[0])
         oriented.append(oriented_score(cycle, labels, weights))
     return free, oriented
 
 
 def null_order_sample(samples: int, rng: random.Random) -> list[float]:
-    """Minus the soft minimum of ``W`` on ``samples`` random packs (large = structured)."""
+    """Minus the two-way soft minimum of ``W`` on random packs (large = structured)."""
     pos = list(range(52))
     out: list[float] = []
     for _ in range(samples):
         rng.shuffle(pos)
-        out.append(-soft_min_descents(FIXED_BLOCKS, pos))
+        out.append(-two_way_soft_min(FIXED_BLOCKS, pos)[0])
     return out
 
 

@@ -18,7 +18,14 @@ from typing import Any
 from audit.cards import FULL_MASK, Card, Seat, Side
 from audit.deal import check_pattern, deal_positions, pattern_name
 from audit.errors import FairplayError
-from audit.stacking.hands import advance_score, advances, best_orientation, oriented_score
+from audit.stacking.hands import (
+    advance_score,
+    advances,
+    best_orientation,
+    mirrored,
+    oriented_score,
+    two_way_score,
+)
 from audit.stacking.order import (
     SOFT_MIN_SCALE,
     cyclic_descents,
@@ -26,7 +33,7 @@ from audit.stacking.order import (
     min_cyclic_descents,
     most_likely_riffles,
     positions,
-    soft_min_descents,
+    two_way_soft_min,
 )
 from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
 from audit.stacking.signature import relative_seats
@@ -39,6 +46,8 @@ EVIDENCE_P = 0.05
 CLOSE_SPAN = 8
 """With ``dealt_order``, a trick *stayed close* when its four cards left the pack
 within this many consecutive places."""
+DIRECTION_FORWARD = "last trick of each pile on top"
+DIRECTION_BACKWARD = "first trick of each pile on top"
 THOROUGH_RIFFLES = 7
 """Bayer and Diaconis: seven riffles make a 52-card pack close to random."""
 
@@ -196,9 +205,10 @@ def _order_test(
         p = max(exact_p_value(w), MIN_P)
         statistic = float(w)
     else:
-        statistic = soft_min_descents(ref.blocks, pos)
+        statistic, backward = two_way_soft_min(ref.blocks, pos)
         p = load_tables().order_p_value(statistic, SOFT_MIN_SCALE)
-        w, _ = min_cyclic_descents(ref.blocks, pos)
+        w, _ = min_cyclic_descents(ref.blocks, [51 - x for x in pos] if backward else pos)
+        evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
     riffles, llr = most_likely_riffles(w)
     close: list[int] = []
     if len(tricks) == 13:
@@ -226,25 +236,28 @@ def _hands_test(
     if tables is None:
         return None
     cycle = [c for b in ref.blocks for c in b] if ref.oriented else []
+    backward = False
     if ref.oriented:
         score = oriented_score(cycle, rel, tables.test_weights)
         p = tables.null_oriented.p_value(score)
     else:
-        score = advance_score(ref.blocks, rel, tables.test_weights)
+        score, backward = two_way_score(ref.blocks, rel, tables.test_weights)
         p = tables.null.p_value(score)
+        evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
     evidence.update({"method": METHOD_HANDS, "score": round(score, 4), "riffles": None})
     if p < EVIDENCE_P:
         if ref.oriented:
-            flips = [False] * len(ref.blocks)
+            evidence["advances"] = advances(ref.blocks, rel, [False] * len(ref.blocks))
         else:
-            flips = best_orientation(ref.blocks, rel, tables.test_weights)
-        evidence["advances"] = advances(ref.blocks, rel, flips)
+            weights = mirrored(tables.test_weights) if backward else tables.test_weights
+            counts = advances(ref.blocks, rel, best_orientation(ref.blocks, rel, weights))
+            evidence["advances"] = list(mirrored(counts)) if backward else counts
         best = 0.0
         for k, weights in enumerate(tables.weights_by_riffles):
             if ref.oriented:
                 s = oriented_score(cycle, rel, weights)
             else:
-                s = advance_score(ref.blocks, rel, weights)
+                s = advance_score(ref.blocks, rel, mirrored(weights) if backward else weights)
             if s > best:
                 best, evidence["riffles"] = s, k
     return StackingResult(p, score, METHOD_HANDS, evidence)

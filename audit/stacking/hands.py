@@ -8,8 +8,10 @@ other value with 13/51. After few riffles two neighbours usually stay a few plac
 apart in the new pack, so they land in the same packet (advance 0) or the next packet
 (advance 1): packet dealing keeps tricks together. Dealt one card at a time, an
 unshuffled pack gives advance 1 to every pair: each trick is spread one card per hand.
-One statistic covers both directions, because the weights are learnt per packet
-pattern from simulated under-shuffled packs (``audit.stacking.calibrate``).
+One statistic covers both, because the weights are learnt per packet pattern from
+simulated under-shuffled packs (``audit.stacking.calibrate``). Which way round the
+cycle runs (whether a pile's first trick lies on top or at the bottom) is also left
+open: :func:`two_way_score` sums over both readings.
 
 The statistic is the composite log-likelihood ratio ``log sum_o prod_pairs
 exp(w[advance])`` over the 2**13 ways the tricks may lie (each trick's cards in play
@@ -71,6 +73,31 @@ def advance_score(
         l0, l1 = last[n - 1]
         total += v0 * e[(f - l0) & 3] + v1 * e[(f - l1) & 3]
     return math.log(total) if total > 0.0 else -math.inf
+
+
+def mirrored(weights: Sequence[float]) -> tuple[float, ...]:
+    """The weights of advances read the other way round the cycle (``a`` becomes ``-a``)."""
+    return (weights[0], weights[3], weights[2], weights[1])
+
+
+def two_way_score(
+    blocks: Sequence[Sequence[Card]], rel: Sequence[int], weights: Sequence[float]
+) -> tuple[float, bool]:
+    """The advance score with the pack's direction unknown, and the likelier direction.
+
+    Whether a producer's ``gathered`` lists the top of each pile first or last is not
+    something a record can be trusted on, so both readings of the cycle count, each
+    with prior 1/2: ``log((exp(S_forward) + exp(S_backward)) / 2)``. Reading the cycle
+    backwards turns every advance ``a`` into ``-a``. The flag is ``True`` when the
+    backward reading scores higher.
+    """
+    forward = advance_score(blocks, rel, weights)
+    backward = advance_score(blocks, rel, mirrored(weights))
+    top = max(forward, backward)
+    if top == -math.inf:
+        return top, False
+    total = top + math.log(math.exp(forward - top) + math.exp(backward - top)) - math.log(2.0)
+    return total, backward > forward
 
 
 def oriented_score(cycle: Sequence[Card], rel: Sequence[int], weights: Sequence[float]) -> float:

@@ -12,10 +12,11 @@ fewest rising sequences over the cuts of the old pack. ``k`` riffles give
 ``W <= 2**k``; a thorough shuffle gives ``W - 1`` distributed as the descents of a
 uniform permutation of 51 (Eulerian numbers), about 26 on average.
 
-When the order inside each trick is unknown, ``W`` is minimised over the 2**13 ways
-the tricks may lie by a two-state dynamic programme; that minimum has no closed-form
-null law, so its distribution is tabulated (``audit.stacking.calibrate``) with the
-exact union bound ``2**13 * P(W <= w)`` in the far tail.
+When the order inside each trick is unknown (``gathered``), the test takes a soft
+minimum of ``W`` over the 2**13 ways the tricks may lie (a two-state dynamic
+programme) and over both directions of the cycle (whether a pile's first trick lies on
+top or at the bottom); that statistic has no closed-form null law, so its distribution
+is tabulated (``audit.stacking.calibrate``) with an exact union bound in the far tail.
 """
 
 from __future__ import annotations
@@ -148,6 +149,22 @@ def soft_min_descents(
         l0, l1 = last[n - 1]
         total += v0 * (e if f < l0 else 1.0) + v1 * (e if f < l1 else 1.0)
     return -math.log(total) / scale
+
+
+def two_way_soft_min(
+    blocks: Sequence[Sequence[Card]], pos: Sequence[int], scale: float = SOFT_MIN_SCALE
+) -> tuple[float, bool]:
+    """The soft minimum of ``W`` over orientations *and* both directions of the cycle.
+
+    Read backwards, every descent of the cycle becomes an ascent, so the backward ``W``
+    is the forward count of ascents: the descents of the pack with positions negated.
+    The flag is ``True`` when the backward reading explains the deal better.
+    """
+    forward = soft_min_descents(blocks, pos, scale)
+    backward = soft_min_descents(blocks, [N - 1 - p for p in pos], scale)
+    low = min(forward, backward)
+    total = math.exp(-scale * (forward - low)) + math.exp(-scale * (backward - low))
+    return low - math.log(total) / scale, backward < forward
 
 
 @lru_cache(maxsize=1)

@@ -76,13 +76,17 @@ def gathered_pack(
     """The pack as the players put it together after the hand (top first).
 
     Each side stacks its tricks face down in the order won, so its last trick is on
-    top; one pile goes on the other (either way up, at random); each trick's four cards
-    lie in play order or reversed (at random): the unknowns of the detector.
+    top; or (half the time: producers differ on which end of ``gathered`` is the top)
+    each pile has its first trick on top. One pile goes on the other, either way up at
+    random, and each trick's four cards lie in play order or reversed, at random: the
+    unknowns of the detector.
     """
+    first_on_top = rng.random() < 0.5
     piles: list[list[Card]] = []
     for side in (Side.NS, Side.EW):
         pile: list[Card] = []
-        for t in reversed(gathered[side]):
+        order = gathered[side] if first_on_top else list(reversed(gathered[side]))
+        for t in order:
             cards = list(tricks[t - 1])
             if rng.random() < 0.5:
                 cards.reverse()

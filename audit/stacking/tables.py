@@ -20,7 +20,8 @@ from typing import Any
 from audit.errors import FairplayError
 from audit.stacking.order import exact_p_value
 
-ORIENTATIONS = 2**13
+READINGS = 2**14
+"""Ways to read a gathered cycle: 2**13 trick orientations times two directions."""
 MIN_P = 1e-15
 """The smallest p-value reported: below it an extrapolation means nothing."""
 
@@ -79,7 +80,7 @@ class PatternTables:
     weights_by_riffles: tuple[tuple[float, ...], ...]
     test_weights: tuple[float, ...]
     null: TailTable
-    """Orientation of the tricks unknown (``gathered``)."""
+    """Orientation of the tricks and direction of the cycle unknown (``gathered``)."""
     null_oriented: TailTable
     """Card order known (``collected``)."""
 
@@ -88,22 +89,22 @@ class PatternTables:
 class Tables:
     patterns: dict[tuple[int, ...], PatternTables]
     order_null: TailTable
-    """Minus the soft minimum of ``W`` over trick orientations."""
+    """Minus the two-way soft minimum of ``W`` (orientations and directions)."""
     samples: int
 
     def order_p_value(self, soft_w: float, scale: float) -> float:
-        """``P(soft-min W <= soft_w)`` under a thorough shuffle.
+        """``P(two-way soft-min W <= soft_w)`` under a thorough shuffle.
 
         Beyond the table, the smaller of its deepest probability and the exact union
-        bound: the soft minimum is at least ``min W - 13 log 2 / scale``, and each of
-        the 2**13 orientations has the Eulerian law, so
-        ``P <= 2**13 * P_euler(W <= soft_w + 13 log 2 / scale)``.
+        bound: the soft minimum is at least ``min W - 14 log 2 / scale`` over the 2**14
+        readings of the cycle, each of which has the Eulerian law, so
+        ``P <= 2**14 * P_euler(W <= soft_w + 14 log 2 / scale)``.
         """
         p = self.order_null.p_value(-soft_w, extrapolate=False)
         if p > self.order_null.deepest:
             return p
-        w = math.floor(soft_w + 13 * math.log(2.0) / scale + 1e-9)
-        bound = ORIENTATIONS * exact_p_value(w)
+        w = math.floor(soft_w + 14 * math.log(2.0) / scale + 1e-9)
+        bound = READINGS * exact_p_value(w)
         return max(min(p, bound), MIN_P)
 
 

@@ -20,7 +20,7 @@ from audit.stacking import (
     previous_hand_with_pack,
     stacking_test,
 )
-from audit.stacking.hands import advance_score
+from audit.stacking.hands import advance_score, two_way_score
 from audit.stacking.order import (
     SOFT_MIN_SCALE,
     cyclic_descents,
@@ -28,6 +28,7 @@ from audit.stacking.order import (
     min_cyclic_descents,
     most_likely_riffles,
     soft_min_descents,
+    two_way_soft_min,
 )
 from audit.stacking.reference import reference_from_gathered
 from audit.stacking.simulate import (
@@ -249,6 +250,49 @@ def test_orientation_programmes_match_brute_force() -> None:
     expected_soft = -math.log(soft) / SOFT_MIN_SCALE
     assert soft_min_descents(ref.blocks, pos) == pytest.approx(expected_soft)
     assert w - 13 * math.log(2) / SOFT_MIN_SCALE <= expected_soft <= w
+
+
+def test_both_directions_of_the_cycle_count() -> None:
+    rng = random.Random(33)
+    tricks, gathered, _, dealt, dealer, deal = _case(rng, 2)
+    ref = reference_from_gathered(tricks, gathered)
+    assert ref is not None
+    pos = [0] * 52
+    for i, c in enumerate(dealt):
+        pos[c] = i
+    rel = [0] * 52
+    for seat, cards in deal.items():
+        for c in cards:
+            rel[c] = (seat - dealer - 1) & 3
+    weights = [0.6, 0.5, -1.5, -3.6]
+    backward_blocks = [b[::-1] for b in reversed(ref.blocks)]
+    soft = 0.0
+    for blocks in (ref.blocks, backward_blocks):
+        for flips in itertools.product((False, True), repeat=13):
+            cards = [c for b, f in zip(blocks, flips, strict=True) for c in (b[::-1] if f else b)]
+            soft += math.exp(-SOFT_MIN_SCALE * cyclic_descents(cards, pos))
+    assert two_way_soft_min(ref.blocks, pos)[0] == pytest.approx(-math.log(soft) / SOFT_MIN_SCALE)
+    forward = advance_score(ref.blocks, rel, weights)
+    backward = advance_score(backward_blocks, rel, weights)
+    expected = math.log((math.exp(forward) + math.exp(backward)) / 2)
+    assert two_way_score(ref.blocks, rel, weights)[0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("with_order", [False, True])
+def test_a_pile_read_first_trick_on_top_is_caught_too(with_order: bool) -> None:
+    # some producers list the top of each pile first: the pack as such a tool collects it
+    rng = random.Random(34)
+    for _ in range(10):
+        tricks, gathered = random_tricks(rng)
+        pack = [c for side in (Side.NS, Side.EW) for t in gathered[side] for c in tricks[t - 1]]
+        dealt = cut(riffle(pack, 1, rng), rng)
+        dealer = Seat(rng.randrange(4))
+        deal = deal_from_order(dealt, dealer, PATTERN_445)
+        r = stacking_test(
+            tricks, gathered, None, deal, dealer, PATTERN_445, dealt if with_order else None
+        )
+        assert r is not None and r.p_value < 1e-4
+        assert r.evidence["direction"] == "first trick of each pile on top"
 
 
 def test_most_likely_riffles_follows_the_bayer_diaconis_bound() -> None:
