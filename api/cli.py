@@ -39,7 +39,8 @@ def register(subparsers: Any) -> None:
     serve.add_argument(
         "--data-dir", default="data", help="local folder for the SQLite database and the log key"
     )
-    serve.add_argument("--workers", type=int, default=4)
+    serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    serve.add_argument("--threads", type=int, default=16, help="threads per worker (default 16)")
     serve.add_argument(
         "--log-key", default="", help="the log's signer key file (share it between hosts)"
     )
@@ -106,7 +107,10 @@ def run_serve(args: argparse.Namespace) -> int:
     db_display = services.db.display_url
     services.close()
     url = f"http://{args.host}:{args.port}"
-    print(f"fairplay serve: {url} ({db_display}, {args.workers} workers)", file=sys.stderr)
+    print(
+        f"fairplay serve: {url} ({db_display}, {args.workers} workers x {args.threads} threads)",
+        file=sys.stderr,
+    )
     if not os.environ.get("FAIRPLAY_ADMIN_TOKEN"):
         print(
             f"fairplay serve: admin token in {Path(args.data_dir) / 'admin-token'}", file=sys.stderr
@@ -124,7 +128,9 @@ def run_serve(args: argparse.Namespace) -> int:
         def load_config(self) -> None:
             self.cfg.set("bind", f"{args.host}:{args.port}")
             self.cfg.set("workers", args.workers)
-            self.cfg.set("worker_class", "sync")
+            # Threads let one process commit many requests' log appends together.
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("threads", args.threads)
             self.cfg.set("keepalive", 5)
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)

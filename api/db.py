@@ -5,9 +5,11 @@ rewrites them to ``%s`` for psycopg. Each process keeps one connection per threa
 (gunicorn's sync workers are single-threaded), opened lazily so that connections are
 never shared across ``fork``.
 
-Writes that must be serialised with other workers and hosts take the hand's lock inside
-:meth:`Connection.transaction`: ``BEGIN IMMEDIATE`` on SQLite (one writer at a time) and
-``SELECT … FOR UPDATE`` on the row in PostgreSQL (see ``api.store``).
+SQLite runs in WAL mode with ``synchronous=NORMAL`` for these rows: a commit survives a
+crash of the process (``kill -9``), and the log (``log_*`` tables, same file, same WAL)
+commits with ``synchronous=FULL``, whose fsync of the shared WAL also makes every earlier
+service row durable. What could be lost to a power cut is at most the service's cache of
+the last action; the log, the source of truth for a hand's history, is not.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ def split_schema(url: str) -> tuple[str, str | None]:
 class Database:
     """A database URL and this process's connections to it."""
 
-    def __init__(self, url: str, *, synchronous: str = "FULL") -> None:
+    def __init__(self, url: str, *, synchronous: str = "NORMAL") -> None:
         if _PG_SCHEME.match(url):
             self.dialect = "postgresql"
         elif url.startswith("sqlite:"):

@@ -11,6 +11,9 @@ is appended to the log, which is the source of truth for a hand's history (the s
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,54 @@ def b64_list(hashes: list[bytes]) -> list[str]:
     return [base64.b64encode(h).decode() for h in hashes]
 
 
+class GroupCommit:
+    """Appends from many request threads, committed in batches by one thread per process."""
+
+    def __init__(self, log: Log) -> None:
+        self.log = log
+        self._queue: list[tuple[list[dict[str, Any]], Future[list[int]]]] = []
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def append(self, events: list[dict[str, Any]]) -> list[int]:
+        if not events:
+            return []
+        done: Future[list[int]] = Future()
+        with self._cond:
+            if self._thread is None or self._pid != os.getpid():  # first use, or after fork
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._run, name="log-commit", daemon=True)
+                self._thread.start()
+            self._queue.append((events, done))
+            self._cond.notify()
+        return done.result()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue:
+                    self._cond.wait()
+                batch, self._queue = self._queue, []
+            flat = [e for events, _ in batch for e in events]
+            try:
+                indices = self.log.append(flat)
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting requests
+                if len(batch) == 1:
+                    batch[0][1].set_exception(exc)
+                    continue
+                for events, done in batch:
+                    try:
+                        done.set_result(self.log.append(events))
+                    except BaseException as one:  # noqa: BLE001
+                        done.set_exception(one)
+                continue
+            start = 0
+            for events, done in batch:
+                done.set_result(indices[start : start + len(events)])
+                start += len(events)
+
+
 class Ledger:
     """The log, opened once per process."""
 
@@ -55,6 +106,7 @@ class Ledger:
         self.log: Log = open_log(database_url, self.origin, self.signer, clock=config.clock)
         if self.signer.verifier_key() not in self.log.actor_keys(SERVER_ACTOR):
             self.log.register_key(SERVER_ACTOR, self.signer.verifier())
+        self.committer = GroupCommit(self.log)
 
     def close(self) -> None:
         self.log.close()
@@ -79,9 +131,14 @@ class Ledger:
         )
         return sign_event(event, self.signer)
 
-    def append(self, event: dict[str, Any]) -> int:
-        """Append one signed event (the log re-checks signature, key and chain); its index."""
-        return self.log.append([event])[0]
+    def append(self, events: list[dict[str, Any]]) -> list[int]:
+        """Append signed events as one unit (the log re-checks signatures, keys and chains).
+
+        Units from concurrent requests of this process are committed together (group
+        commit): one transaction, one fsync, for all of them. A batch the log refuses is
+        retried unit by unit, so one stale event fails alone.
+        """
+        return self.committer.append(events)
 
     def hand_events(self, table: str, hand: int) -> list[dict[str, Any]]:
         return self.log.hand_events(table, hand)

@@ -33,7 +33,7 @@ from typing import Any
 
 from api import ceremony, store
 from api.config import Config
-from api.db import Database
+from api.db import Connection, Database
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
 from api.ledger import Ledger
 from api.signing import parse_player_key
@@ -46,6 +46,8 @@ from audit.play import HandState
 from shuffle.protocol import Transcript
 
 PLAYER_KINDS = ("commit", "reveal", "call", "play")
+MAX_CACHED = 4096
+"""Hands whose rules state (and lock) a process keeps."""
 ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
 
 
@@ -103,6 +105,7 @@ class Live:
         self.ledger = ledger
         self._cache: dict[tuple[str, int], tuple[int, HandState]] = {}
         self._cache_lock = threading.Lock()
+        self._locks: dict[tuple[str, int], threading.Lock] = {}
 
     def now(self) -> str:
         return store.now_iso(self.config.clock())
@@ -133,6 +136,7 @@ class Live:
             created_at=self.now(),
         )
         hand = self._open_hand(table, 1, ZERO_SCORE)
+        self.ledger.append(hand.pending)
         with conn.transaction():
             store.insert_table(conn, table)
             store.insert_hand(conn, hand)
@@ -178,7 +182,12 @@ class Live:
         event = self.ledger.server_event(
             hand.table_id, hand.number, hand.event_count, prev, kind, body
         )
-        self.ledger.append(event)
+        self._log(hand, event)
+
+    @staticmethod
+    def _log(hand: store.HandRow, event: dict[str, Any]) -> None:
+        """Accept ``event`` as the hand's next; it reaches the log with the request's others."""
+        hand.pending.append(event)
         hand.event_count += 1
         hand.last_hash = event_hash(event)
 
@@ -207,9 +216,15 @@ class Live:
                 break
             if ev["type"] in ("call", "play"):
                 apply_action(state, seats[ev["actor"]], ev["type"], ev["body"])
-        with self._cache_lock:
-            self._cache[key] = (hand.event_count, state)
+        self._remember(key, hand.event_count, state)
         return state
+
+    def _remember(self, key: tuple[str, int], count: int, state: HandState) -> None:
+        with self._cache_lock:
+            self._cache.pop(key, None)
+            if len(self._cache) >= MAX_CACHED:
+                del self._cache[next(iter(self._cache))]  # the least recently stored
+            self._cache[key] = (count, state)
 
     def _forget(self, key: tuple[str, int]) -> None:
         with self._cache_lock:
@@ -251,6 +266,23 @@ class Live:
             verify_event(event, parse_player_key(player.public_key))
         except LogSignatureInvalid as exc:
             raise InvalidSignature(exc.message, details={"path": "event.signature"}) from None
+        with self._hand_lock((table_id, number)):
+            return self._submit_locked(conn, table, seat, kind, event)
+
+    def _hand_lock(self, key: tuple[str, int]) -> threading.Lock:
+        """Serialises this process's threads on one hand (other processes: the log's chain)."""
+        with self._cache_lock:
+            lock = self._locks.get(key)
+            if lock is None:
+                if len(self._locks) >= MAX_CACHED:
+                    del self._locks[next(iter(self._locks))]
+                lock = self._locks[key] = threading.Lock()
+            return lock
+
+    def _submit_locked(
+        self, conn: Connection, table: store.Table, seat: Seat, kind: str, event: dict[str, Any]
+    ) -> dict[str, Any]:
+        table_id, number = table.id, int(event["hand"])
         hand = store.get_hand(conn, table_id, number)
         if event["seq"] != hand.event_count or not hmac.compare_digest(
             str(event["prev"]), hand.last_hash
@@ -266,6 +298,14 @@ class Live:
             finished = (
                 self._finish(table, hand, state) if state is not None and state.is_over else None
             )
+            try:
+                # One unit: the action and, at the end of a hand, the server's reveal, the
+                # end and the next hand's opening; the log re-checks every chain.
+                self.ledger.append(hand.pending + (finished[3].pending if finished else []))
+            except LogChainBroken as exc:
+                raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
+            if finished is not None:
+                self.ledger.checkpoint()
             with conn.transaction():
                 if not store.update_hand(conn, hand, before):
                     raise Conflict("the hand moved on meanwhile; read it again")
@@ -287,8 +327,9 @@ class Live:
             self._forget(key)
             raise
         if state is not None and not state.is_over:
-            with self._cache_lock:
-                self._cache[key] = (hand.event_count, state)
+            self._remember(key, hand.event_count, state)
+        else:
+            self._forget(key)
         return {
             "seq": event["seq"],
             "hash": event_hash(event),
@@ -298,20 +339,12 @@ class Live:
             "waiting_for": waiting_for(hand, state),
         }
 
-    def _log(self, hand: store.HandRow, event: dict[str, Any]) -> None:
-        try:
-            self.ledger.append(event)
-        except LogChainBroken as exc:
-            raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
-        hand.event_count += 1
-        hand.last_hash = event_hash(event)
-
     def _accept(
         self, table: store.Table, hand: store.HandRow, seat: Seat, kind: str, event: dict[str, Any]
     ) -> HandState | None:
         """Validate and log the action; the rules state after it (``None`` in the ceremony)."""
         body = event["body"]
-        c = copy.deepcopy(hand.ceremony)
+        c = hand.ceremony  # this request's own copy of the row: nothing is kept on failure
         if kind == "commit":
             if hand.phase != "committing":
                 raise WrongPhase(f"the hand is {hand.phase}; commitments are closed")
@@ -319,7 +352,6 @@ class Live:
                 raise WrongPhase(f"{seat.name} has already committed")
             c["commitments"][seat.name] = ceremony.parse_commitment(body.get("commitment"))
             self._log(hand, event)
-            hand.ceremony = c
             if len(c["commitments"]) == 4:
                 hand.phase = "revealing"
             return None
@@ -336,7 +368,6 @@ class Live:
             )
             c["seeds"][seat.name] = seed.hex()
             self._log(hand, event)
-            hand.ceremony = c
             if len(c["seeds"]) == 4:
                 self._deal(table, hand)
                 return self.state(hand)
@@ -424,6 +455,5 @@ class Live:
                 "tricks": {"NS": state.won[0], "EW": state.won[1]},
             },
         )
-        self.ledger.checkpoint()
         following = self._open_hand(table, hand.number + 1, hand.end_score)
         return report_id, report, record, following

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -182,6 +182,8 @@ class HandRow:
     finished_at: str | None
     end_report: dict[str, Any] | None = None
     """The audit report, between the last card and the row's write (not a column)."""
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    """Signed events accepted for this hand and not yet appended to the log (not a column)."""
 
 
 _HAND_COLS = (
