@@ -42,6 +42,7 @@ from audit.deal import check_pattern
 from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
+from audit.log.keys import Verifier
 from audit.play import HandState
 from shuffle.protocol import Transcript
 
@@ -106,6 +107,8 @@ class Live:
         self._cache: dict[tuple[str, int], tuple[int, HandState]] = {}
         self._cache_lock = threading.Lock()
         self._locks: dict[tuple[str, int], threading.Lock] = {}
+        self._tables: dict[str, store.Table] = {}
+        self._keys: dict[str, Verifier] = {}
 
     def now(self) -> str:
         return store.now_iso(self.config.clock())
@@ -254,20 +257,41 @@ class Live:
                 "event.table, event.hand: not this table and hand", details={"path": "event.hand"}
             )
         conn = self.db.connection()
-        table = store.get_table(conn, table_id)
+        table = self._table(conn, table_id)
         actor = event["actor"]
         seat = table.seat_of(actor)
         if seat is None:
             raise Forbidden(
                 f"{actor} is not seated at table {table_id}", details={"path": "event.actor"}
             )
-        player = store.get_player(conn, actor)
         try:
-            verify_event(event, parse_player_key(player.public_key))
+            verify_event(event, self._player_key(conn, actor))
         except LogSignatureInvalid as exc:
             raise InvalidSignature(exc.message, details={"path": "event.signature"}) from None
         with self._hand_lock((table_id, number)):
             return self._submit_locked(conn, table, seat, kind, event)
+
+    def _table(self, conn: Connection, table_id: str) -> store.Table:
+        """A table's seats and ruleset (they never change), cached per process."""
+        table = self._tables.get(table_id)
+        if table is None:
+            table = store.get_table(conn, table_id)
+            with self._cache_lock:
+                if len(self._tables) >= MAX_CACHED:
+                    del self._tables[next(iter(self._tables))]
+                self._tables[table_id] = table
+        return table
+
+    def _player_key(self, conn: Connection, player_id: str) -> Verifier:
+        """A player's registered key (it never changes), cached per process."""
+        key = self._keys.get(player_id)
+        if key is None:
+            key = parse_player_key(store.get_player(conn, player_id).public_key)
+            with self._cache_lock:
+                if len(self._keys) >= MAX_CACHED:
+                    del self._keys[next(iter(self._keys))]
+                self._keys[player_id] = key
+        return key
 
     def _hand_lock(self, key: tuple[str, int]) -> threading.Lock:
         """Serialises this process's threads on one hand (other processes: the log's chain)."""
@@ -304,12 +328,14 @@ class Live:
                 self.ledger.append(hand.pending + (finished[3].pending if finished else []))
             except LogChainBroken as exc:
                 raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
-            if finished is not None:
-                self.ledger.checkpoint()
-            with conn.transaction():
-                if not store.update_hand(conn, hand, before):
+            if finished is None:
+                if not store.update_hand(conn, hand, before):  # one statement, autocommitted
                     raise Conflict("the hand moved on meanwhile; read it again")
-                if finished is not None:
+            else:
+                self.ledger.checkpoint()
+                with conn.transaction():
+                    if not store.update_hand(conn, hand, before):
+                        raise Conflict("the hand moved on meanwhile; read it again")
                     report_id, report, record, following = finished
                     store.insert_report(
                         conn,
