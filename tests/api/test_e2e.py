@@ -33,6 +33,11 @@ def free_port() -> int:
 
 
 @pytest.fixture
+def database(backend: str, tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'data' / 'fairplay.db'}" if backend == "sqlite" else backend
+
+
+@pytest.fixture
 def served(backend: str, tmp_path: Path) -> Iterator[str]:
     port = free_port()
     cmd = [
@@ -71,7 +76,7 @@ def served(backend: str, tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
-def test_rubber_through_the_real_server(served: str, tmp_path: Path) -> None:
+def test_rubber_through_the_real_server(served: str, database: str, tmp_path: Path) -> None:
     url = served
     rubber = TableBots.open(Client(url, admin_token=ADMIN), random.Random(1), name="rubber")
     side = TableBots.open(Client(url, admin_token=ADMIN), random.Random(2), name="side")
@@ -99,6 +104,13 @@ def test_rubber_through_the_real_server(served: str, tmp_path: Path) -> None:
             timeout=60,
         )
         assert done.returncode == 0, done.stdout + done.stderr
+    whole = subprocess.run(
+        [sys.executable, "-m", "audit.cli", "log", "verify", "--db", database, "--vkey", vkey],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert whole.returncode == 0, whole.stdout + whole.stderr
     record = c.call("GET", f"/v1/tables/{rubber.table}/record")
     assert len(record["hands"]) == len(hands)
     status, headers, page = c.raw("GET", f"/tables/{rubber.table}/hands/1")
