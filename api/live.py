@@ -109,6 +109,8 @@ class Live:
         self._locks: dict[tuple[str, int], threading.Lock] = {}
         self._tables: dict[str, store.Table] = {}
         self._keys: dict[str, Verifier] = {}
+        self._rows: dict[tuple[str, int], store.HandRow] = {}
+        """The last hand row this process wrote, per hand (checked against each event)."""
 
     def now(self) -> str:
         return store.now_iso(self.config.clock())
@@ -232,6 +234,7 @@ class Live:
     def _forget(self, key: tuple[str, int]) -> None:
         with self._cache_lock:
             self._cache.pop(key, None)
+            self._rows.pop(key, None)
 
     # ------------------------------------------------------------------------ submit
 
@@ -307,7 +310,13 @@ class Live:
         self, conn: Connection, table: store.Table, seat: Seat, kind: str, event: dict[str, Any]
     ) -> dict[str, Any]:
         table_id, number = table.id, int(event["hand"])
-        hand = store.get_hand(conn, table_id, number)
+        key = (table_id, number)
+        hand = self._rows.pop(key, None)
+        if hand is None or event["seq"] != hand.event_count or event["prev"] != hand.last_hash:
+            # Not cached, or another process moved the hand on: read it. (A stale cached
+            # row cannot let a wrong event through: the log accepts an event only at its
+            # hand's true head, and the state at a given head is the same everywhere.)
+            hand = store.get_hand(conn, table_id, number)
         if event["seq"] != hand.event_count or not hmac.compare_digest(
             str(event["prev"]), hand.last_hash
         ):
@@ -315,7 +324,6 @@ class Live:
                 "stale or replayed event: seq and prev must name the hand's next event",
                 details={"expected_seq": hand.event_count, "expected_prev": hand.last_hash},
             )
-        key = (table_id, number)
         before = hand.event_count
         try:
             state = self._accept(table, hand, seat, kind, event)
@@ -354,8 +362,14 @@ class Live:
             raise
         if state is not None and not state.is_over:
             self._remember(key, hand.event_count, state)
-        else:
+        elif hand.phase == "over":
             self._forget(key)
+        if hand.phase != "over":
+            hand.pending = []
+            with self._cache_lock:
+                if len(self._rows) >= MAX_CACHED:
+                    del self._rows[next(iter(self._rows))]
+                self._rows[key] = hand
         return {
             "seq": event["seq"],
             "hash": event_hash(event),
