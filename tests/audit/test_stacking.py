@@ -8,6 +8,8 @@ import math
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit.cards import Seat, Side
 from audit.deal import PATTERN_67, PATTERN_445, PATTERN_ONE_AT_A_TIME, PATTERNS, deal_from_order
@@ -468,3 +470,27 @@ def test_the_books_cheat_dealt_six_seven_is_caught(with_order: bool) -> None:
         for ref in ((gathered, None), (None, pack)):
             r = stacking_test(tricks, *ref, deal, dealer, PATTERN_67, dealt if with_order else None)
             assert r is not None and r.p_value < 1e-3, (ref[0] is None, r)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pack=st.permutations(range(52)),
+    dealt=st.permutations(range(52)),
+    dealer=st.sampled_from(list(Seat)),
+    pattern=st.sampled_from(ALL_PATTERNS),
+    split=st.integers(min_value=0, max_value=13),
+)
+def test_any_deal_gets_a_p_value_in_range(
+    pack: list[int], dealt: list[int], dealer: Seat, pattern: tuple[int, ...], split: int
+) -> None:
+    tricks = [pack[4 * i : 4 * i + 4] for i in range(13)]
+    gathered = {Side.NS: list(range(1, split + 1)), Side.EW: list(range(split + 1, 14))}
+    deal = deal_from_order(dealt, dealer, pattern)
+    for order in (None, dealt):
+        for ref in ((gathered, None), (None, pack)):
+            r = stacking_test(tricks, *ref, deal, dealer, pattern, order)
+            assert r is not None
+            assert MIN_P <= r.p_value <= 1.0
+            assert json.loads(json.dumps(r.as_dict()))["p_value"] == r.p_value
+            if order is not None:
+                assert 1 <= r.evidence["rising_sequences"] <= 52
