@@ -46,7 +46,12 @@ from audit.stacking.tables import MIN_P, TailTable, load_tables, pattern_tables
 ALL_PATTERNS = list(PATTERNS.values())
 
 
-def _case(rng: random.Random, riffles: int | None, pattern: tuple[int, ...] = PATTERN_445) -> tuple:
+Case = tuple[
+    list[list[int]], dict[Side, list[int]], list[int], list[int], Seat, dict[Seat, list[int]]
+]
+
+
+def _case(rng: random.Random, riffles: int | None, pattern: tuple[int, ...] = PATTERN_445) -> Case:
     """(tricks, gathered, pack as gathered, dealt order, dealer, deal)."""
     tricks, gathered = random_tricks(rng)
     pack = gathered_pack(tricks, gathered, rng)
@@ -455,7 +460,8 @@ def test_record_text_keys_are_accepted() -> None:
     )
     assert typed is not None and text is not None
     assert text.p_value == typed.p_value
-    assert stacking_test(tricks, gathered, None, {"X": [], **deal}, dealer, PATTERN_445) is None
+    odd_seat: dict[str, list[int]] = {"X": [], **{s.name: c for s, c in deal.items()}}
+    assert stacking_test(tricks, gathered, None, odd_seat, dealer, PATTERN_445) is None
 
 
 @pytest.mark.parametrize("with_order", [False, True])
@@ -467,9 +473,17 @@ def test_the_books_cheat_dealt_six_seven_is_caught(with_order: bool) -> None:
         dealt = cut(book_cheat_pack(pack, rng), rng)
         dealer = Seat(rng.randrange(4))
         deal = deal_from_order(dealt, dealer, PATTERN_67)
-        for ref in ((gathered, None), (None, pack)):
-            r = stacking_test(tricks, *ref, deal, dealer, PATTERN_67, dealt if with_order else None)
-            assert r is not None and r.p_value < 1e-3, (ref[0] is None, r)
+        for use_collected in (False, True):
+            r = stacking_test(
+                tricks,
+                None if use_collected else gathered,
+                pack if use_collected else None,
+                deal,
+                dealer,
+                PATTERN_67,
+                dealt if with_order else None,
+            )
+            assert r is not None and r.p_value < 1e-3, (use_collected, r)
 
 
 @settings(max_examples=60, deadline=None)
@@ -487,8 +501,16 @@ def test_any_deal_gets_a_p_value_in_range(
     gathered = {Side.NS: list(range(1, split + 1)), Side.EW: list(range(split + 1, 14))}
     deal = deal_from_order(dealt, dealer, pattern)
     for order in (None, dealt):
-        for ref in ((gathered, None), (None, pack)):
-            r = stacking_test(tricks, *ref, deal, dealer, pattern, order)
+        for use_collected in (False, True):
+            r = stacking_test(
+                tricks,
+                None if use_collected else gathered,
+                pack if use_collected else None,
+                deal,
+                dealer,
+                pattern,
+                order,
+            )
             assert r is not None
             assert MIN_P <= r.p_value <= 1.0
             assert json.loads(json.dumps(r.as_dict()))["p_value"] == r.p_value
