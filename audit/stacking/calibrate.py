@@ -34,9 +34,8 @@ from typing import Any
 
 from audit.cards import Seat
 from audit.deal import PATTERNS, deal_from_order
-from audit.stacking.hands import oriented_score, two_way_score
+from audit.stacking.hands import oriented_score, relative_seats, two_way_score
 from audit.stacking.order import two_way_soft_min
-from audit.stacking.signature import relative_seats
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
 
 TABLES_PATH = Path(__file__).with_name("tables_data.py")

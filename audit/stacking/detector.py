@@ -24,6 +24,7 @@ from audit.stacking.hands import (
     best_orientation,
     mirrored,
     oriented_score,
+    relative_seats,
     two_way_score,
 )
 from audit.stacking.order import (
@@ -36,7 +37,6 @@ from audit.stacking.order import (
     two_way_soft_min,
 )
 from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
-from audit.stacking.signature import relative_seats
 from audit.stacking.tables import MIN_P, load_tables, pattern_tables
 
 METHOD_ORDER = "rising-sequences"

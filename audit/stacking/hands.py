@@ -23,9 +23,19 @@ is tabulated per pattern from a million thorough shuffles.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from audit.cards import Card
+from audit.cards import Card, Seat
+
+
+def relative_seats(deal: Mapping[Seat, Sequence[Card]], dealer: Seat) -> list[int]:
+    """For each card, its hand counted from the dealer's left (0) to the dealer (3)."""
+    rel = [0] * 52
+    for seat, cards in deal.items():
+        r = (seat - dealer - 1) & 3
+        for c in cards:
+            rel[c] = r
+    return rel
 
 
 def _exp_weights(weights: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:

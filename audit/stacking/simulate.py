@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from audit.cards import Card, Seat, Side
+from audit.cards import Card, Side
 
 Tricks = list[list[Card]]
 
@@ -110,12 +110,3 @@ def book_cheat_pack(pack: Sequence[Card], rng: random.Random) -> list[Card]:
     top = [blocks[picks[0]], blocks[picks[2]], blocks[picks[3]], blocks[picks[1]]]
     rest = [b for i, b in enumerate(blocks) if i not in picks]
     return [c for b in top + rest for c in b]
-
-
-def deal_hands(
-    order: Sequence[Card], dealer: Seat, pattern: tuple[int, ...]
-) -> dict[Seat, list[Card]]:
-    """Deal ``order`` (top first) by ``pattern`` from the dealer's left."""
-    from audit.deal import deal_from_order
-
-    return deal_from_order(order, dealer, pattern)
