@@ -29,6 +29,7 @@ import copy
 import hashlib
 import hmac
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from api import ceremony, store
@@ -67,16 +68,29 @@ def next_start(report: dict[str, Any]) -> dict[str, Any]:
     return {"points": dict(points), "games": dict(games)}
 
 
-def waiting_for(hand: store.HandRow, state: HandState | None) -> list[str]:
-    """The seats whose action the hand waits for."""
+def waiting_for(hand: store.HandRow, to_act: Seat | None) -> list[str]:
+    """The seats whose action the hand waits for (``to_act`` once it is dealt)."""
     c = hand.ceremony
     if hand.phase == "committing":
         return [s.name for s in Seat if s.name not in c["commitments"]]
     if hand.phase == "revealing":
         return [s.name for s in Seat if s.name not in c["seeds"]]
-    if state is not None and state.to_act is not None:
-        return [state.to_act.name]
-    return []
+    return [] if to_act is None else [to_act.name]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What readers may need from a dealt hand's rules state, taken under the hand's lock."""
+
+    public: dict[str, Any]
+    """:meth:`HandState.public_state`: no card that has not been played."""
+    to_act: Seat | None
+    contract: str | None
+    held: dict[Seat, list[str]]
+    """Private: only for the seat's own player (see ``api.routes.hands``)."""
+    legal_calls: list[str]
+    legal_plays: list[str]
+    """The legal calls and plays of the seat to act."""
 
 
 def apply_action(state: HandState, seat: Seat, kind: str, body: dict[str, Any]) -> None:
@@ -224,8 +238,34 @@ class Live:
         self._remember(key, hand.event_count, state)
         return state
 
+    def snapshot(self, hand: store.HandRow) -> Snapshot | None:
+        """A consistent view of a dealt hand's rules state (``None`` during the ceremony).
+
+        The cached state is shared with the writers of this process, so it is read
+        under the hand's lock and copied out.
+        """
+        if "deal" not in hand.ceremony:
+            return None
+        with self._hand_lock((hand.table_id, hand.number)):
+            state = self.state(hand)
+            assert state is not None
+            to_act = state.to_act
+            return Snapshot(
+                public=state.public_state(),
+                to_act=to_act,
+                contract=None if state.contract is None else state.contract.text,
+                held={s: [CARD_TEXT[c] for c in state.hand(s)] for s in Seat},
+                legal_calls=state.legal_calls(),
+                legal_plays=[]
+                if to_act is None
+                else [CARD_TEXT[c] for c in state.legal_plays(to_act)],
+            )
+
     def _remember(self, key: tuple[str, int], count: int, state: HandState) -> None:
         with self._cache_lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] > count:
+                return  # a reader rebuilt an older state; keep the newer one
             self._cache.pop(key, None)
             if len(self._cache) >= MAX_CACHED:
                 del self._cache[next(iter(self._cache))]  # the least recently stored
@@ -376,7 +416,7 @@ class Live:
             "next_seq": hand.event_count,
             "last_hash": hand.last_hash,
             "phase": hand.phase,
-            "waiting_for": waiting_for(hand, state),
+            "waiting_for": waiting_for(hand, None if state is None else state.to_act),
         }
 
     def _accept(

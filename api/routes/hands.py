@@ -15,28 +15,27 @@ from flask import Blueprint, Response, jsonify, url_for
 from api import store
 from api.auth import signed_reader
 from api.errors import Forbidden, NotFound
-from api.live import waiting_for
+from api.live import Snapshot, waiting_for
 from api.routes import json_body, services
-from audit.cards import CARD_TEXT, Seat
+from audit.cards import Seat
 from audit.errors import InvalidCardError
-from audit.play import HandState
 
 bp = Blueprint("hands", __name__)
 
 MAX_HAND = 2**31 - 1
 
 
-def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, HandState | None]:
+def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, Snapshot | None]:
     s = services()
     conn = s.db.connection()
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
     table = store.get_table(conn, table_id)
     hand = store.get_hand(conn, table_id, number)
-    return table, hand, s.live.state(hand)
+    return table, hand, s.live.snapshot(hand)
 
 
-def hand_json(table: store.Table, hand: store.HandRow, state: HandState | None) -> dict[str, Any]:
+def hand_json(table: store.Table, hand: store.HandRow, state: Snapshot | None) -> dict[str, Any]:
     c = hand.ceremony
     over = hand.phase == "over"
     cer: dict[str, Any] = {
@@ -46,7 +45,7 @@ def hand_json(table: store.Table, hand: store.HandRow, state: HandState | None) 
         "server_seed": hand.server_seed if over else None,
         "deal_number": c.get("deal_number") if over else None,
     }
-    waiting = waiting_for(hand, state)
+    waiting = waiting_for(hand, None if state is None else state.to_act)
     links = {
         "self": url_for("hands.get_hand", table_id=hand.table_id, number=hand.number),
         "events": url_for("hands.list_events", table_id=hand.table_id, number=hand.number),
@@ -67,7 +66,7 @@ def hand_json(table: store.Table, hand: store.HandRow, state: HandState | None) 
         "next_seq": hand.event_count,
         "last_hash": hand.last_hash,
         "ceremony": cer,
-        "play": None if state is None else state.public_state(),
+        "play": None if state is None else state.public,
         "score_before": hand.start_score,
         "score_after": hand.end_score,
         "report_id": hand.report_id,
@@ -145,16 +144,16 @@ def seat_cards(table_id: str, number: int, seat: str) -> Response:
         "seat": where.name,
         "phase": hand.phase,
         "dealt": dealt,
-        "held": None if state is None else [CARD_TEXT[c] for c in state.hand(where)],
-        "contract": None if state is None or state.contract is None else state.contract.text,
+        "held": None if state is None else state.held[where],
+        "contract": None if state is None else state.contract,
         "legal_calls": [],
         "legal_plays": [],
         "next_seq": hand.event_count,
         "last_hash": hand.last_hash,
     }
     if state is not None and state.to_act == where:
-        out["legal_calls"] = state.legal_calls()
-        out["legal_plays"] = [CARD_TEXT[c] for c in state.legal_plays(where)]
+        out["legal_calls"] = state.legal_calls
+        out["legal_plays"] = state.legal_plays
     return jsonify(out)
 
 

@@ -49,7 +49,7 @@ def table_page(table_id: str) -> Response:
         "table.html",
         table=table,
         hand=hand,
-        public=None if state is None else state.public_state(),
+        public=None if state is None else state.public,
         hands=hands,
         seats=list(Seat),
     )
@@ -66,7 +66,7 @@ def hand_page(table_id: str, number: int) -> Response:
         "hand.html",
         table=table,
         hand=hand,
-        public=None if state is None else state.public_state(),
+        public=None if state is None else state.public,
         rec=record_hand,
         report=report,
         seats=list(Seat),
