@@ -57,6 +57,8 @@ def test_report_as_html_when_the_client_accepts_it(
     assert b"<html" in body.lower() and b"Traceback" not in body
     status, headers, _ = c.raw("GET", f"/v1/audits/{rid}", headers={"Accept": "application/json"})
     assert headers["content-type"].startswith("application/json")
+    status, headers, page = c.raw("GET", f"/reports/{rid}")
+    assert status == 200 and headers["content-type"].startswith("text/html") and page == body
 
 
 def test_bad_record_is_4xx_naming_the_json_path(service: Running, record: dict[str, Any]) -> None:
