@@ -47,7 +47,10 @@ CLOSE_SPAN = 8
 """With ``dealt_order``, a trick *stayed close* when its four cards left the pack
 within this many consecutive places."""
 DIRECTION_FORWARD = "last trick of each pile on top"
+"""``evidence.direction`` when the deal is best read with each pile's last trick on top
+(the physical reading of the record's "first stacked first")."""
 DIRECTION_BACKWARD = "first trick of each pile on top"
+"""``evidence.direction`` when it is best read the other way round."""
 THOROUGH_RIFFLES = 7
 """Bayer and Diaconis: seven riffles make a 52-card pack close to random."""
 
@@ -61,7 +64,8 @@ class StackingResult:
     ``dealt_order`` the count of rising sequences is an integer, so there it is exact
     but discrete). ``statistic`` is the test statistic of ``method``: for
     ``rising-sequences`` the number of cyclic rising sequences, or with ``gathered``
-    their soft minimum over trick orientations (small means structured); for
+    their soft minimum over trick orientations and both directions of the cycle
+    (small means structured); for
     ``hands`` the advance score (large means structured). ``evidence`` is
     JSON-serialisable.
     """
