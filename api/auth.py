@@ -8,7 +8,7 @@ from flask import request
 
 from api.config import Config
 from api.db import Connection
-from api.errors import Forbidden, InvalidSignature, Unauthorized
+from api.errors import Forbidden, InvalidSignature, NotFound, Unauthorized
 from api.signing import parse_player_key, parse_read_header, read_message
 from api.store import get_player
 from audit.log.errors import LogSignatureInvalid
@@ -46,7 +46,7 @@ def signed_reader(conn: Connection, config: Config) -> str | None:
         )
     try:
         player = get_player(conn, cred.player)
-    except Exception:
+    except NotFound:
         raise InvalidSignature(f"unknown player {cred.player!r}") from None
     path = request.full_path if request.query_string else request.path
     try:

@@ -10,6 +10,7 @@ is appended to the log, which is the source of truth for a hand's history (the s
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
 import threading
@@ -22,6 +23,7 @@ from api.errors import BadRequest, NotFound
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.events import make_event, sign_event
 from audit.log.keys import Signer, Verifier, generate_signer, load_signer, save_signer
+from audit.log.merkle import leaf_hash
 from audit.log.note import parse as parse_note
 from audit.log.store import Log, open_log
 
@@ -43,8 +45,6 @@ def load_or_create_signer(path: Path, name: str) -> Signer:
 
 
 def b64_list(hashes: list[bytes]) -> list[str]:
-    import base64
-
     return [base64.b64encode(h).decode() for h in hashes]
 
 
@@ -181,8 +181,6 @@ class Ledger:
         note, tree = self._checkpoint_for(size)
         if not 0 <= index < tree:
             raise NotFound(f"no entry {index} in the tree of size {tree}")
-        from audit.log.merkle import leaf_hash
-
         leaf = self.log.leaves(index, index + 1)[0]
         return {
             "index": index,
