@@ -154,14 +154,16 @@ class Live:
             hand_count=1,
             created_at=self.now(),
         )
-        hand = self._open_hand(table, 1, ZERO_SCORE)
+        hand = self._open_hand(table, 1, ZERO_SCORE, first_dealer, 0)
         self.ledger.append(hand.pending)
         with conn.transaction():
             store.insert_table(conn, table)
             store.insert_hand(conn, hand)
         return table
 
-    def _open_hand(self, table: store.Table, number: int, start: dict[str, Any]) -> store.HandRow:
+    def _open_hand(
+        self, table: store.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
+    ) -> store.HandRow:
         """A new hand: the server's seed and commitment, logged as the hand's event 0."""
         seed = ceremony.new_seed()
         commitment = ceremony.server_commitment(seed, table.id, number)
@@ -169,8 +171,8 @@ class Live:
             table_id=table.id,
             number=number,
             phase="committing",
-            dealer=Seat((table.first_dealer + number - 1) & 3),
-            pack=(number - 1) % 2,
+            dealer=dealer,
+            pack=pack,
             server_seed=seed.hex(),
             server_commitment=commitment,
             ceremony={"commitments": {}, "seeds": {}},
@@ -535,5 +537,52 @@ class Live:
                 "tricks": {"NS": state.won[0], "EW": state.won[1]},
             },
         )
-        following = self._open_hand(table, hand.number + 1, hand.end_score)
+        # The deal passes to the left, and the packs alternate.
+        following = self._open_hand(
+            table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack
+        )
         return report_id, report, record, following
+
+    # -------------------------------------------------------------------------- void
+
+    def void(self, table_id: str, number: int, reason: str) -> dict[str, Any]:
+        """Void a hand whose ceremony cannot finish (a seat that never commits or reveals).
+
+        The void is logged with the server's seed (so the partial transcript can be
+        checked) and the hand number is used up; the same dealer deals the next hand
+        from the same pack, under a fresh ceremony. A dealt hand cannot be voided.
+        """
+        conn = self.db.connection()
+        table = self._table(conn, table_id)
+        key = (table_id, number)
+        with self._hand_lock(key):
+            hand = store.get_hand(conn, table_id, number)
+            if hand.phase not in ("committing", "revealing"):
+                raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
+            before = hand.event_count
+            c = hand.ceremony
+            done = c["commitments"] if hand.phase == "committing" else c["seeds"]
+            self._server_event(
+                hand,
+                "void",
+                {
+                    "reason": reason,
+                    "phase": hand.phase,
+                    "missing": [s.name for s in Seat if s.name not in done],
+                    "server_seed": hand.server_seed,
+                },
+            )
+            hand.phase = "void"
+            hand.finished_at = self.now()
+            following = self._open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
+            try:
+                self.ledger.append(hand.pending + following.pending)
+            except LogChainBroken as exc:
+                raise Conflict(f"the hand moved on meanwhile: {exc.message}") from None
+            with conn.transaction():
+                if not store.update_hand(conn, hand, before):
+                    raise Conflict("the hand moved on meanwhile; read it again")
+                store.set_hand_count(conn, table_id, following.number)
+                store.insert_hand(conn, following)
+            self._forget(key)
+        return {"table": table_id, "hand": number, "phase": "void", "next_hand": following.number}

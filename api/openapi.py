@@ -66,7 +66,7 @@ HAND: Schema = {
         "hand": {"type": "integer"},
         "phase": {
             "type": "string",
-            "enum": ["committing", "revealing", "calling", "playing", "over"],
+            "enum": ["committing", "revealing", "calling", "playing", "over", "void"],
         },
         "dealer": SEAT,
         "pack": {"type": "integer"},
@@ -279,6 +279,30 @@ def build() -> Schema:
                 (TABLE_ID, NUMBER),
                 request=SIGNED_EVENT,
             ),
+        },
+        HAND_PATH + "/void": {
+            "post": _op(
+                "Void a hand whose shuffle ceremony cannot finish (admin)",
+                200,
+                {
+                    "type": "object",
+                    "required": ["table", "hand", "phase", "next_hand"],
+                    "properties": {
+                        "table": {"type": "string"},
+                        "hand": {"type": "integer"},
+                        "phase": {"const": "void"},
+                        "next_hand": {"type": "integer"},
+                    },
+                },
+                (401, 403, 409),
+                (TABLE_ID, NUMBER),
+                request={
+                    "type": "object",
+                    "required": ["reason"],
+                    "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 200}},
+                },
+                security=True,
+            )
         },
         HAND_PATH + "/seats/{seat}/cards": {
             "get": _op(

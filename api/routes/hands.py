@@ -13,8 +13,8 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, url_for
 
 from api import store
-from api.auth import signed_reader
-from api.errors import Forbidden, NotFound
+from api.auth import require_admin, signed_reader
+from api.errors import BadRequest, Forbidden, NotFound
 from api.live import Snapshot, waiting_for
 from api.routes import json_body, services
 from audit.cards import Seat
@@ -111,6 +111,20 @@ def post_event(table_id: str, number: int) -> tuple[Response, int]:
         raise NotFound(f"table {table_id!r} has no hand {number}")
     result = services().live.submit(table_id, number, json_body())
     return jsonify(result), 201
+
+
+@bp.post("/v1/tables/<table_id>/hands/<int:number>/void")
+def void_hand(table_id: str, number: int) -> Response:
+    """Void a hand whose shuffle ceremony cannot finish (administrator)."""
+    s = services()
+    require_admin(s.config)
+    if not 1 <= number <= MAX_HAND:
+        raise NotFound(f"table {table_id!r} has no hand {number}")
+    body = json_body()
+    reason = body.get("reason") if isinstance(body, dict) else None
+    if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
+        raise BadRequest("reason: a reason of 1 to 200 characters", details={"path": "reason"})
+    return jsonify(s.live.void(table_id, number, reason))
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/events")

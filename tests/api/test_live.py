@@ -205,3 +205,34 @@ def test_calls_and_plays_are_checked_by_the_rules(table: Table) -> None:
     refused(t, partial(t.act, "E", "call", {"call": "S"}), 422, "ILLEGAL_ACTION", "bad_call")
     seen = play_until_checks(t)
     assert {"out_of_turn", "not_held", "must_follow_suit"} <= seen
+
+
+def test_void_an_unfinished_ceremony(table: Table, service: Running) -> None:
+    t = table
+    path = f"/v1/tables/{t.id}/hands/1/void"
+    seed = secrets.token_bytes(32)
+    t.act("N", "commit", {"commitment": seat_commitment(seed, Seat.N, t.players["N"].id, t.id, 1)})
+    anon = service.client(admin=False)
+    assert error_of(partial(anon.call, "POST", path, {"reason": "E never committed"})).status == 401
+    done = t.client.call("POST", path, {"reason": "E never committed"}, t.client.admin())
+    assert done == {"table": t.id, "hand": 1, "phase": "void", "next_hand": 2}
+    h1, h2 = t.hand(1), t.hand(2)
+    assert h1["phase"] == "void" and h1["waiting_for"] == []
+    assert (h2["phase"], h2["dealer"], h2["pack"]) == ("committing", h1["dealer"], h1["pack"])
+    void = t.client.call("GET", f"/v1/tables/{t.id}/hands/1/events")["events"][-1]["event"]
+    assert void["type"] == "void" and void["actor"] == "server"
+    assert void["body"]["missing"] == ["E", "S", "W"] and len(void["body"]["server_seed"]) == 64
+    refused(t, partial(t.act, "E", "commit", {"commitment": "00" * 32}), 409, "WRONG_PHASE")
+    # A dealt hand cannot be voided.
+    t.commit_all(2)
+    t.reveal_all(2)
+    err = error_of(
+        partial(
+            t.client.call,
+            "POST",
+            f"/v1/tables/{t.id}/hands/2/void",
+            {"reason": "dislike the deal"},
+            t.client.admin(),
+        )
+    )
+    assert err.status == 409 and err.details["body"]["code"] == "WRONG_PHASE"
