@@ -140,6 +140,10 @@ class Ledger:
         """
         return self.committer.append(events)
 
+    def head(self, table: str, hand: int) -> int:
+        """The number of events of a hand in the log (its next ``seq``)."""
+        return self.log.next_link(table, hand)[0]
+
     def hand_events(self, table: str, hand: int) -> list[dict[str, Any]]:
         return self.log.hand_events(table, hand)
 

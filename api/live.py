@@ -359,6 +359,11 @@ class Live:
             # row cannot let a wrong event through: the log accepts an event only at its
             # hand's true head, and the state at a given head is the same everywhere.)
             hand = store.get_hand(conn, table_id, number)
+        if (
+            event["seq"] > hand.event_count
+            and self.ledger.head(table_id, number) > hand.event_count
+        ):
+            hand = self._catch_up(conn, table, hand)
         if event["seq"] != hand.event_count or not hmac.compare_digest(
             str(event["prev"]), hand.last_hash
         ):
@@ -542,6 +547,30 @@ class Live:
             table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack
         )
         return report_id, report, record, following
+
+    def _catch_up(self, conn: Connection, table: store.Table, hand: store.HandRow) -> store.HandRow:
+        """Bring a hand's row up to its log after a crash between a log append and the row's
+        write: the logged player events are applied again, in order, with the same checks.
+
+        Server events the row has not seen (the end of a hand, a void) need an operator:
+        the server's next secrets may be lost with the crash (409).
+        """
+        before = hand.event_count
+        for item in self.ledger.hand_events(table.id, hand.number)[before:]:
+            ev = item["event"]
+            seat = table.seat_of(ev["actor"])
+            if ev["type"] not in PLAYER_KINDS or seat is None or ev["prev"] != hand.last_hash:
+                raise Conflict(
+                    f"hand {hand.number}'s log is ahead of the service at seq {ev['seq']} "
+                    f"({ev['type']}); an operator must repair it",
+                    details={"seq": ev["seq"]},
+                )
+            self._accept(table, hand, seat, ev["type"], ev)
+        hand.pending = []
+        self._forget((table.id, hand.number))
+        if not store.update_hand(conn, hand, before):
+            return store.get_hand(conn, table.id, hand.number)
+        return hand
 
     # -------------------------------------------------------------------------- void
 

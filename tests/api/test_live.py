@@ -236,3 +236,35 @@ def test_void_an_unfinished_ceremony(table: Table, service: Running) -> None:
         )
     )
     assert err.status == 409 and err.details["body"]["code"] == "WRONG_PHASE"
+
+
+def test_catch_up_after_a_crash_between_log_and_row(table: Table, service: Running) -> None:
+    """The log holds an action the service's row missed: the next action still works."""
+    t = table
+    t.commit_all()
+    t.reveal_all()
+    h = t.hand()
+    n = t.players["N"]
+    call = sign_event(
+        make_event(
+            origin=t.origin,
+            table=t.id,
+            hand=1,
+            seq=h["next_seq"],
+            prev=h["last_hash"],
+            actor=n.id,
+            type="call",
+            body={"call": "D"},
+        ),
+        n.signer,
+    )
+    service.app.extensions["fairplay"].ledger.append([call])  # logged; the row never written
+    assert t.hand()["phase"] == "calling"
+    from audit.log.events import event_hash
+
+    leader = "E"
+    card = t.cards(leader)["held"][0]
+    t.act(leader, "play", {"card": card}, seq=h["next_seq"] + 1, prev=event_hash(call))
+    after = t.hand()
+    assert after["play"]["contract"] == "D" and after["play"]["tricks"][0]["cards"] == [card]
+    assert after["next_seq"] == h["next_seq"] + 2
