@@ -65,6 +65,10 @@ def target(scenario: str, pattern: str, order: bool) -> str:
     return ""
 
 
+PILE_TOP = "either"
+"""Set from ``--pile-top``: the convention simulated and told to the detector."""
+
+
 def one_deal(
     shuffle: Shuffle,
     pattern: tuple[int, ...],
@@ -73,7 +77,8 @@ def one_deal(
     rng: random.Random,
 ) -> StackingResult | None:
     tricks, gathered = random_tricks(rng)
-    pack = gathered_pack(tricks, gathered, rng)
+    first_on_top = {"either": None, "last": False, "first": True}[PILE_TOP]
+    pack = gathered_pack(tricks, gathered, rng, first_on_top)
     dealt = shuffle(tricks, gathered, pack, rng)
     dealer = Seat(rng.randrange(4))
     deal = deal_from_order(dealt, dealer, pattern)
@@ -85,6 +90,7 @@ def one_deal(
         dealer,
         pattern,
         dealt if with_order else None,
+        pile_top=PILE_TOP,
     )
 
 
@@ -117,10 +123,21 @@ def main() -> int:
     parser.add_argument("--dealers", type=int, default=300, help="dealers of 20 deals")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--collected", action="store_true", help="reference from `collected`")
+    parser.add_argument(
+        "--pile-top",
+        choices=("either", "last", "first"),
+        default="either",
+        help="the producers' convention, simulated and told to the detector",
+    )
     args = parser.parse_args()
+    global PILE_TOP
+    PILE_TOP = args.pile_top
     rng = random.Random(args.seed)
     source = "collected" if args.collected else "gathered"
-    print(f"reference from `{source}`; share of deals with p <= alpha (0.001 / 0.01)")
+    print(
+        f"reference from `{source}`, pile_top={PILE_TOP}; "
+        "share of deals with p <= alpha (0.001 / 0.01)"
+    )
     header = "| scenario | pattern | dealt_order | alpha=0.001 | alpha=0.01 | target at 0.001 |"
     print(header)
     print("|---|---|---|---|---|---|")

@@ -12,6 +12,10 @@ from __future__ import annotations
 from audit.stacking.detector import (
     METHOD_HANDS,
     METHOD_ORDER,
+    PILE_TOP_EITHER,
+    PILE_TOP_FIRST,
+    PILE_TOP_LAST,
+    StackingArgumentError,
     StackingResult,
     combine_by_dealer,
     combine_p_values,
@@ -23,6 +27,10 @@ from audit.stacking.tables import StackingTablesError
 __all__ = [
     "METHOD_HANDS",
     "METHOD_ORDER",
+    "PILE_TOP_EITHER",
+    "PILE_TOP_FIRST",
+    "PILE_TOP_LAST",
+    "StackingArgumentError",
     "StackingResult",
     "StackingTablesError",
     "combine_by_dealer",

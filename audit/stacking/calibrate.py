@@ -15,11 +15,12 @@ from an injected seed, so the file is reproducible.
    (a random assignment of 13 cards to each hand; the statistic's law does not depend
    on the cards or the dealer). Stored as the statistic's value at tail probabilities
    ``10**(-j/25)``, down to the depth ``N`` supports.
-   The same for the *oriented* statistic (``collected``: card order known).
+   The same with the direction of the piles given by the caller, and for the
+   *oriented* statistic (``collected``: card order known).
 3. **Null lower tail of the order statistic** (the soft minimum of ``W`` over trick
    orientations and both directions, :func:`audit.stacking.order.two_way_soft_min`),
-   from ``N``
-   uniformly random packs, stored negated as an upper tail like the others.
+   from ``N`` uniformly random packs, stored negated as an upper tail like the others;
+   and the same with the direction given.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from typing import Any
 
 from audit.cards import Seat
 from audit.deal import PATTERNS, deal_from_order
-from audit.stacking.hands import oriented_score, relative_seats, two_way_score
-from audit.stacking.order import two_way_soft_min
+from audit.stacking.hands import advance_score, oriented_score, relative_seats, two_way_score
+from audit.stacking.order import soft_min_descents, two_way_soft_min
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
 
 TABLES_PATH = Path(__file__).with_name("tables_data.py")
@@ -80,27 +81,36 @@ def tail_grid(values: list[float]) -> list[float]:
 
 def null_hands_sample(
     weights: list[float], samples: int, rng: random.Random
-) -> tuple[list[float], list[float]]:
-    """Hands statistic (orientation and direction unknown; order known) on random deals."""
+) -> tuple[list[float], list[float], list[float]]:
+    """Hands statistic on random deals: direction unknown, direction known, order known.
+
+    (Read backwards, the statistic of a random deal has the same law as read forwards,
+    so one table serves both known directions.)
+    """
     labels = [r for r in range(4) for _ in range(13)]
     cycle = [c for b in FIXED_BLOCKS for c in b]
-    free: list[float] = []
+    two_way: list[float] = []
+    one_way: list[float] = []
     oriented: list[float] = []
     for _ in range(samples):
         rng.shuffle(labels)
-        free.append(two_way_score(FIXED_BLOCKS, labels, weights)[0])
+        two_way.append(two_way_score(FIXED_BLOCKS, labels, weights)[0])
+        one_way.append(advance_score(FIXED_BLOCKS, labels, weights))
         oriented.append(oriented_score(cycle, labels, weights))
-    return free, oriented
+    return two_way, one_way, oriented
 
 
-def null_order_sample(samples: int, rng: random.Random) -> list[float]:
-    """Minus the two-way soft minimum of ``W`` on random packs (large = structured)."""
+def null_order_sample(samples: int, rng: random.Random) -> tuple[list[float], list[float]]:
+    """Minus the soft minimum of ``W`` on random packs (large = structured), with the
+    direction unknown and known."""
     pos = list(range(52))
-    out: list[float] = []
+    two_way: list[float] = []
+    one_way: list[float] = []
     for _ in range(samples):
         rng.shuffle(pos)
-        out.append(-two_way_soft_min(FIXED_BLOCKS, pos)[0])
-    return out
+        two_way.append(-two_way_soft_min(FIXED_BLOCKS, pos)[0])
+        one_way.append(-soft_min_descents(FIXED_BLOCKS, pos))
+    return two_way, one_way
 
 
 def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
@@ -110,24 +120,26 @@ def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
         by_k = [advance_weights(pattern, k, weight_packs, rng) for k in range(MAX_RIFFLES + 1)]
         test_weights = [(a + b) / 2 for a, b in zip(by_k[1], by_k[2], strict=True)]
         started = time.perf_counter()
-        free, oriented = null_hands_sample(test_weights, samples, rng)
+        two_way, one_way, oriented = null_hands_sample(test_weights, samples, rng)
         elapsed = time.perf_counter() - started
         print(f"pattern {name}: null of the hands statistics in {elapsed:.0f}s")
         patterns[name] = {
             "pattern": list(pattern),
             "weights_by_riffles": [[round(w, 6) for w in ws] for ws in by_k],
             "test_weights": [round(w, 6) for w in test_weights],
-            "null_tail": [round(t, 6) for t in tail_grid(free)],
+            "null_tail": [round(t, 6) for t in tail_grid(two_way)],
+            "null_tail_one_way": [round(t, 6) for t in tail_grid(one_way)],
             "null_tail_oriented": [round(t, 6) for t in tail_grid(oriented)],
         }
-    order_tail = tail_grid(null_order_sample(samples, rng))
+    order_two_way, order_one_way = null_order_sample(samples, rng)
     return {
         "format": "cayenne-stacking-tables/1",
         "generated_by": f"python -m audit.stacking.calibrate --samples {samples} --seed {seed}",
         "samples": samples,
         "grid_steps_per_decade": GRID_STEPS_PER_DECADE,
         "patterns": patterns,
-        "order_null_tail": [round(t, 6) for t in order_tail],
+        "order_null_tail": [round(t, 6) for t in tail_grid(order_two_way)],
+        "order_null_tail_one_way": [round(t, 6) for t in tail_grid(order_one_way)],
     }
 
 

@@ -34,6 +34,7 @@ from audit.stacking.order import (
     min_cyclic_descents,
     most_likely_riffles,
     positions,
+    soft_min_descents,
     two_way_soft_min,
 )
 from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
@@ -51,8 +52,18 @@ DIRECTION_FORWARD = "last trick of each pile on top"
 (the physical reading of the record's "first stacked first")."""
 DIRECTION_BACKWARD = "first trick of each pile on top"
 """``evidence.direction`` when it is best read the other way round."""
+PILE_TOP_EITHER = "either"
+PILE_TOP_LAST = "last"
+PILE_TOP_FIRST = "first"
+PILE_TOPS = (PILE_TOP_EITHER, PILE_TOP_LAST, PILE_TOP_FIRST)
 THOROUGH_RIFFLES = 7
 """Bayer and Diaconis: seven riffles make a 52-card pack close to random."""
+
+
+class StackingArgumentError(FairplayError, ValueError):
+    """A caller passed an argument outside the detector's documented choices."""
+
+    code = "STACKING_ARGUMENT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +162,8 @@ def stacking_test(
     dealer: Seat | str,
     pattern: Sequence[int],
     dealt_order: Sequence[Card] | None = None,
+    *,
+    pile_top: str = PILE_TOP_EITHER,
 ) -> StackingResult | None:
     """Test whether ``deal`` keeps the structure of the pack's previous hand.
 
@@ -162,6 +175,12 @@ def stacking_test(
     its 52 cards in the order dealt when known. Seats and sides may be the enums or
     the record's text (``"N"``, ``"NS"``).
 
+    ``pile_top`` says which trick of each ``gathered`` pile lay on top of the pack:
+    ``"either"`` (the default: producers differ, so both readings count), ``"last"``
+    (the physical reading of "first stacked first") or ``"first"``. A caller that
+    knows its producer's convention gains power (docs/detection.md); a wrong one
+    loses most of it. Raises :class:`StackingArgumentError` for another value.
+
     Returns ``None`` when the deal cannot be tested: no valid gathering or collected
     pack, a deal that is not four hands of 13 from one pack, or (hands only) a packet
     pattern without shipped tables. A ``dealt_order`` that does not give ``deal`` by
@@ -170,6 +189,10 @@ def stacking_test(
     thirteen cards.
     """
     pat = check_pattern(pattern)
+    if pile_top not in PILE_TOPS:
+        raise StackingArgumentError(
+            f"pile_top {pile_top!r}: expected one of {', '.join(PILE_TOPS)}"
+        )
     dealer = Seat.parse(dealer) if isinstance(dealer, str) else Seat(dealer)
     try:
         hands: dict[Seat, Sequence[Card]] = {
@@ -192,9 +215,9 @@ def stacking_test(
     }
     if dealt_order is not None:
         if _order_matches(dealt_order, rel, dealer, pat):
-            return _order_test(ref, dealt_order, prev_tricks, evidence)
+            return _order_test(ref, dealt_order, prev_tricks, evidence, pile_top)
         evidence["note"] = "dealt_order set aside: it does not give this deal"
-    return _hands_test(ref, rel, pat, evidence)
+    return _hands_test(ref, rel, pat, evidence, pile_top)
 
 
 def _order_test(
@@ -202,6 +225,7 @@ def _order_test(
     order: Sequence[Card],
     tricks: Sequence[Sequence[Card]],
     evidence: dict[str, Any],
+    pile_top: str,
 ) -> StackingResult:
     pos = positions(order)
     if ref.oriented:
@@ -209,8 +233,13 @@ def _order_test(
         p = max(exact_p_value(w), MIN_P)
         statistic = float(w)
     else:
-        statistic, backward = two_way_soft_min(ref.blocks, pos)
-        p = load_tables().order_p_value(statistic, SOFT_MIN_SCALE)
+        if pile_top == PILE_TOP_EITHER:
+            statistic, backward = two_way_soft_min(ref.blocks, pos)
+        else:
+            backward = pile_top == PILE_TOP_FIRST
+            statistic = soft_min_descents(ref.blocks, [51 - x for x in pos] if backward else pos)
+        two_way = pile_top == PILE_TOP_EITHER
+        p = load_tables().order_p_value(statistic, SOFT_MIN_SCALE, two_way=two_way)
         w, _ = min_cyclic_descents(ref.blocks, [51 - x for x in pos] if backward else pos)
         evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
     riffles, llr = most_likely_riffles(w)
@@ -234,7 +263,11 @@ def _order_test(
 
 
 def _hands_test(
-    ref: Reference, rel: Sequence[int], pattern: tuple[int, ...], evidence: dict[str, Any]
+    ref: Reference,
+    rel: Sequence[int],
+    pattern: tuple[int, ...],
+    evidence: dict[str, Any],
+    pile_top: str,
 ) -> StackingResult | None:
     tables = pattern_tables(pattern)
     if tables is None:
@@ -244,9 +277,15 @@ def _hands_test(
     if ref.oriented:
         score = oriented_score(cycle, rel, tables.test_weights)
         p = tables.null_oriented.p_value(score)
-    else:
+    elif pile_top == PILE_TOP_EITHER:
         score, backward = two_way_score(ref.blocks, rel, tables.test_weights)
         p = tables.null.p_value(score)
+        evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
+    else:
+        backward = pile_top == PILE_TOP_FIRST
+        weights = mirrored(tables.test_weights) if backward else tables.test_weights
+        score = advance_score(ref.blocks, rel, weights)
+        p = tables.null_one_way.p_value(score)
         evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
     evidence.update({"method": METHOD_HANDS, "score": round(score, 4), "riffles": None})
     if p < EVIDENCE_P:

@@ -71,7 +71,10 @@ def random_tricks(rng: random.Random) -> tuple[Tricks, dict[Side, list[int]]]:
 
 
 def gathered_pack(
-    tricks: Tricks, gathered: dict[Side, list[int]], rng: random.Random
+    tricks: Tricks,
+    gathered: dict[Side, list[int]],
+    rng: random.Random,
+    first_on_top: bool | None = None,
 ) -> list[Card]:
     """The pack as the players put it together after the hand (top first).
 
@@ -79,9 +82,10 @@ def gathered_pack(
     top; or (half the time: producers differ on which end of ``gathered`` is the top)
     each pile has its first trick on top. One pile goes on the other, either way up at
     random, and each trick's four cards lie in play order or reversed, at random: the
-    unknowns of the detector.
+    unknowns of the detector. ``first_on_top`` fixes the producer's convention.
     """
-    first_on_top = rng.random() < 0.5
+    if first_on_top is None:
+        first_on_top = rng.random() < 0.5
     piles: list[list[Card]] = []
     for side in (Side.NS, Side.EW):
         pile: list[Card] = []

@@ -20,8 +20,6 @@ from typing import Any
 from audit.errors import FairplayError
 from audit.stacking.order import exact_p_value
 
-READINGS = 2**14
-"""Ways to read a gathered cycle: 2**13 trick orientations times two directions."""
 MIN_P = 1e-15
 """The smallest p-value reported: below it an extrapolation means nothing."""
 
@@ -81,6 +79,8 @@ class PatternTables:
     test_weights: tuple[float, ...]
     null: TailTable
     """Orientation of the tricks and direction of the cycle unknown (``gathered``)."""
+    null_one_way: TailTable
+    """Orientation unknown, direction given by the caller."""
     null_oriented: TailTable
     """Card order known (``collected``)."""
 
@@ -90,21 +90,26 @@ class Tables:
     patterns: dict[tuple[int, ...], PatternTables]
     order_null: TailTable
     """Minus the two-way soft minimum of ``W`` (orientations and directions)."""
+    order_null_one_way: TailTable
+    """Minus the soft minimum of ``W`` over orientations, direction given."""
     samples: int
 
-    def order_p_value(self, soft_w: float, scale: float) -> float:
-        """``P(two-way soft-min W <= soft_w)`` under a thorough shuffle.
+    def order_p_value(self, soft_w: float, scale: float, *, two_way: bool = True) -> float:
+        """``P(soft-min W <= soft_w)`` under a thorough shuffle.
 
         Beyond the table, the smaller of its deepest probability and the exact union
-        bound: the soft minimum is at least ``min W - 14 log 2 / scale`` over the 2**14
-        readings of the cycle, each of which has the Eulerian law, so
-        ``P <= 2**14 * P_euler(W <= soft_w + 14 log 2 / scale)``.
+        bound: over ``R`` readings of the cycle (2**14 with the direction unknown,
+        2**13 with it given), each of which has the Eulerian law, the soft minimum is
+        at least ``min W - log2(R) log 2 / scale``, so
+        ``P <= R * P_euler(W <= soft_w + log2(R) log 2 / scale)``.
         """
-        p = self.order_null.p_value(-soft_w, extrapolate=False)
-        if p > self.order_null.deepest:
+        table = self.order_null if two_way else self.order_null_one_way
+        bits = 14 if two_way else 13
+        p = table.p_value(-soft_w, extrapolate=False)
+        if p > table.deepest:
             return p
-        w = math.floor(soft_w + 14 * math.log(2.0) / scale + 1e-9)
-        bound = READINGS * exact_p_value(w)
+        w = math.floor(soft_w + bits * math.log(2.0) / scale + 1e-9)
+        bound = (1 << bits) * exact_p_value(w)
         return max(min(p, bound), MIN_P)
 
 
@@ -124,9 +129,15 @@ def _parse(raw: Any) -> Tables:
                 tuple(tuple(float(w) for w in ws) for ws in entry["weights_by_riffles"]),
                 tuple(float(w) for w in entry["test_weights"]),
                 _tail(entry["null_tail"], steps),
+                _tail(entry["null_tail_one_way"], steps),
                 _tail(entry["null_tail_oriented"], steps),
             )
-        return Tables(patterns, _tail(raw["order_null_tail"], steps), int(raw["samples"]))
+        return Tables(
+            patterns,
+            _tail(raw["order_null_tail"], steps),
+            _tail(raw["order_null_tail_one_way"], steps),
+            int(raw["samples"]),
+        )
     except (KeyError, TypeError, ValueError) as exc:
         raise StackingTablesError(f"audit.stacking.tables_data: malformed ({exc!r})") from exc
 

@@ -17,6 +17,7 @@ from audit.errors import FairplayError, RulesetError
 from audit.stacking import (
     METHOD_HANDS,
     METHOD_ORDER,
+    StackingArgumentError,
     combine_by_dealer,
     combine_p_values,
     previous_hand_with_pack,
@@ -516,3 +517,38 @@ def test_any_deal_gets_a_p_value_in_range(
             assert json.loads(json.dumps(r.as_dict()))["p_value"] == r.p_value
             if order is not None:
                 assert 1 <= r.evidence["rising_sequences"] <= 52
+
+
+def test_pile_top_must_be_a_documented_choice() -> None:
+    rng = random.Random(50)
+    tricks, gathered, _, _, dealer, deal = _case(rng, None)
+    with pytest.raises(StackingArgumentError) as info:
+        stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445, pile_top="top")
+    assert info.value.code == "STACKING_ARGUMENT" and "pile_top" in str(info.value)
+
+
+@pytest.mark.parametrize("with_order", [False, True])
+def test_a_known_pile_convention_is_calibrated_and_used(with_order: bool) -> None:
+    rng = random.Random(51)
+    ps = []
+    for _ in range(2000):
+        tricks, gathered, _, dealt, dealer, deal = _case(rng, None)
+        order = dealt if with_order else None
+        r = stacking_test(tricks, gathered, None, deal, dealer, PATTERN_445, order, pile_top="last")
+        assert r is not None and r.evidence["direction"] == "last trick of each pile on top"
+        ps.append(r.p_value)
+    for q in (0.05, 0.3, 0.7):
+        assert abs(sum(p <= q for p in ps) / len(ps) - q) < 0.04
+    # the producer's convention, told: stronger than "either"; the wrong one: weaker
+    tricks, gathered = random_tricks(rng)
+    pack = [c for side in (Side.NS, Side.EW) for t in gathered[side] for c in tricks[t - 1]]
+    dealt = cut(riffle(pack, 4 if with_order else 2, rng), rng)
+    deal = deal_from_order(dealt, Seat.N, PATTERN_445)
+    order = dealt if with_order else None
+    p = {
+        top: stacking_test(tricks, gathered, None, deal, Seat.N, PATTERN_445, order, pile_top=top)
+        for top in ("first", "either", "last")
+    }
+    assert p["first"] is not None and p["either"] is not None and p["last"] is not None
+    assert p["first"].p_value < p["either"].p_value < 0.01
+    assert p["last"].p_value > 10 * p["either"].p_value
