@@ -68,6 +68,16 @@ def get_player(conn: Connection, player_id: str) -> Player:
     return Player(*row)
 
 
+def player_names(conn: Connection, ids: list[str]) -> dict[str, str]:
+    """Display names of the given players (ids without a player are left out)."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    marks = ", ".join("?" * len(wanted))
+    rows = conn.all(f"SELECT id, name FROM api_players WHERE id IN ({marks})", wanted)
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
 def list_players(conn: Connection, limit: int, after: str) -> list[Player]:
     rows = conn.all(
         "SELECT id, name, public_key, created_at FROM api_players WHERE id > ? ORDER BY id LIMIT ?",

@@ -36,7 +36,8 @@ def index() -> Response:
     conn = services().db.connection()
     tables = store.list_tables(conn, 50, "")
     reports = store.query_reports(conn, store.ReportQuery(limit=20))
-    return page("index.html", tables=tables, reports=reports)
+    names = store.player_names(conn, [p for t in tables for p in t.seats.values()])
+    return page("index.html", tables=tables, reports=reports, names=names)
 
 
 @bp.get("/tables/<table_id>")
@@ -47,6 +48,7 @@ def table_page(table_id: str) -> Response:
     hands = store.list_hands(conn, table_id)
     return page(
         "table.html",
+        names=store.player_names(conn, list(table.seats.values())),
         table=table,
         hand=hand,
         public=None if state is None else state.public,
@@ -62,8 +64,10 @@ def hand_page(table_id: str, number: int) -> Response:
     if hand.report_id is not None:
         _, report, _ = store.get_report(services().db.connection(), hand.report_id)
     record_hand = hand.record["hands"][0] if hand.record else None
+    names = store.player_names(services().db.connection(), list(table.seats.values()))
     return page(
         "hand.html",
+        names=names,
         table=table,
         hand=hand,
         public=None if state is None else state.public,
