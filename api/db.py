@@ -5,11 +5,14 @@ rewrites them to ``%s`` for psycopg. Each process keeps one connection per threa
 (gunicorn's sync workers are single-threaded), opened lazily so that connections are
 never shared across ``fork``.
 
-SQLite runs in WAL mode with ``synchronous=NORMAL`` for these rows: a commit survives a
-crash of the process (``kill -9``), and the log (``log_*`` tables, same file, same WAL)
-commits with ``synchronous=FULL``, whose fsync of the shared WAL also makes every earlier
-service row durable. What could be lost to a power cut is at most the service's cache of
-the last action; the log, the source of truth for a hand's history, is not.
+Durability. The row that caches a hand's progress is refreshed after every action by
+one autocommitted statement that is not flushed to disk on its own: SQLite (WAL mode)
+commits it with ``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off``. It
+survives a crash of the process; a power cut may lose the last few such refreshes, which
+the service rebuilds from the log (the source of truth, always flushed: the log's
+``synchronous=FULL`` fsync of the shared WAL also covers every earlier row). Everything
+written in :meth:`Connection.transaction` (players, tables, a hand's end with its report
+and the next hand's secret seed, voids, uploaded audits) is flushed before it returns.
 """
 
 from __future__ import annotations
@@ -63,16 +66,22 @@ class Connection:
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
-        """One atomic unit of work; nested use joins the outer transaction."""
+        """One atomic, durable unit of work; nested use joins the outer transaction.
+
+        Durable: flushed to disk before it returns, unlike the single autocommitted
+        statements that refresh the cached hand rows (see the module docstring).
+        """
         if self.in_transaction:
             yield self
             return
         self.in_transaction = True
         try:
             if self.dialect == "sqlite":
+                self.raw.execute("PRAGMA synchronous=FULL")
                 self.raw.execute("BEGIN IMMEDIATE")
             else:
                 self.raw.execute("BEGIN")
+                self.raw.execute("SET LOCAL synchronous_commit TO on")
             try:
                 yield self
             except BaseException:
@@ -81,6 +90,8 @@ class Connection:
             self.raw.execute("COMMIT")
         finally:
             self.in_transaction = False
+            if self.dialect == "sqlite":
+                self.raw.execute("PRAGMA synchronous=NORMAL")
 
     def close(self) -> None:
         self.raw.close()
@@ -110,7 +121,7 @@ def split_schema(url: str) -> tuple[str, str | None]:
 class Database:
     """A database URL and this process's connections to it."""
 
-    def __init__(self, url: str, *, synchronous: str = "NORMAL") -> None:
+    def __init__(self, url: str) -> None:
         if _PG_SCHEME.match(url):
             self.dialect = "postgresql"
         elif url.startswith("sqlite:"):
@@ -124,7 +135,6 @@ class Database:
                 details={"field": "database_url"},
             )
         self.url = url
-        self.synchronous = synchronous
         self._local = threading.local()
 
     @property
@@ -144,7 +154,7 @@ class Database:
                 sqlite_path(self.url), isolation_level=None, timeout=30, check_same_thread=False
             )
             lite.execute("PRAGMA journal_mode=WAL")
-            lite.execute(f"PRAGMA synchronous={self.synchronous}")
+            lite.execute("PRAGMA synchronous=NORMAL")
             lite.execute("PRAGMA busy_timeout=30000")
             lite.execute("PRAGMA foreign_keys=ON")
             return Connection(lite, "sqlite")
@@ -152,6 +162,7 @@ class Database:
 
         url, schema = split_schema(self.url)
         raw = psycopg.connect(url, autocommit=True)
+        raw.execute("SET synchronous_commit TO off")  # cache-grade single statements
         if schema:
             ident = '"' + schema + '"'
             raw.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
