@@ -67,10 +67,14 @@ def play_hand(
 
 
 def collect(state: HandState) -> list[Card]:
-    """The pack as put together after the hand: N-S's pile on E-W's, tricks in the order won."""
+    """The pack as put together after the hand, top card first.
+
+    Each side stacks its tricks face down as it wins them, so the last trick won lies
+    on top of its pile; N-S's pile is put on E-W's.
+    """
     out: list[Card] = []
     for side in (Side.NS, Side.EW):
-        for n in state.gathered[side]:
+        for n in reversed(state.gathered[side]):
             out.extend(state.tricks[n - 1].cards)
     return out
 

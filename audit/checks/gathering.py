@@ -1,9 +1,11 @@
 """TRICKS_OUT_OF_ORDER: tricks gathered in the order won, by the side that won them.
 
 From ``gathered`` (each side's trick numbers, first stacked first) and from
-``collected`` (the pack as put together): a trick gathered by the side that did not
-win it, missing or twice, a pile out of order (the book's example: the last trick
-placed under the first), or a trick broken up in the collected pack.
+``collected`` (the pack as put together, top card first): a trick gathered by the side
+that did not win it, missing or twice, a pile out of order (the book's example: the
+last trick placed under the first), or a trick broken up in the collected pack. In
+``collected`` a pile may read either way up (stacked face down, its last trick is on
+top), the same way for both piles.
 """
 
 from __future__ import annotations
@@ -114,7 +116,11 @@ def _collected(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
             piles.append([r])
         else:
             piles[-1].append(r)
-    if len(piles) > 2 or any(p != sorted(p) for p in piles):
+    # A pile stacked face down has its last trick on top; some producers write the
+    # pile the other way up. Either reading is accepted, the same for both piles.
+    falling = all(p == sorted(p, reverse=True) for p in piles)
+    rising = all(p == sorted(p) for p in piles)
+    if len(piles) > 2 or not (falling or rising):
         return [
             Finding(
                 "TRICKS_OUT_OF_ORDER",

@@ -50,3 +50,20 @@ def test_collected_pack_as_two_piles_in_order_is_clean() -> None:
     c = doc["hands"][0]["collected"]
     doc["hands"][0]["collected"] = c[-4:] + c[:-4]  # a pile's last trick moved to the top
     assert findings(doc, "TRICKS_OUT_OF_ORDER")
+
+
+def test_collected_piles_may_read_either_way_up_but_not_mixed() -> None:
+    doc = worked_example()
+    hand = doc["hands"][0]
+    tricks = [t["cards"] for t in hand["tricks"]]
+    ns, ew = hand["gathered"]["NS"], hand["gathered"]["EW"]
+    face_down = [c for n in reversed(ns) for c in tricks[n - 1]] + [
+        c for n in reversed(ew) for c in tricks[n - 1]
+    ]
+    hand["collected"] = face_down
+    assert findings(doc, "TRICKS_OUT_OF_ORDER") == []
+    mixed = [c for n in reversed(ns) for c in tricks[n - 1]] + [
+        c for n in ew for c in tricks[n - 1]
+    ]
+    hand["collected"] = mixed
+    assert findings(doc, "TRICKS_OUT_OF_ORDER")
