@@ -384,7 +384,8 @@ class Live:
             except LogChainBroken as exc:
                 raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
             if finished is None:
-                if not store.update_hand(conn, hand, before):  # one statement, autocommitted
+                write = store.advance_hand if kind in ("call", "play") else store.update_hand
+                if not write(conn, hand, before):  # one statement, autocommitted
                     raise Conflict("the hand moved on meanwhile; read it again")
             else:
                 self.ledger.checkpoint()

@@ -270,6 +270,16 @@ def update_hand(conn: Connection, hand: HandRow, expected_count: int) -> bool:
     return bool(cur.rowcount == 1)
 
 
+def advance_hand(conn: Connection, hand: HandRow, expected_count: int) -> bool:
+    """:func:`update_hand` for a call or a play: only the phase and the chain's head move."""
+    cur = conn.execute(
+        "UPDATE api_hands SET phase = ?, event_count = ?, last_hash = ? "
+        "WHERE table_id = ? AND number = ? AND event_count = ?",
+        (hand.phase, hand.event_count, hand.last_hash, hand.table_id, hand.number, expected_count),
+    )
+    return bool(cur.rowcount == 1)
+
+
 def get_hand(conn: Connection, table_id: str, number: int) -> HandRow:
     sql = f"SELECT {_HAND_COLS} FROM api_hands WHERE table_id = ? AND number = ?"
     row = conn.one(sql, (table_id, number))
