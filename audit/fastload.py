@@ -53,12 +53,14 @@ def _int(x: Any, lo: int, hi: int | None) -> int:
     return x
 
 
+_CARD = CARD_BY_TEXT.__getitem__
+
+
 def _cards(x: Any) -> tuple[int, ...]:
     if type(x) is not list:
         raise _Reject
-    by = CARD_BY_TEXT
     try:
-        return tuple([by[c] for c in x])
+        return tuple(map(_CARD, x))
     except (KeyError, TypeError):
         raise _Reject from None
 
