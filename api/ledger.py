@@ -28,6 +28,8 @@ from audit.log.note import parse as parse_note
 from audit.log.store import Log, open_log
 
 SERVER_ACTOR = "server"
+CHECKPOINT_INTERVAL = 10.0
+"""Seconds a checkpoint served to readers stays the latest (a hand's end issues one now)."""
 
 
 def key_name(origin: str) -> str:
@@ -152,17 +154,23 @@ class Ledger:
     def verifier_key(self) -> str:
         return self.signer.verifier_key()
 
-    def checkpoint(self) -> str:
-        return self.log.checkpoint()
+    def checkpoint(self, *, fresh: bool = False) -> str:
+        """The signed checkpoint: a new one when ``fresh`` (the end of a hand), otherwise the
+        latest unless it is older than :data:`CHECKPOINT_INTERVAL` and the tree grew, so
+        that readers and witnesses see the same note for a while."""
+        return self.log.checkpoint(min_interval=0.0 if fresh else CHECKPOINT_INTERVAL)
 
     def _size_of(self, note_text: str) -> int:
         return parse_checkpoint(parse_note(note_text)[0]).size
 
-    def _checkpoint_for(self, size: int | None) -> tuple[str, int]:
-        """A checkpoint and its size: the latest, or one of exactly ``size`` entries."""
+    def _checkpoint_for(self, size: int | None, index: int = 0) -> tuple[str, int]:
+        """A checkpoint and its size: the latest (covering ``index``), or one of exactly
+        ``size`` entries."""
         current = self.log.size()
         if size is None:
-            note = self.log.checkpoint()
+            note = self.checkpoint()
+            if self._size_of(note) <= index < current:
+                note = self.checkpoint(fresh=True)
             return note, self._size_of(note)
         if not 1 <= size <= current:
             raise NotFound(f"the log has {current} entries; no tree of size {size}")
@@ -182,7 +190,7 @@ class Ledger:
         }
 
     def inclusion(self, index: int, size: int | None) -> dict[str, Any]:
-        note, tree = self._checkpoint_for(size)
+        note, tree = self._checkpoint_for(size, index)
         if not 0 <= index < tree:
             raise NotFound(f"no entry {index} in the tree of size {tree}")
         leaf = self.log.leaves(index, index + 1)[0]

@@ -183,12 +183,11 @@ def _op(
     return op
 
 
-def _list(key: str, item: Schema, cursor: str) -> Schema:
-    return {
-        "type": "object",
-        "required": [key],
-        "properties": {key: {"type": "array", "items": item}, cursor: NULLABLE_STR},
-    }
+def _list(key: str, item: Schema, cursor: str | None = None) -> Schema:
+    properties: Schema = {key: {"type": "array", "items": item}}
+    if cursor is not None:
+        properties[cursor] = NULLABLE_STR
+    return {"type": "object", "required": [key], "properties": properties}
 
 
 HAND_PATH = "/v1/tables/{table_id}/hands/{number}"
@@ -250,14 +249,14 @@ def build() -> Schema:
             )
         },
         "/v1/tables/{table_id}/hands": {
-            "get": _op("The table's hands", 200, _list("hands", OBJ, "unused"), (), (TABLE_ID,))
+            "get": _op("The table's hands", 200, _list("hands", OBJ), (), (TABLE_ID,))
         },
         HAND_PATH: {"get": _op("A hand's public state", 200, HAND, (), (TABLE_ID, NUMBER))},
         HAND_PATH + "/events": {
             "get": _op(
                 "The hand's signed events",
                 200,
-                _list("events", OBJ, "unused"),
+                _list("events", OBJ),
                 (),
                 (TABLE_ID, NUMBER),
             ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from api.errors import NotFound
+from api.errors import BadRequest
 from api.routes import int_arg, services
 
 bp = Blueprint("log", __name__)
@@ -30,7 +30,7 @@ def log_entries() -> Response:
     start = int_arg("start", 0, 0, MAX_INDEX)
     end = int_arg("end", start + 100, 0, MAX_INDEX)
     if end <= start or end - start > MAX_ENTRIES:
-        raise NotFound(f"end must be in start+1..start+{MAX_ENTRIES}")
+        raise BadRequest(f"end: must be in start+1..start+{MAX_ENTRIES}", details={"path": "end"})
     return jsonify(services().ledger.entries(start, end))
 
 
