@@ -25,21 +25,27 @@ checkpoint advanced, and the next hand opened with the next dealer and pack.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import hmac
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 from api import ceremony, store
+from api.cache import Bounded
 from api.config import Config
 from api.db import Connection, Database
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
 from api.ledger import Ledger
 from api.signing import parse_player_key
+from api.state import (
+    ZERO_SCORE,
+    Snapshot,
+    apply_action,
+    next_start,
+    ruleset_pattern,
+    waiting_for,
+)
 from audit.cards import CARD_TEXT, Seat, parse_card
-from audit.deal import check_pattern
 from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
@@ -50,65 +56,6 @@ from shuffle.protocol import Transcript
 PLAYER_KINDS = ("commit", "reveal", "call", "play")
 MAX_CACHED = 4096
 """Hands whose rules state (and lock) a process keeps."""
-ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
-
-
-def ruleset_pattern(ruleset: dict[str, Any]) -> tuple[int, ...]:
-    return check_pattern(ruleset.get("deal_pattern", (4, 4, 5)))
-
-
-def next_start(report: dict[str, Any]) -> dict[str, Any]:
-    """The rubber's state after a hand, from the hand's audit report."""
-    rubbers = report.get("rubbers") or []
-    if rubbers and rubbers[-1].get("winner") is not None:
-        return copy.deepcopy(ZERO_SCORE)
-    hands = report.get("hands") or []
-    points = hands[-1]["score"]["points"] if hands else {"NS": 0, "EW": 0}
-    games = rubbers[-1].get("games", {"NS": 0, "EW": 0}) if rubbers else {"NS": 0, "EW": 0}
-    return {"points": dict(points), "games": dict(games)}
-
-
-def waiting_for(hand: store.HandRow, to_act: Seat | None) -> list[str]:
-    """The seats whose action the hand waits for (``to_act`` once it is dealt)."""
-    c = hand.ceremony
-    if hand.phase == "committing":
-        return [s.name for s in Seat if s.name not in c["commitments"]]
-    if hand.phase == "revealing":
-        return [s.name for s in Seat if s.name not in c["seeds"]]
-    return [] if to_act is None else [to_act.name]
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What readers may need from a dealt hand's rules state, taken under the hand's lock."""
-
-    public: dict[str, Any]
-    """:meth:`HandState.public_state`: no card that has not been played."""
-    to_act: Seat | None
-    contract: str | None
-    held: dict[Seat, list[str]]
-    """Private: only for the seat's own player (see ``api.routes.hands``)."""
-    legal_calls: list[str]
-    legal_plays: list[str]
-    """The legal calls and plays of the seat to act."""
-
-
-def apply_action(state: HandState, seat: Seat, kind: str, body: dict[str, Any]) -> None:
-    """A call or a play on the rules state (raises IllegalActionError, changing nothing)."""
-    if kind == "call":
-        call = body.get("call")
-        if not isinstance(call, str):
-            raise BadRequest("event.body.call: expected text", details={"path": "event.body.call"})
-        state.call(seat, call)
-    elif kind == "play":
-        card = parse_card(body.get("card"))
-        ace_high = body.get("ace_high", False)
-        if not isinstance(ace_high, bool):
-            raise BadRequest(
-                "event.body.ace_high: expected true or false",
-                details={"path": "event.body.ace_high"},
-            )
-        state.play(seat, card, ace_high)
 
 
 class Live:
@@ -118,12 +65,13 @@ class Live:
         self.db = db
         self.config = config
         self.ledger = ledger
-        self._cache: dict[tuple[str, int], tuple[int, HandState]] = {}
-        self._cache_lock = threading.Lock()
-        self._locks: dict[tuple[str, int], threading.Lock] = {}
-        self._tables: dict[str, store.Table] = {}
-        self._keys: dict[str, Verifier] = {}
-        self._rows: dict[tuple[str, int], store.HandRow] = {}
+        self._states: Bounded[tuple[str, int], tuple[int, HandState]] = Bounded(MAX_CACHED)
+        """A dealt hand's rules state and the event count it reflects."""
+        self._rows: Bounded[tuple[str, int], store.HandRow] = Bounded(MAX_CACHED)
+        """The last hand row this process wrote (checked against each event)."""
+        self._locks: Bounded[tuple[str, int], threading.Lock] = Bounded(MAX_CACHED)
+        self._tables: Bounded[str, store.Table] = Bounded(MAX_CACHED)
+        self._keys: Bounded[str, Verifier] = Bounded(MAX_CACHED)
         """The last hand row this process wrote, per hand (checked against each event)."""
 
     def now(self) -> str:
@@ -219,8 +167,7 @@ class Live:
         if "deal" not in hand.ceremony:
             return None
         key = (hand.table_id, hand.number)
-        with self._cache_lock:
-            cached = self._cache.get(key)
+        cached = self._states.get(key)
         if cached is not None and cached[0] == hand.event_count:
             return cached[1]
         c = hand.ceremony
@@ -264,19 +211,13 @@ class Live:
             )
 
     def _remember(self, key: tuple[str, int], count: int, state: HandState) -> None:
-        with self._cache_lock:
-            cached = self._cache.get(key)
-            if cached is not None and cached[0] > count:
-                return  # a reader rebuilt an older state; keep the newer one
-            self._cache.pop(key, None)
-            if len(self._cache) >= MAX_CACHED:
-                del self._cache[next(iter(self._cache))]  # the least recently stored
-            self._cache[key] = (count, state)
+        cached = self._states.get(key)
+        if cached is None or cached[0] <= count:  # a reader may have rebuilt an older one
+            self._states.put(key, (count, state))
 
     def _forget(self, key: tuple[str, int]) -> None:
-        with self._cache_lock:
-            self._cache.pop(key, None)
-            self._rows.pop(key, None)
+        self._states.pop(key)
+        self._rows.pop(key)
 
     # ------------------------------------------------------------------------ submit
 
@@ -321,10 +262,7 @@ class Live:
         table = self._tables.get(table_id)
         if table is None:
             table = store.get_table(conn, table_id)
-            with self._cache_lock:
-                if len(self._tables) >= MAX_CACHED:
-                    del self._tables[next(iter(self._tables))]
-                self._tables[table_id] = table
+            self._tables.put(table_id, table)
         return table
 
     def _player_key(self, conn: Connection, player_id: str) -> Verifier:
@@ -332,28 +270,19 @@ class Live:
         key = self._keys.get(player_id)
         if key is None:
             key = parse_player_key(store.get_player(conn, player_id).public_key)
-            with self._cache_lock:
-                if len(self._keys) >= MAX_CACHED:
-                    del self._keys[next(iter(self._keys))]
-                self._keys[player_id] = key
+            self._keys.put(player_id, key)
         return key
 
     def _hand_lock(self, key: tuple[str, int]) -> threading.Lock:
         """Serialises this process's threads on one hand (other processes: the log's chain)."""
-        with self._cache_lock:
-            lock = self._locks.get(key)
-            if lock is None:
-                if len(self._locks) >= MAX_CACHED:
-                    del self._locks[next(iter(self._locks))]
-                lock = self._locks[key] = threading.Lock()
-            return lock
+        return self._locks.get_or_make(key, threading.Lock)
 
     def _submit_locked(
         self, conn: Connection, table: store.Table, seat: Seat, kind: str, event: dict[str, Any]
     ) -> dict[str, Any]:
         table_id, number = table.id, int(event["hand"])
         key = (table_id, number)
-        hand = self._rows.pop(key, None)
+        hand = self._rows.pop(key)
         if hand is None or event["seq"] != hand.event_count or event["prev"] != hand.last_hash:
             # Not cached, or another process moved the hand on: read it. (A stale cached
             # row cannot let a wrong event through: the log accepts an event only at its
@@ -414,10 +343,7 @@ class Live:
             self._forget(key)
         if hand.phase != "over":
             hand.pending = []
-            with self._cache_lock:
-                if len(self._rows) >= MAX_CACHED:
-                    del self._rows[next(iter(self._rows))]
-                self._rows[key] = hand
+            self._rows.put(key, hand)
         return {
             "seq": event["seq"],
             "hash": event_hash(event),

@@ -15,8 +15,8 @@ from flask import Blueprint, Response, jsonify, url_for
 from api import store
 from api.auth import require_admin, signed_reader
 from api.errors import BadRequest, Forbidden, NotFound
-from api.live import Snapshot, waiting_for
 from api.routes import json_body, services
+from api.state import Snapshot, waiting_for
 from audit.cards import Seat
 from audit.errors import InvalidCardError
 
