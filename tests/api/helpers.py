@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,13 @@ def open_table(
         client.register(ident, f"{name}-{s}")
     t = client.create_table({s: i.id for s, i in players.items()}, name=name, ruleset=ruleset)
     return Table(client, origin, t["id"], players)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def error_of(call: Any) -> ApiCallError:

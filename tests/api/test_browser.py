@@ -12,7 +12,6 @@ import http.client
 import json
 import random
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ import pytest
 
 from api.bot import TableBots
 from tests.api.conftest import Running
+from tests.api.helpers import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -34,12 +34,6 @@ ARGS = [
     "--disable-dev-shm-usage",
     "--window-size=1280,1000",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class WebDriver:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -22,14 +21,9 @@ import pytest
 from api.bot import TableBots
 from api.client import Client
 from tests.api.conftest import ADMIN
+from tests.api.helpers import free_port
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
