@@ -15,7 +15,7 @@ from audit.cards import Seat, Side
 from audit.checks import AuditContext
 from audit.findings import Finding
 from audit.model import HandRecord
-from audit.stacking import combine_p_values, stacking_test
+from audit.stacking import PILE_TOP_LAST, combine_p_values, stacking_test
 
 
 def _previous_with_pack(hands: list[HandRecord], index: int) -> int | None:
@@ -55,6 +55,9 @@ def check(ctx: AuditContext) -> list[Finding]:
             hand.dealer,
             pattern,
             None if hand.dealt_order is None else list(hand.dealt_order),
+            # `gathered` is first stacked first: face down, each pile's last trick is on
+            # top (docs/record-format.md).
+            pile_top=PILE_TOP_LAST,
         )
         if result is None:
             continue
