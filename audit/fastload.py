@@ -16,27 +16,21 @@ from __future__ import annotations
 from typing import Any
 
 from audit.cards import CARD_BY_TEXT, SEAT_BY_TEXT, Side
-from audit.model import Bonus, GameWon, HandRecord, Penalty, Record, Score, Start, TrickRecord
+from audit.model import (
+    HAND_FIELDS,
+    Bonus,
+    GameWon,
+    HandRecord,
+    Penalty,
+    Record,
+    Score,
+    Start,
+    TrickRecord,
+)
 from audit.ruleset import DEFAULT_RULESET, PENALTY_OPTIONS, SEVEN_IS, Ruleset
 
 _CALLS = frozenset(("pass", "S", "H", "D", "C", "grand", "nullo"))
 _SEAT_KEYS = frozenset(("N", "E", "S", "W"))
-_HAND_KEYS = frozenset(
-    (
-        "dealer",
-        "pack",
-        "deal",
-        "dealt_order",
-        "cayenne",
-        "calls",
-        "tricks",
-        "gathered",
-        "collected",
-        "penalties",
-        "claimed",
-        "shuffle",
-    )
-)
 _RULESET_KEYS = frozenset(("deal_pattern", "seven_is", "default_penalty"))
 _KINDS = frozenset(("rubber", "slam", "little_slam"))
 _SIDES = {"NS": Side.NS, "EW": Side.EW}
@@ -208,7 +202,7 @@ def _hand(index: int, h: Any) -> HandRecord:
             shuffle = h["shuffle"]
             if type(shuffle) is not dict:
                 raise _Reject
-        extra = {k: v for k, v in h.items() if k not in _HAND_KEYS}
+        extra = {k: v for k, v in h.items() if k not in HAND_FIELDS}
     return HandRecord(
         number=index + 1,
         dealer=dealer,

@@ -13,6 +13,24 @@ from typing import Any
 from audit.cards import Card, Seat, Side
 from audit.ruleset import DEFAULT_RULESET, Ruleset
 
+HAND_FIELDS = frozenset(
+    (
+        "dealer",
+        "pack",
+        "deal",
+        "dealt_order",
+        "cayenne",
+        "calls",
+        "tricks",
+        "gathered",
+        "collected",
+        "penalties",
+        "claimed",
+        "shuffle",
+    )
+)
+"""The fields of a record hand that cayenne-record/1 defines; any other is kept as is."""
+
 
 @dataclass(frozen=True, slots=True)
 class TrickRecord:

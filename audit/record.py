@@ -24,28 +24,22 @@ import fastjsonschema
 from audit.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat, Side
 from audit.errors import RecordError
 from audit.fastload import fast_load
-from audit.model import Bonus, GameWon, HandRecord, Penalty, Record, Score, Start, TrickRecord
+from audit.model import (
+    HAND_FIELDS,
+    Bonus,
+    GameWon,
+    HandRecord,
+    Penalty,
+    Record,
+    Score,
+    Start,
+    TrickRecord,
+)
 from audit.ruleset import DEFAULT_RULESET, Ruleset
 
 FORMAT = "cayenne-record/1"
 SCHEMA_RESOURCE = "cayenne-record-1.json"
 _META_FIELDS = ("event", "site", "date", "table", "independent_deals")
-_HAND_FIELDS = frozenset(
-    (
-        "dealer",
-        "pack",
-        "deal",
-        "dealt_order",
-        "cayenne",
-        "calls",
-        "tricks",
-        "gathered",
-        "collected",
-        "penalties",
-        "claimed",
-        "shuffle",
-    )
-)
 
 
 def schema() -> dict[str, Any]:
@@ -248,7 +242,7 @@ def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
         ),
         claimed=_score(h["claimed"]) if "claimed" in h else None,
         shuffle=h.get("shuffle"),
-        extra={k: v for k, v in h.items() if k not in _HAND_FIELDS},
+        extra={k: v for k, v in h.items() if k not in HAND_FIELDS},
     )
 
 

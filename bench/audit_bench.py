@@ -9,21 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import time
-from collections.abc import Callable
+
+from timing import best_of
 
 from audit.auditor import audit_record
 from audit.generate import random_record
 from audit.record import load_record
-
-
-def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:

@@ -9,22 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import time
-from collections.abc import Callable
+
+from timing import best_of
 
 from audit.generate import random_record
 from audit.record import load_record
 from audit.replay import replay_hand
 from audit.sitting import hand_facts, new_sheet
-
-
-def best_of(fn: Callable[[], object], repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:
@@ -59,10 +50,10 @@ def main() -> None:
             for h in r.hands:
                 replay_hand(h)
 
-    t_parse = best_of(parse)
-    t_load = best_of(load)
-    t_replay = best_of(replay_only)
-    t_rs = best_of(replay_score)
+    t_parse = best_of(parse, 5)
+    t_load = best_of(load, 5)
+    t_replay = best_of(replay_only, 5)
+    t_rs = best_of(replay_score, 5)
     print(f"engine benchmark: {hands} generated hands ({len(texts)} records), one core")
     print(f"  json.loads only           {hands / t_parse:>10,.0f} hands/s  (1.00x parse time)")
     print(

@@ -1,0 +1,16 @@
+"""Timing helpers shared by the benchmarks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
+    """The fastest of ``repeat`` runs of ``fn``, in seconds (the least disturbed run)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
