@@ -126,8 +126,8 @@ def main() -> int:
     parser.add_argument(
         "--pile-top",
         choices=("either", "last", "first"),
-        default="either",
-        help="the producers' convention, simulated and told to the detector",
+        default="last",
+        help="the convention simulated and told to the detector (the auditor assumes last: docs/record-format.md)",
     )
     args = parser.parse_args()
     global PILE_TOP

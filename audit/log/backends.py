@@ -11,6 +11,7 @@ EXCLUSIVE MODE``), so appends from several processes are serialised.
 from __future__ import annotations
 
 import sqlite3
+import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -75,13 +76,31 @@ class _SQLite(Backend):
                 path, isolation_level=None, check_same_thread=False, timeout=60.0
             )
             if path != ":memory:":
-                mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                mode = self._wal_mode()
                 if str(mode).lower() != "wal":
                     raise StoreError(f"cannot put {path} in WAL mode (got {mode})")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA busy_timeout=60000")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite log {path}: {exc}") from exc
+
+    def _wal_mode(self, patience: float = 60.0) -> Any:
+        """Switch to WAL, retrying while another process holds the lock.
+
+        Changing (or confirming) the journal mode can fail with "database is locked"
+        without SQLite's busy handler being called, when several processes open a
+        new database at once; a short retry loop covers that window.
+        """
+        deadline = time.monotonic() + patience
+        delay = 0.005
+        while True:
+            try:
+                return self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(self.conn.execute(sql, tuple(params)).fetchall())
