@@ -108,3 +108,38 @@ def test_html_report_is_self_contained_and_renders_in_chromium(tmp_path: Path) -
     assert 'href="#hand-1"' in dom and "TRICKS_OUT_OF_ORDER" in dom
     png = screenshot(page.as_uri(), tmp_path / "shot.png")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+
+
+def test_progress_is_shown_on_a_terminal_only(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    src = tmp_path / "records"
+    src.mkdir()
+    rng = random.Random(4)
+    for i in range(3):
+        (src / f"r{i}.json").write_text(json.dumps(random_record(rng, 4)))
+    master, slave = pty.openpty()
+    proc = subprocess.run(
+        [sys.executable, "-m", "audit.cli", "audit", str(src), "-o", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        cwd=ROOT,
+        timeout=300,
+        text=True,
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.returncode == 0
+    assert b"3 records audited" in seen
+    quiet = fairplay("audit", str(src), "-o", str(tmp_path / "out2"))
+    assert "records audited" not in quiet.stderr
