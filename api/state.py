@@ -28,7 +28,11 @@ def next_start(report: dict[str, Any]) -> dict[str, Any]:
     hands = report.get("hands") or []
     points = hands[-1]["score"]["points"] if hands else {"NS": 0, "EW": 0}
     games = rubbers[-1].get("games", {"NS": 0, "EW": 0}) if rubbers else {"NS": 0, "EW": 0}
-    return {"points": dict(points), "games": dict(games)}
+    start: dict[str, Any] = {"points": dict(points), "games": dict(games)}
+    if rubbers and (rubbers[-1]["sheet"]["NS"] or rubbers[-1]["sheet"]["EW"]):
+        # the rubber's sheet so far, so that each hand's record values the whole rubber
+        start["sheet"] = {side: list(rubbers[-1]["sheet"][side]) for side in ("NS", "EW")}
+    return start
 
 
 def waiting_for(hand: store.HandRow, to_act: Seat | None) -> list[str]:
