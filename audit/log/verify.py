@@ -44,7 +44,16 @@ class Finding:
         return f"{self.code} {where}{self.message}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "entry": self.entry, "message": self.message}
+        """The finding in the shape of an audit report's findings (cayenne-audit-report/1),
+        with the log entry at fault in ``entry`` and in the evidence."""
+        return {
+            "code": self.code,
+            "severity": "error",
+            "hand": None,
+            "entry": self.entry,
+            "message": (f"entry {self.entry}: " if self.entry is not None else "") + self.message,
+            "evidence": {"entry": self.entry},
+        }
 
 
 def _finding(exc: LogError, entry: int | None = None) -> Finding:

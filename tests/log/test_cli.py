@@ -96,6 +96,11 @@ def test_log_commands_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert at4 == {"LOG_INCONSISTENT", "LOG_SIGNATURE_INVALID"}
     # the next event of the hand no longer chains to the altered one
     assert {f["code"] for f in report["findings"] if f["entry"] == 5} == {"LOG_CHAIN_BROKEN"}
+    # the same structure as an audit report's findings
+    assert all(
+        f["severity"] == "error" and f["evidence"]["entry"] == f["entry"]
+        for f in report["findings"]
+    )
 
 
 def test_fork_evidence_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
