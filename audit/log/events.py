@@ -220,6 +220,10 @@ def verify_event(
         sig = base64.b64decode(ev["signature"], validate=True)
     except (binascii.Error, ValueError) as exc:
         raise LogSignatureInvalid("event.signature: invalid base64", entry=entry) from exc
+    if base64.b64encode(sig).decode("ascii") != ev["signature"]:
+        # The spare bits before "=" padding would let one signature be written several
+        # ways, each giving the event another hash: only the canonical text is accepted.
+        raise LogSignatureInvalid("event.signature: not canonical base64", entry=entry)
     try:
         verifier.verify(signing_input(ev), sig)
     except LogSignatureInvalid as exc:

@@ -49,9 +49,12 @@ def _ed25519_key(raw: bytes) -> Ed25519PublicKey:
 
 def _b64decode(text: str, what: str) -> bytes:
     try:
-        return base64.b64decode(text, validate=True)
+        raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise KeyFormatError(f"{what}: invalid base64") from exc
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise KeyFormatError(f"{what}: not canonical base64")
+    return raw
 
 
 @dataclass(frozen=True, slots=True)
