@@ -144,10 +144,6 @@ def card_text(card: Card) -> str:
     return CARD_TEXT[card]
 
 
-def cards_text(cards: Iterable[Card]) -> list[str]:
-    return [CARD_TEXT[c] for c in cards]
-
-
 def parse_suit(text: object) -> Suit:
     if isinstance(text, str) and len(text) == 1 and text in SUIT_LETTERS:
         return Suit(SUIT_LETTERS.index(text))
@@ -169,7 +165,3 @@ def cards_of(mask: Mask) -> list[Card]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def popcount(mask: Mask) -> int:
-    return mask.bit_count()

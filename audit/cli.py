@@ -28,8 +28,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("api.cli", "run the HTTP service"),
     "bot": ("api.cli", "bot players that play through the HTTP API"),
 }
-# Kept for modules that extend the list; every entry must also be in COMMANDS.
-COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for m, _ in COMMANDS.values()))
 
 
 def _overview() -> str:

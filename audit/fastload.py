@@ -127,8 +127,6 @@ def _hand(index: int, h: Any) -> HandRecord:
     if type(deal) is not dict:
         raise _Reject
     _names_ok(deal, _SEAT_KEYS)
-    if len(deal) != 4 and not all(k in deal for k in _SEAT_KEYS):
-        raise _Reject
     try:
         hands = (_cards(deal["N"]), _cards(deal["E"]), _cards(deal["S"]), _cards(deal["W"]))
     except KeyError:

@@ -13,7 +13,9 @@ from typing import Any
 from audit.cards import CARD_TEXT, RANK_OF, Card, Seat, Side
 from audit.deal import DEFAULT_PATTERN, deal_from_order
 from audit.play import HandState
+from audit.record import load_record
 from audit.ruleset import DEFAULT_RULESET, Ruleset
+from audit.sitting import score_record
 
 Policy = Callable[[HandState, Seat, list[Card], random.Random], Card]
 CALLS = ("S", "H", "D", "C", "grand", "nullo")
@@ -95,9 +97,6 @@ def random_record(
     won). With ``prepare``, a pack's next deal is ``prepare(collected, rng)`` (a cut,
     a few riffles: a stacked deal); without it every deal is a fresh random pack.
     """
-    from audit.record import load_record
-    from audit.sitting import score_record
-
     doc: dict[str, Any] = {
         "format": "cayenne-record/1",
         "players": {"N": "Nell", "E": "Eli", "S": "Sam", "W": "Wyn"},

@@ -9,7 +9,7 @@ them, lives in :mod:`audit.replay`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,23 +73,6 @@ def legal_plays_from(holding: Mask, led_suit: int | None) -> Mask:
         return holding
     follow = holding & SUIT_MASK[led_suit]
     return follow or holding
-
-
-def honours_held(
-    deal: Mapping[Seat, Iterable[Card]] | Sequence[Mask], trump: int
-) -> tuple[int, int]:
-    """How many of A K Q J 10 of trumps each side was dealt: ``(NS, EW)``."""
-    from audit.cards import HONOURS_OF_SUIT
-
-    h = HONOURS_OF_SUIT[trump]
-    masks = _masks(deal)
-    return ((masks[0] | masks[2]) & h).bit_count(), ((masks[1] | masks[3]) & h).bit_count()
-
-
-def _masks(deal: Mapping[Seat, Iterable[Card]] | Sequence[Mask]) -> list[Mask]:
-    if isinstance(deal, Mapping):
-        return [mask_of(deal[s]) for s in Seat]
-    return list(deal)
 
 
 @dataclass(slots=True)

@@ -31,7 +31,6 @@ from audit.play import NULLO_RANK_VALUE, RANK_VALUE
 
 SUIT_NAME = ("spade", "heart", "diamond", "club")
 _SEATS = tuple(Seat)
-_NEXT = tuple(Seat((s + 1) & 3) for s in range(4))
 
 
 @dataclass(slots=True)

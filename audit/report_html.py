@@ -14,6 +14,7 @@ from typing import Any
 from audit.cards import RANK_LETTERS, SUIT_OF, Seat
 from audit.model import HandRecord, Record
 from audit.record import load_record
+from audit.replay import replay_hand
 
 SUIT_SYMBOL = ("\u2660", "\u2665", "\u2666", "\u2663")
 SUIT_CLASS = ("s", "h", "d", "c")
@@ -180,11 +181,7 @@ def render_html(report: dict[str, Any], doc: Any, title: str | None = None) -> s
             + "</p>"
         )
         out.append(_diagram(hand, names))
-        winners = []
-        from audit.replay import replay_hand
-
-        outcome = replay_hand(hand)
-        winners = [w.name for w in outcome.winners]
+        winners = [w.name for w in replay_hand(hand).winners]
         out.append("<h4>Tricks</h4>" + _tricks(hand, winners, marks))
         if hand.gathered is not None:
             out.append(

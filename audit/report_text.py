@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from audit.sheet_text import sheet_rows
+
 
 def render_text(report: dict[str, Any], source: str | None = None) -> str:
     lines: list[str] = []
@@ -51,14 +53,7 @@ def render_text(report: dict[str, Any], source: str | None = None) -> str:
             f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}"
         )
     for i, r in enumerate(report["rubbers"], 1):
-        lines.append("")
-        lines.append(f"Rubber {i}" + ("" if r["winner"] else " (unfinished)"))
-        for side in ("NS", "EW"):
-            lines.append(
-                f"  {side}  "
-                + " ".join(f"{v:>2}" for v in r["sheet"][side])
-                + f"  = {r['totals'][side]}"
-            )
+        lines += sheet_rows(i, r, {"NS": "NS", "EW": "EW"})
         if r["winner"]:
             lines.append(f"  {r['winner']} win the rubber; value {r['value']}")
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ this prints the marker after each hand, as players keep it on a whist marker.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from audit.cards import Side
 from audit.model import Record
@@ -21,6 +22,16 @@ def side_label(side: Side, players: Mapping[str, str] | None) -> str:
     if all(names):
         return f"{side.name} ({names[0]}-{names[1]})"
     return side.name
+
+
+def sheet_rows(number: int, rubber: dict[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """A rubber's sheet as the book writes it: a heading, then each side's entries and total."""
+    width = max(len(labels["NS"]), len(labels["EW"]))
+    lines = ["", f"Rubber {number}" + ("" if rubber["winner"] else " (unfinished)")]
+    for side in ("NS", "EW"):
+        entries = " ".join(f"{v:>2}" for v in rubber["sheet"][side])
+        lines.append(f"  {labels[side]:<{width}}  {entries}  = {rubber['totals'][side]}")
+    return lines
 
 
 GAME_NAMES = {4: "quadruple", 3: "triple", 2: "double", 1: "single"}
@@ -65,12 +76,7 @@ def render_sheet(record: Record, scored: ScoredRecord) -> str:
             + (", ".join(events) if events else "")
         )
     for i, rubber in enumerate(scored.sheet.rubbers_json(), 1):
-        lines.append("")
-        lines.append(f"Rubber {i}" + ("" if rubber["winner"] else " (unfinished)"))
-        width = max(len(ns), len(ew))
-        for side, label in (("NS", ns), ("EW", ew)):
-            entries = " ".join(f"{v:>2}" for v in rubber["sheet"][side])
-            lines.append(f"  {label:<{width}}  {entries}  = {rubber['totals'][side]}")
+        lines += sheet_rows(i, rubber, {"NS": ns, "EW": ew})
         if rubber["winner"]:
             winner = ns if rubber["winner"] == "NS" else ew
             value = rubber["value"]

@@ -18,9 +18,9 @@ import hashlib
 import hmac
 import json
 import os
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import best_of
 
 from audit.cards import Seat
 from shuffle import kdf
@@ -51,15 +51,6 @@ def transcripts(n: int) -> list[Transcript]:
             ).with_outcome()
         )
     return out
-
-
-def timed(fn: Callable[[], object], repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:
@@ -145,8 +136,8 @@ def main() -> None:
     )
     print(f"{'operation':34} {'per second':>12} {'raw hashes/s':>14} {'ratio':>7}")
     for name, fn, raw in rows:
-        t_op = timed(fn)
-        t_raw = timed(raw)
+        t_op = best_of(fn)
+        t_raw = best_of(raw)
         rate, raw_rate = n / t_op, n / t_raw
         results[name] = {
             "per_second": round(rate),

@@ -9,24 +9,16 @@ no single deal is conclusive.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from audit.cards import Seat, Side
 from audit.checks import AuditContext
 from audit.findings import Finding
-from audit.model import HandRecord
-from audit.stacking import PILE_TOP_LAST, combine_p_values, stacking_test
-
-
-def _previous_with_pack(hands: list[HandRecord], index: int) -> int | None:
-    hand = hands[index]
-    if hand.pack is not None:
-        for j in range(index - 1, -1, -1):
-            if hands[j].pack == hand.pack:
-                return j
-            if hands[j].pack is None:
-                break
-    return index - 2 if index >= 2 else None
+from audit.stacking import (
+    PILE_TOP_LAST,
+    StackingResult,
+    combine_by_dealer,
+    previous_hand_with_pack,
+    stacking_test,
+)
 
 
 def check(ctx: AuditContext) -> list[Finding]:
@@ -35,9 +27,10 @@ def check(ctx: AuditContext) -> list[Finding]:
         return []
     out: list[Finding] = []
     pattern = record.ruleset.deal_pattern
-    by_dealer: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    packs = [h.pack for h in record.hands]
+    results: list[tuple[Seat, StackingResult | None]] = [(h.dealer, None) for h in record.hands]
     for i, hand in enumerate(record.hands):
-        j = _previous_with_pack(record.hands, i)
+        j = previous_hand_with_pack(packs, i)
         if j is None:
             continue
         prev, prev_out = record.hands[j], ctx.outcomes[j]
@@ -64,8 +57,7 @@ def check(ctx: AuditContext) -> list[Finding]:
         info = result.as_dict()
         info["reference_hand"] = prev.number
         ctx.stacking[hand.number] = info
-        who = (record.players or {}).get(hand.dealer.name) or hand.dealer.name
-        by_dealer[who].append((hand.number, result.p_value))
+        results[i] = (hand.dealer, result)
         if result.p_value < ctx.alpha:
             ev = dict(result.evidence)
             riffles = ev.get("riffles")
@@ -87,24 +79,24 @@ def check(ctx: AuditContext) -> list[Finding]:
                     },
                 )
             )
-    for who, items in by_dealer.items():
-        if len(items) < 2:
+    for dealer, pooled in combine_by_dealer(results).items():
+        if pooled["deals"] < 2 or pooled["p_value"] >= ctx.alpha:
             continue
-        combined = combine_p_values([p for _, p in items])
-        if combined < ctx.alpha:
-            out.append(
-                Finding(
-                    "STACKED_DEALER",
-                    f"{who}'s {len(items)} deals together keep the gathered structure "
-                    f"(combined p = {combined:.2g} < {ctx.alpha:g})",
-                    hand=None,
-                    evidence={
-                        "dealer": who,
-                        "hands": [h for h, _ in items],
-                        "p_values": [p for _, p in items],
-                        "combined_p_value": combined,
-                        "method": "fisher",
-                    },
-                )
+        who = (record.players or {}).get(dealer.name) or dealer.name
+        hands = pooled["hands"]
+        out.append(
+            Finding(
+                "STACKED_DEALER",
+                f"{who}'s {len(hands)} deals together keep the gathered structure "
+                f"(combined p = {pooled['p_value']:.2g} < {ctx.alpha:g})",
+                hand=None,
+                evidence={
+                    "dealer": who,
+                    "hands": hands,
+                    "p_values": [ctx.stacking[h]["p_value"] for h in hands],
+                    "combined_p_value": pooled["p_value"],
+                    "method": "fisher",
+                },
             )
+        )
     return out

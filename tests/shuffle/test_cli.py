@@ -8,20 +8,11 @@ from typing import Any
 
 import pytest
 
-import audit.cli
 from audit.cards import CARD_TEXT, Seat
 from audit.cli import main
 from shuffle.errors import OutcomeMismatchError
 from shuffle.protocol import Transcript
 from shuffle.verify import check_record_hand, verify_transcript
-
-
-@pytest.fixture(autouse=True)
-def only_this_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run the real `fairplay` entry point with only this subcommand registered, so a
-    half-built module elsewhere in the tree cannot break these tests."""
-    monkeypatch.setattr(audit.cli, "COMMAND_MODULES", ("shuffle.cli",))
-
 
 SEEDS = {
     "N": "north seat's long phrase",
