@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test bench lint clean
 
-$(STAMP): pyproject.toml
+# setup.py and the C source are prerequisites: an edit to the native fast path rebuilds it.
+$(STAMP): pyproject.toml setup.py audit/_fastaudit.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -29,4 +30,4 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache audit/_fastaudit.*.so

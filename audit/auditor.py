@@ -20,6 +20,7 @@ from audit.checks import shuffle as shuffle_check
 from audit.checks import stacking as stacking_check
 from audit.findings import ERROR, Finding
 from audit.model import Record
+from audit.native import audit_fast
 from audit.record import load_record
 from audit.replay import replay_hand
 from audit.sitting import score_record
@@ -75,5 +76,14 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
 
 
 def audit_document(doc: Any, *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
-    """Validate a cayenne-record/1 document (raising ``RecordError``) and audit it."""
+    """Validate a cayenne-record/1 document (raising ``RecordError``) and audit it.
+
+    A record in order takes the native fast path (:mod:`audit.native`) when it is
+    built; the report is the same either way.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be between 0 and 1")
+    report = audit_fast(doc, alpha)
+    if report is not None:
+        return report
     return audit_record(load_record(doc), alpha=alpha)

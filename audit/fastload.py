@@ -237,8 +237,14 @@ def _ruleset(r: Any) -> Ruleset:
     return Ruleset(deal_pattern=tuple(pattern), seven_is=seven, default_penalty=penalty)
 
 
-def fast_load(doc: Any) -> Record | None:
-    """The typed record, or ``None`` when anything is not certainly valid."""
+TopLevel = tuple[
+    Ruleset, Start | None, dict[str, Any] | None, dict[str, int] | None, dict[str, Any], list[Any]
+]
+"""``(ruleset, start, players, cut, meta, hands)`` of a record, the hands still raw JSON."""
+
+
+def top_level(doc: Any) -> TopLevel | None:
+    """Everything but the hands, converted, or ``None`` when anything is not certainly valid."""
     try:
         if type(doc) is not dict or doc.get("format") != "cayenne-record/1":
             return None
@@ -292,9 +298,19 @@ def fast_load(doc: Any) -> Record | None:
         for k in doc:
             if k.startswith("x-"):
                 meta[k] = doc[k]
-        hands = [_hand(i, h) for i, h in enumerate(hands_raw)]
-        return Record(
-            hands=hands, ruleset=ruleset, start=start, players=players, cut=cut, meta=meta
-        )
+        return ruleset, start, players, cut, meta, hands_raw
     except (_Reject, KeyError, TypeError):
         return None
+
+
+def fast_load(doc: Any) -> Record | None:
+    """The typed record, or ``None`` when anything is not certainly valid."""
+    top = top_level(doc)
+    if top is None:
+        return None
+    ruleset, start, players, cut, meta, hands_raw = top
+    try:
+        hands = [_hand(i, h) for i, h in enumerate(hands_raw)]
+    except (_Reject, KeyError, TypeError):
+        return None
+    return Record(hands=hands, ruleset=ruleset, start=start, players=players, cut=cut, meta=meta)

@@ -138,13 +138,18 @@ def parse_json_text(text: str | bytes) -> Any:
         raise RecordError("", f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
 
 
-def read_record_file(path: str | Path) -> tuple[dict[str, Any], Record]:
-    """Read and validate a record file; returns the JSON document and the typed record."""
+def read_json_file(path: str | Path) -> Any:
+    """Read and parse a record file, not yet validated (:class:`RecordError` on failure)."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise RecordError("", f"cannot read {path}: {exc.strerror}") from None
-    doc = parse_json_text(data)
+    return parse_json_text(data)
+
+
+def read_record_file(path: str | Path) -> tuple[dict[str, Any], Record]:
+    """Read and validate a record file; returns the JSON document and the typed record."""
+    doc = read_json_file(path)
     return doc, load_record(doc)
 
 

@@ -9,6 +9,8 @@ no single deal is conclusive.
 
 from __future__ import annotations
 
+from typing import Any
+
 from audit.cards import Seat, Side
 from audit.checks import AuditContext
 from audit.findings import Finding
@@ -59,44 +61,49 @@ def check(ctx: AuditContext) -> list[Finding]:
         ctx.stacking[hand.number] = info
         results[i] = (hand.dealer, result)
         if result.p_value < ctx.alpha:
-            ev = dict(result.evidence)
-            riffles = ev.get("riffles")
-            together = ev.get("tricks_together") or []
-            out.append(
-                Finding(
-                    "STACKED_DEAL",
-                    f"hand {hand.number}: the deal keeps the structure of the tricks gathered in hand "
-                    f"{prev.number} (p = {result.p_value:.2g} < {ctx.alpha:g})"
-                    + (f"; most likely {riffles} riffle(s)" if riffles is not None else "")
-                    + (f"; tricks {together} stayed together" if together else ""),
-                    hand=hand.number,
-                    seat=hand.dealer,
-                    evidence={
-                        "p_value": result.p_value,
-                        "alpha": ctx.alpha,
-                        "reference_hand": prev.number,
-                        **ev,
-                    },
-                )
-            )
+            out.append(deal_finding(hand.number, hand.dealer, info, ctx.alpha))
     for dealer, pooled in combine_by_dealer(results).items():
         if pooled["deals"] < 2 or pooled["p_value"] >= ctx.alpha:
             continue
         who = (record.players or {}).get(dealer.name) or dealer.name
         hands = pooled["hands"]
-        out.append(
-            Finding(
-                "STACKED_DEALER",
-                f"{who}'s {len(hands)} deals together keep the gathered structure "
-                f"(combined p = {pooled['p_value']:.2g} < {ctx.alpha:g})",
-                hand=None,
-                evidence={
-                    "dealer": who,
-                    "hands": hands,
-                    "p_values": [ctx.stacking[h]["p_value"] for h in hands],
-                    "combined_p_value": pooled["p_value"],
-                    "method": "fisher",
-                },
-            )
-        )
+        p_values = [ctx.stacking[h]["p_value"] for h in hands]
+        out.append(dealer_finding(who, hands, p_values, pooled["p_value"], ctx.alpha))
     return out
+
+
+def deal_finding(number: int, dealer: Seat, info: dict[str, Any], alpha: float) -> Finding:
+    """STACKED_DEAL for hand ``number`` from its report ``stacking`` object."""
+    ev = dict(info["evidence"])
+    riffles = ev.get("riffles")
+    together = ev.get("tricks_together") or []
+    p, reference = info["p_value"], info["reference_hand"]
+    return Finding(
+        "STACKED_DEAL",
+        f"hand {number}: the deal keeps the structure of the tricks gathered in hand "
+        f"{reference} (p = {p:.2g} < {alpha:g})"
+        + (f"; most likely {riffles} riffle(s)" if riffles is not None else "")
+        + (f"; tricks {together} stayed together" if together else ""),
+        hand=number,
+        seat=dealer,
+        evidence={"p_value": p, "alpha": alpha, "reference_hand": reference, **ev},
+    )
+
+
+def dealer_finding(
+    who: str, hands: list[int], p_values: list[float], combined: float, alpha: float
+) -> Finding:
+    """STACKED_DEALER: ``who``'s deals ``hands`` pooled (Fisher) below ``alpha``."""
+    return Finding(
+        "STACKED_DEALER",
+        f"{who}'s {len(hands)} deals together keep the gathered structure "
+        f"(combined p = {combined:.2g} < {alpha:g})",
+        hand=None,
+        evidence={
+            "dealer": who,
+            "hands": hands,
+            "p_values": p_values,
+            "combined_p_value": combined,
+            "method": "fisher",
+        },
+    )

@@ -22,9 +22,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from audit.auditor import DEFAULT_ALPHA, audit_record
+from audit.auditor import DEFAULT_ALPHA, audit_document
 from audit.errors import FairplayError
-from audit.record import read_record_file
+from audit.record import read_json_file
 
 EXTENSIONS = {"text": "txt", "json": "json", "html": "html"}
 
@@ -96,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _single(path: Path, args: argparse.Namespace) -> int:
-    doc, record = read_record_file(path)
-    report = audit_record(record, alpha=args.alpha)
-    text = render(report, record, args.format, str(path))
+    doc = read_json_file(path)
+    report = audit_document(doc, alpha=args.alpha)
+    text = render(report, doc, args.format, str(path))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -110,15 +110,15 @@ def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
     path, outdir, fmt, alpha = task
     started = time.perf_counter()
     try:
-        _doc, record = read_record_file(path)
-        report = audit_record(record, alpha=alpha)
+        doc = read_json_file(path)
+        report = audit_document(doc, alpha=alpha)
     except FairplayError as exc:
         return {"record": path, "status": "invalid", "error": exc.message}
     except Exception as exc:  # noqa: BLE001 - one bad record must not stop a batch
         return {"record": path, "status": "invalid", "error": f"internal error: {exc!r}"}
     target = Path(outdir) / (Path(path).stem + ".report." + EXTENSIONS[fmt])
     tmp = target.with_suffix(target.suffix + ".tmp")
-    tmp.write_text(render(report, record, fmt, path), encoding="utf-8")
+    tmp.write_text(render(report, doc, fmt, path), encoding="utf-8")
     os.replace(tmp, target)  # never a half-written report
     codes: dict[str, int] = {}
     for f in report["findings"]:

@@ -168,7 +168,7 @@ def two_way_soft_min(
 
 
 @lru_cache(maxsize=1)
-def _eulerian_cdf() -> tuple[float, ...]:
+def eulerian_cdf() -> tuple[float, ...]:
     """``cdf[w] = P(W <= w)`` for a uniform permutation of 52 (exact, from integers)."""
     m = N - 1
     row = [1]  # Eulerian numbers A(1, j)
@@ -193,7 +193,7 @@ def exact_p_value(w: int) -> float:
     """``P(W <= w)`` after a thorough shuffle, for a reference of known card order."""
     if w <= 0:
         return 0.0
-    return _eulerian_cdf()[min(w, N)]
+    return eulerian_cdf()[min(w, N)]
 
 
 def log_likelihood_ratio(w: int, riffles: int) -> float:
