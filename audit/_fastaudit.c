@@ -548,6 +548,11 @@ static int collected_as_won(const Hand *h) {
     for (int t = 0; t < 13; t++)
         for (int i = 0; i < 4; i++)
             trick_of[h->cards[t][i]] = t;
+    uint64_t cards = 0;
+    for (int i = 0; i < NCARDS; i++)
+        cards |= 1ULL << h->collected[i];
+    if (cards != (1ULL << NCARDS) - 1)
+        return 0; /* not the 52 cards played */
     int runs[13], n_runs = 0, seen = 0;
     for (int i = 0; i < NCARDS; i++) {
         int t = trick_of[h->collected[i]];

@@ -31,7 +31,7 @@ from audit.record import load_record
 from audit.ruleset import Ruleset
 
 from .helpers import worked_example
-from .test_fastload import mutate, paths, schema_accepts
+from .test_fastload import mutate, schema_accepts
 
 if not native.available():
     if os.environ.get("FAIRPLAY_TEST_NATIVE") == "required":
@@ -228,6 +228,12 @@ def _collected(doc: dict[str, Any]) -> None:
     pack[0], pack[4] = pack[4], pack[0]  # two tricks split up
 
 
+def _collected_card_twice(doc: dict[str, Any]) -> None:
+    with_collected(doc)
+    pack = doc["hands"][0]["collected"]
+    pack[1] = pack[0]  # trick stays together, but a card twice and one missing
+
+
 def _shuffle(doc: dict[str, Any]) -> None:
     doc["hands"][0]["shuffle"] = {}
 
@@ -248,6 +254,7 @@ def _shuffle(doc: dict[str, Any]) -> None:
         _ace_high,
         _penalty,
         _collected,
+        _collected_card_twice,
         _shuffle,
     ],
 )
@@ -280,8 +287,22 @@ def test_real_bridge_boards_give_the_same_report(shared_dir: Path) -> None:
 
 # -- mutations: never a report the Python auditor would not give --------------------
 
+
+def every_path(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += every_path(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out += every_path(v, prefix + (i,))
+    return out
+
+
 BASE = random_record(random.Random(2026), 4, prepare=stacked(1))
-MUTATION_PATHS = [p for p in paths(BASE) if p]
+with_collected(BASE)
+del BASE["hands"][1]["collected"]  # hand 3 tested against `gathered`, hand 4 `collected`
+MUTATION_PATHS = [p for p in every_path(BASE) if p]
 CARDS = st.sampled_from(sorted(CARD_BY_TEXT))
 values = st.one_of(
     st.none(),
