@@ -12,6 +12,7 @@ BENCHES = [
     "audit_bench.py",
     "shuffle_bench.py",
     "detection.py",
+    "detection_bound.py",
     "log_bench.py",
     "api_bench.py",
 ]
