@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: run test bench lint clean
 
 # setup.py and the C source are prerequisites: an edit to the native fast path rebuilds it.
-$(STAMP): pyproject.toml setup.py audit/_fastaudit.c
+$(STAMP): pyproject.toml setup.py $(wildcard audit/csrc/*.c audit/csrc/*.h)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -1,9 +1,11 @@
-"""Build hook for the auditor's optional native fast path (audit/_fastaudit.c).
+"""Build hook for the auditor's optional native fast path (audit/csrc/, docs/performance.md).
 
 Everything else is declared in pyproject.toml. The extension is optional: where no C
 compiler is available the build goes on without it and the auditor runs in pure
-Python (same reports, slower; ``fairplay audit --version-info`` says which).
+Python (same reports, slower; ``fairplay --version`` says which).
 """
+
+from glob import glob
 
 from setuptools import Extension, setup
 
@@ -11,10 +13,16 @@ setup(
     ext_modules=[
         Extension(
             "audit._fastaudit",
-            ["audit/_fastaudit.c"],
+            sorted(glob("audit/csrc/*.c")),
+            depends=["audit/csrc/fastaudit.h"],
             # Bit-identical floating point with the Python code it mirrors: no fused
-            # multiply-add contraction, no unsafe math.
-            extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
+            # multiply-add contraction, no unsafe math. Only PyInit is exported.
+            extra_compile_args=[
+                "-O2",
+                "-ffp-contract=off",
+                "-fno-fast-math",
+                "-fvisibility=hidden",
+            ],
             optional=True,
         )
     ]

@@ -40,7 +40,7 @@ def _overview() -> str:
         "commands:",
     ]
     lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
-    lines += ["", "`fairplay COMMAND --help` describes each."]
+    lines += ["", "`fairplay COMMAND --help` describes each; `fairplay --version` the build."]
     return "\n".join(lines) + "\n"
 
 
@@ -52,9 +52,25 @@ def build_parser(command: str) -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from audit import native
+
+    try:
+        v = version("cayenne-fairplay")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        v = "unknown"
+    fast = "native fast path" if native.available() else "pure Python (no native fast path)"
+    return f"cayenne-fairplay {v}; auditor: {fast}\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in args_list if not a.startswith("-")), None)
+    if command is None and "--version" in args_list:
+        sys.stdout.write(_version())
+        return 0
     if command is None or command not in COMMANDS:
         if command is None and any(a in ("-h", "--help") for a in args_list):
             sys.stdout.write(_overview())

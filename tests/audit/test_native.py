@@ -352,3 +352,11 @@ def test_swapping_any_two_played_cards_never_fools_it() -> None:
         fast = fast_report(doc)
         if fast is not None:
             assert fast == python_report(doc)
+
+
+def test_version_says_the_fast_path_is_built(capsys: pytest.CaptureFixture[str]) -> None:
+    from audit.cli import main
+
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cayenne-fairplay ") and "auditor: native fast path" in out
