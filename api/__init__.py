@@ -17,6 +17,7 @@ from api.errors import register_error_handlers
 from api.ledger import Ledger
 from api.live import Live
 from api.migrations import migrate
+from api.repair import recover
 
 
 def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
@@ -29,7 +30,9 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     db = Database(cfg.resolved_database_url)
     migrate(db)
     ledger = Ledger(cfg, db.url)
-    app.extensions["fairplay"] = Services(cfg, db, ledger, Live(db, cfg, ledger))
+    live = Live(db, cfg, ledger)
+    recover(live)  # rows the log is ahead of, after a crash (api/repair.py)
+    app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
 
     from api.routes import audits, hands, log, meta, pages, players, tables

@@ -113,6 +113,15 @@ class Ledger:
     def close(self) -> None:
         self.log.close()
 
+    def server_seed(self, table: str, hand: int) -> bytes:
+        """The server's seed for a hand: secret until the hand ends, and the same every time
+        it is asked for, so that a crash between logging a hand's opening and storing its
+        row cannot lose it. Derived from the log's key (HKDF-SHA256, one label per hand):
+        only the holder of that key can compute it, and it is committed in the hand's
+        ``open`` event before any seat commits."""
+        label = f"cayenne-fairplay server seed v1\x00{table}\x00{hand}".encode()
+        return self.signer.derive_secret(label)
+
     # ------------------------------------------------------------------ writing
 
     def register_player(self, player: str, key: Verifier) -> None:

@@ -20,7 +20,8 @@ process, keyed by the hand's event count, so a play costs no replay.
 
 At the end of the hand the server reveals its seed (a logged event), the record (with its
 shuffle transcript) is audited, the report stored, an ``end`` event logged, the log's
-checkpoint advanced, and the next hand opened with the next dealer and pack.
+checkpoint advanced, and the next hand opened with the next dealer and pack. Rows the
+log is ahead of after a crash, and voids, are :mod:`api.repair`'s.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import hmac
 import threading
 from typing import Any
 
-from api import ceremony, store
+from api import ceremony, repair, store
 from api.cache import Bounded
 from api.config import Config
 from api.db import Connection, Database
@@ -38,6 +39,7 @@ from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, Replay
 from api.ledger import Ledger
 from api.signing import parse_player_key
 from api.state import (
+    PLAYER_KINDS,
     ZERO_SCORE,
     Snapshot,
     apply_action,
@@ -53,7 +55,6 @@ from audit.log.keys import Verifier
 from audit.play import HandState
 from shuffle.protocol import Transcript
 
-PLAYER_KINDS = ("commit", "reveal", "call", "play")
 MAX_CACHED = 4096
 """Hands whose rules state (and lock) a process keeps."""
 
@@ -113,7 +114,7 @@ class Live:
         self, table: store.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
     ) -> store.HandRow:
         """A new hand: the server's seed and commitment, logged as the hand's event 0."""
-        seed = ceremony.new_seed()
+        seed = self.ledger.server_seed(table.id, number)
         commitment = ceremony.server_commitment(seed, table.id, number)
         hand = store.HandRow(
             table_id=table.id,
@@ -292,7 +293,7 @@ class Live:
             event["seq"] > hand.event_count
             and self.ledger.head(table_id, number) > hand.event_count
         ):
-            hand = self._catch_up(conn, table, hand)
+            hand = repair.catch_up(self, conn, table, hand)
         if event["seq"] != hand.event_count or not hmac.compare_digest(
             str(event["prev"]), hand.last_hash
         ):
@@ -311,6 +312,11 @@ class Live:
                 # end and the next hand's opening; the log re-checks every chain.
                 self.ledger.append(hand.pending + (finished[3].pending if finished else []))
             except LogChainBroken as exc:
+                if self.ledger.head(table_id, number) > before:
+                    # the log is ahead of the row (a crash after an append): repair it, so
+                    # the client's next read shows what the log holds
+                    self._forget(key)
+                    repair.catch_up(self, conn, table, store.get_hand(conn, table_id, number))
                 raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
             if finished is None:
                 write = store.advance_hand if kind in ("call", "play") else store.update_hand
@@ -474,71 +480,3 @@ class Live:
             table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack
         )
         return report_id, report, record, following
-
-    def _catch_up(self, conn: Connection, table: store.Table, hand: store.HandRow) -> store.HandRow:
-        """Bring a hand's row up to its log after a crash between a log append and the row's
-        write: the logged player events are applied again, in order, with the same checks.
-
-        Server events the row has not seen (the end of a hand, a void) need an operator:
-        the server's next secrets may be lost with the crash (409).
-        """
-        before = hand.event_count
-        for item in self.ledger.hand_events(table.id, hand.number)[before:]:
-            ev = item["event"]
-            seat = table.seat_of(ev["actor"])
-            if ev["type"] not in PLAYER_KINDS or seat is None or ev["prev"] != hand.last_hash:
-                raise Conflict(
-                    f"hand {hand.number}'s log is ahead of the service at seq {ev['seq']} "
-                    f"({ev['type']}); an operator must repair it",
-                    details={"seq": ev["seq"]},
-                )
-            self._accept(table, hand, seat, ev["type"], ev)
-        hand.pending = []
-        self._forget((table.id, hand.number))
-        if not store.update_hand(conn, hand, before):
-            return store.get_hand(conn, table.id, hand.number)
-        return hand
-
-    # -------------------------------------------------------------------------- void
-
-    def void(self, table_id: str, number: int, reason: str) -> dict[str, Any]:
-        """Void a hand whose ceremony cannot finish (a seat that never commits or reveals).
-
-        The void is logged with the server's seed (so the partial transcript can be
-        checked) and the hand number is used up; the same dealer deals the next hand
-        from the same pack, under a fresh ceremony. A dealt hand cannot be voided.
-        """
-        conn = self.db.connection()
-        table = self._table(conn, table_id)
-        key = (table_id, number)
-        with self._hand_lock(key):
-            hand = store.get_hand(conn, table_id, number)
-            if hand.phase not in ("committing", "revealing"):
-                raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
-            before = hand.event_count
-            c = hand.ceremony
-            done = c["commitments"] if hand.phase == "committing" else c["seeds"]
-            self._server_event(
-                hand,
-                "void",
-                {
-                    "reason": reason,
-                    "phase": hand.phase,
-                    "missing": [s.name for s in Seat if s.name not in done],
-                    "server_seed": hand.server_seed,
-                },
-            )
-            hand.phase = "void"
-            hand.finished_at = self.now()
-            following = self._open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
-            try:
-                self.ledger.append(hand.pending + following.pending)
-            except LogChainBroken as exc:
-                raise Conflict(f"the hand moved on meanwhile: {exc.message}") from None
-            with conn.transaction():
-                if not store.update_hand(conn, hand, before):
-                    raise Conflict("the hand moved on meanwhile; read it again")
-                store.set_hand_count(conn, table_id, following.number)
-                store.insert_hand(conn, following)
-            self._forget(key)
-        return {"table": table_id, "hand": number, "phase": "void", "next_hand": following.number}

@@ -20,6 +20,10 @@ def ruleset_pattern(ruleset: dict[str, Any]) -> tuple[int, ...]:
     return check_pattern(ruleset.get("deal_pattern", (4, 4, 5)))
 
 
+PLAYER_KINDS = ("commit", "reveal", "call", "play")
+"""The events a player signs; the server signs ``open``, ``server_reveal``, ``end``, ``void``."""
+
+
 def next_start(report: dict[str, Any]) -> dict[str, Any]:
     """The rubber's state after a hand, from the hand's audit report."""
     rubbers = report.get("rubbers") or []

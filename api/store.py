@@ -297,6 +297,15 @@ def list_hands(conn: Connection, table_id: str) -> list[HandRow]:
     return [_hand(r) for r in rows]
 
 
+def unfinished_hands(conn: Connection) -> list[tuple[str, int]]:
+    """``(table, number)`` of every hand neither over nor void."""
+    rows = conn.all(
+        "SELECT table_id, number FROM api_hands WHERE phase NOT IN ('over', 'void') "
+        "ORDER BY table_id, number"
+    )
+    return [(str(r[0]), int(r[1])) for r in rows]
+
+
 # ---------------------------------------------------------------------------- reports
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, url_for
 
-from api import store
+from api import repair, store
 from api.auth import require_admin, signed_reader
 from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
@@ -124,7 +124,7 @@ def void_hand(table_id: str, number: int) -> Response:
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
         raise BadRequest("reason: a reason of 1 to 200 characters", details={"path": "reason"})
-    return jsonify(s.live.void(table_id, number, reason))
+    return jsonify(repair.void(s.live, table_id, number, reason))
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/events")

@@ -20,7 +20,14 @@ from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
 
 from audit.log.errors import KeyFormatError, LogSignatureInvalid
 
@@ -138,6 +145,16 @@ class Signer:
     def sign(self, message: bytes) -> bytes:
         """The Ed25519 signature of ``message`` (deterministic)."""
         return self._private.sign(message)
+
+    def derive_secret(self, label: bytes, length: int = 32) -> bytes:
+        """A secret derived from this key for one purpose: HKDF-SHA256 (RFC 5869) of the
+        private seed, with ``label`` as the info string, so that no two labels give
+        related secrets and none reveals anything of the key (the service derives each
+        hand's server seed this way, so a crash cannot lose one)."""
+        seed = self._private.private_bytes(
+            Encoding.Raw, PrivateFormat.Raw, NoEncryption()
+        )
+        return HKDF(algorithm=SHA256(), length=length, salt=None, info=label).derive(seed)
 
     def verifier(self) -> Verifier:
         return Verifier(self.name, self._public)

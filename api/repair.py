@@ -1,0 +1,212 @@
+"""Repairs: voiding a ceremony that cannot finish, and rows the log is ahead of.
+
+:func:`void` ends a hand whose ceremony cannot finish (an administrator's call).
+
+An action is appended to the log first and written to the hand's row after. A crash
+between the two leaves the log ahead; at the end of a hand the log then holds the last
+card, the server's reveal, the ``end`` event and the next hand's opening while the rows
+know none of them. Nothing is lost: the log is the hand's history, every seed is in it
+once the hand is over, the record and the report are recomputed from it (the ``end``
+event's ``record_sha256`` must match), and the next hand's server seed is derived, not
+drawn (:meth:`api.ledger.Ledger.server_seed`), so its logged commitment can be opened.
+
+:func:`catch_up` replays a hand's logged events onto its row with the same checks as a
+live request and, at the end of a hand or after a void, writes the report and the next
+hand's row; the live tables call it when they find the log ahead of a row.
+:func:`recover` runs it over every unfinished hand when the service starts. Whatever
+does not replay (an event the rules refuse, a record whose hash differs, a commitment
+the derived seed does not open) is refused with 409 for an operator, never guessed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from api import store
+from api.db import Connection
+from api.errors import Conflict, NotFound, WrongPhase
+from api.state import PLAYER_KINDS, next_start
+from audit.cards import Seat
+from audit.log.errors import LogChainBroken
+from audit.log.events import canonical_json, event_hash
+
+if TYPE_CHECKING:
+    from api.live import Live
+
+log = logging.getLogger(__name__)
+
+
+def _refuse(hand: store.HandRow, seq: int, kind: str, why: str) -> Conflict:
+    return Conflict(
+        f"hand {hand.number}'s log is ahead of the service at seq {seq} ({kind}): {why}; "
+        "an operator must repair it",
+        details={"seq": seq},
+    )
+
+
+def catch_up(
+    live: Live, conn: Connection, table: store.Table, hand: store.HandRow
+) -> store.HandRow:
+    """Apply the hand's logged events the row has not seen; returns the row as stored."""
+    before = hand.event_count
+    for item in live.ledger.hand_events(table.id, hand.number)[before:]:
+        ev = item["event"]
+        kind, seq, body = ev["type"], ev["seq"], ev["body"]
+        if ev["prev"] != hand.last_hash:
+            raise _refuse(hand, seq, kind, "the chain does not follow the row")
+        if kind in PLAYER_KINDS:
+            seat = table.seat_of(ev["actor"])
+            if seat is None:
+                raise _refuse(hand, seq, kind, "the actor is not seated")
+            live._accept(table, hand, seat, kind, ev)
+        elif kind == "server_reveal" and hand.phase == "over":
+            if body.get("seed") != hand.server_seed:
+                raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
+            live._log(hand, ev)
+        elif kind == "end" and hand.phase == "over" and hand.end_report is not None:
+            assert hand.record is not None
+            digest = hashlib.sha256(canonical_json(hand.record)).hexdigest()
+            if body.get("record_sha256") != digest:
+                raise _refuse(hand, seq, kind, "the replayed record is not the one logged")
+            hand.report_id = str(body.get("report"))
+            hand.finished_at = live.now()
+            hand.end_score = next_start(hand.end_report)
+            live._log(hand, ev)
+        elif kind == "void" and hand.phase in ("committing", "revealing"):
+            if body.get("server_seed") != hand.server_seed:
+                raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
+            hand.phase = "void"
+            hand.finished_at = live.now()
+            live._log(hand, ev)
+        else:
+            raise _refuse(hand, seq, kind, f"not expected in phase {hand.phase}")
+    hand.pending = []
+    live._forget((table.id, hand.number))
+    if hand.event_count == before:
+        return hand
+    ended = hand.phase == "void" or (hand.phase == "over" and hand.report_id is not None)
+    following = _following(live, table, hand) if ended else None
+    with conn.transaction():
+        if not store.update_hand(conn, hand, before):
+            return store.get_hand(conn, table.id, hand.number)  # repaired meanwhile
+        if hand.phase == "over" and hand.end_report is not None and hand.record is not None:
+            assert hand.report_id is not None
+            store.insert_report(
+                conn,
+                hand.report_id,
+                table_id=table.id,
+                hand_number=hand.number,
+                report=hand.end_report,
+                record=hand.record,
+                players=list(table.seats.values()),
+                created_at=hand.finished_at or live.now(),
+            )
+        if following is not None:
+            store.set_hand_count(conn, table.id, following.number)
+            store.insert_hand(conn, following)
+    log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
+    return hand
+
+
+def _following(live: Live, table: store.Table, hand: store.HandRow) -> store.HandRow:
+    """The next hand's row, rebuilt from its logged opening (appended with the end)."""
+    number = hand.number + 1
+    if hand.phase == "over":
+        assert hand.end_score is not None
+        start, dealer, pack = hand.end_score, hand.dealer.left, 1 - hand.pack
+    else:  # void: the same dealer deals again from the same pack
+        start, dealer, pack = hand.start_score, hand.dealer, hand.pack
+    row = live._open_hand(table, number, start, dealer, pack)
+    logged = live.ledger.hand_events(table.id, number)
+    if not logged:  # pragma: no cover - the opening is appended with the end, atomically
+        live.ledger.append(row.pending)
+        row.pending = []
+        return row
+    opening = logged[0]["event"]
+    body = opening["body"]
+    if (
+        opening["type"] != "open"
+        or body.get("server_commitment") != row.server_commitment
+        or body.get("dealer") != dealer.name
+        or body.get("pack") != pack
+    ):
+        raise Conflict(
+            f"hand {number}'s logged opening is not the one the service derives; "
+            "an operator must repair it",
+            details={"hand": number},
+        )
+    row.pending = []
+    row.event_count = 1
+    row.last_hash = event_hash(opening)
+    return row
+
+
+def recover(live: Live) -> int:
+    """Catch up every unfinished hand whose log is ahead of its row; the number caught up.
+
+    Run when the service starts. Several workers may run it at once: each write is a
+    compare-and-set on the row's event count, so one of them wins and the others see
+    the hand already repaired.
+    """
+    conn = live.db.connection()
+    repaired = 0
+    for table_id, number in store.unfinished_hands(conn):
+        if live.ledger.head(table_id, number) <= store.get_hand(conn, table_id, number).event_count:
+            continue
+        key = (table_id, number)
+        with live._hand_lock(key):
+            try:
+                table = store.get_table(conn, table_id)
+                hand = store.get_hand(conn, table_id, number)
+                catch_up(live, conn, table, hand)
+                repaired += 1
+            except (Conflict, NotFound) as exc:
+                log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
+    return repaired
+
+
+def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
+    """Void a hand whose ceremony cannot finish (a seat that never commits or reveals).
+
+    The void is logged with the server's seed (so the partial transcript can be
+    checked) and the hand number is used up; the same dealer deals the next hand
+    from the same pack, under a fresh ceremony. A dealt hand cannot be voided.
+    """
+    conn = live.db.connection()
+    table = live._table(conn, table_id)
+    key = (table_id, number)
+    with live._hand_lock(key):
+        hand = store.get_hand(conn, table_id, number)
+        if hand.phase not in ("committing", "revealing"):
+            raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
+        before = hand.event_count
+        c = hand.ceremony
+        done = c["commitments"] if hand.phase == "committing" else c["seeds"]
+        live._server_event(
+            hand,
+            "void",
+            {
+                "reason": reason,
+                "phase": hand.phase,
+                "missing": [s.name for s in Seat if s.name not in done],
+                "server_seed": hand.server_seed,
+            },
+        )
+        hand.phase = "void"
+        hand.finished_at = live.now()
+        following = live._open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
+        try:
+            live.ledger.append(hand.pending + following.pending)
+        except LogChainBroken as exc:
+            if live.ledger.head(table_id, number) > before:
+                catch_up(live, conn, table, store.get_hand(conn, table_id, number))
+            raise Conflict(f"the hand moved on meanwhile: {exc.message}") from None
+        with conn.transaction():
+            if not store.update_hand(conn, hand, before):
+                raise Conflict("the hand moved on meanwhile; read it again")
+            store.set_hand_count(conn, table_id, following.number)
+            store.insert_hand(conn, following)
+        live._forget(key)
+    return {"table": table_id, "hand": number, "phase": "void", "next_hand": following.number}
