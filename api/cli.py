@@ -49,6 +49,14 @@ def register(subparsers: Any) -> None:
         "--self-registration", action="store_true", help="let anyone register a player key"
     )
     serve.add_argument(
+        "--ceremony-timeout",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="void a hand whose shuffle ceremony waits this long for a seat after its first "
+        "commitment (default 600; 0: never)",
+    )
+    serve.add_argument(
         "--demo", action="store_true", help="on a fresh database, seed a table of bots"
     )
     serve.set_defaults(func=run_serve)
@@ -75,6 +83,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["log_origin"] = args.origin
     if args.self_registration:
         settings["self_registration"] = True
+    if args.ceremony_timeout is not None:
+        settings["ceremony_timeout"] = args.ceremony_timeout
     return settings
 
 

@@ -46,6 +46,9 @@ class Config:
     data_dir: str = str(DEFAULT_DATA_DIR)
     signature_window: int = 300
     """Seconds a signed read request stays valid (clock skew allowance)."""
+    ceremony_timeout: int = 600
+    """Seconds a shuffle ceremony may wait for a seat after its first commitment before
+    the hand is voided (0: never; an administrator voids by hand)."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -64,13 +67,14 @@ _ENV = {
     "FAIRPLAY_LOG_ORIGIN": "log_origin",
     "FAIRPLAY_LOG_KEY_FILE": "log_key_file",
     "FAIRPLAY_DATA_DIR": "data_dir",
+    "FAIRPLAY_CEREMONY_TIMEOUT": "ceremony_timeout",
 }
 
 
 def _coerce(name: str, value: Any) -> Any:
     if name == "self_registration" and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    if name in ("max_body", "signature_window") and isinstance(value, str):
+    if name in ("max_body", "signature_window", "ceremony_timeout") and isinstance(value, str):
         try:
             return int(value)
         except ValueError:
@@ -99,4 +103,9 @@ def load_config(
     config = replace(Config(), **values)
     if config.max_body < 1024:
         raise ConfigError("max_body must be at least 1024 bytes", details={"field": "max_body"})
+    if not isinstance(config.ceremony_timeout, int) or config.ceremony_timeout < 0:
+        raise ConfigError(
+            "ceremony_timeout must be a whole number of seconds, 0 or more",
+            details={"field": "ceremony_timeout"},
+        )
     return config

@@ -255,6 +255,8 @@ class Live:
             verify_event(event, self._player_key(conn, actor))
         except LogSignatureInvalid as exc:
             raise InvalidSignature(exc.message, details={"path": "event.signature"}) from None
+        if kind in ("commit", "reveal"):
+            repair.expire(self, store.get_hand(conn, table_id, number))
         with self._hand_lock((table_id, number)):
             return self._submit_locked(conn, table, seat, kind, event)
 
@@ -370,6 +372,8 @@ class Live:
                 raise WrongPhase(f"the hand is {hand.phase}; commitments are closed")
             if seat.name in c["commitments"]:
                 raise WrongPhase(f"{seat.name} has already committed")
+            if not c["commitments"]:
+                c["since"] = self.now()  # the ceremony's clock (api.repair.expire)
             c["commitments"][seat.name] = ceremony.parse_commitment(body.get("commitment"))
             self._log(hand, event)
             if len(c["commitments"]) == 4:

@@ -1,6 +1,7 @@
 """Repairs: voiding a ceremony that cannot finish, and rows the log is ahead of.
 
-:func:`void` ends a hand whose ceremony cannot finish (an administrator's call).
+:func:`void` ends a hand whose ceremony cannot finish: an administrator's call, or
+:func:`expire` once the ceremony has waited ``ceremony_timeout`` seconds for a seat.
 
 An action is appended to the log first and written to the hand's row after. A crash
 between the two leaves the log ahead; at the end of a hand the log then holds the last
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from api import store
@@ -210,3 +212,28 @@ def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
             store.insert_hand(conn, following)
         live._forget(key)
     return {"table": table_id, "hand": number, "phase": "void", "next_hand": following.number}
+
+
+CEREMONY = ("committing", "revealing")
+
+
+def expire(live: Live, hand: store.HandRow) -> bool:
+    """Void ``hand`` if its ceremony has waited longer than the configured timeout.
+
+    The clock starts at the first commitment, so a table that pauses between hands
+    loses nothing; it then waits for the missing commitments and seeds. Called when a
+    hand is read or a seat commits or reveals, so the void is logged the first time
+    anyone looks after the deadline. ``True`` when the hand is (now) void.
+    """
+    timeout = live.config.ceremony_timeout
+    since = hand.ceremony.get("since")
+    if timeout <= 0 or hand.phase not in CEREMONY or not isinstance(since, str):
+        return False
+    started = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp()
+    if live.config.clock() - started <= timeout:
+        return False
+    try:
+        void(live, hand.table_id, hand.number, f"the ceremony timed out after {timeout} s")
+    except (Conflict, WrongPhase):
+        return False  # finished meanwhile, or voided by another request
+    return True

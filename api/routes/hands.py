@@ -32,6 +32,8 @@ def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, S
         raise NotFound(f"table {table_id!r} has no hand {number}")
     table = store.get_table(conn, table_id)
     hand = store.get_hand(conn, table_id, number)
+    if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
+        hand = store.get_hand(conn, table_id, number)
     return table, hand, s.live.snapshot(hand)
 
 

@@ -1,4 +1,5 @@
-"""A crash between the log's append and the rows' write loses nothing.
+"""Repairs: a crash between the log's append and the rows' write loses nothing, and a
+ceremony that waits too long for a seat is voided.
 
 The crash is made where it hurts most: at the last card of a hand, after the log took
 the card, the server's reveal, the ``end`` event and the next hand's opening, before
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,9 +22,12 @@ import pytest
 
 from api import store
 from api.bot import TableBots
+from api.ceremony import seat_commitment
 from api.client import ApiCallError
+from audit.cards import Seat
 from audit.log.events import canonical_json
 from tests.api.conftest import Running
+from tests.api.helpers import error_of, open_table
 
 
 @pytest.fixture
@@ -107,3 +112,44 @@ def test_server_seeds_are_derived_per_hand_and_secret(service: Running) -> None:
     assert len({a, b, c}) == 3 and all(len(x) == 32 for x in (a, b, c))
     assert ledger.server_seed("t1", 1) == a  # the same after a restart
     assert a not in ledger.signer.private_key_text().encode()
+
+
+def test_a_ceremony_that_waits_too_long_for_a_seat_is_voided(
+    make_service: Callable[..., Running],
+) -> None:
+    now = [1_800_000_000.0]
+    service = make_service(ceremony_timeout=60, clock=lambda: now[0])
+    t = open_table(service.client(), service.origin)
+    now[0] += 3600  # no clock before the first commitment: a pause between hands is free
+    assert t.hand()["phase"] == "committing"
+    for seat in ("N", "E", "S"):  # W never commits
+        commitment = seat_commitment(
+            secrets.token_bytes(32), Seat.parse(seat), t.players[seat].id, t.id, 1
+        )
+        t.act(seat, "commit", {"commitment": commitment})
+    now[0] += 60
+    assert t.hand()["phase"] == "committing"  # not yet
+    now[0] += 1
+    h1 = t.hand()
+    assert h1["phase"] == "void"
+    void = service.app.extensions["fairplay"].ledger.hand_events(t.id, 1)[-1]["event"]
+    assert void["type"] == "void" and void["body"]["missing"] == ["W"]
+    assert "timed out after 60 s" in void["body"]["reason"]
+    h2 = t.hand(2)
+    assert (h2["phase"], h2["dealer"], h2["pack"]) == ("committing", h1["dealer"], h1["pack"])
+    late = seat_commitment(secrets.token_bytes(32), Seat.W, t.players["W"].id, t.id, 1)
+    err = error_of(lambda: t.act("W", "commit", {"commitment": late}))
+    assert err.status == 409 and err.details["body"]["code"] == "WRONG_PHASE"
+
+
+def test_a_late_seat_meets_the_timeout_when_it_commits(
+    make_service: Callable[..., Running],
+) -> None:
+    now = [1_800_000_000.0]
+    service = make_service(ceremony_timeout=30, clock=lambda: now[0])
+    t = open_table(service.client(), service.origin)
+    t.commit_all()
+    now[0] += 31  # the reveals are late: the first one finds the hand void
+    err = error_of(lambda: t.act("N", "reveal", {"seed": t.seeds["N"].hex()}))
+    assert err.status == 409 and err.details["body"]["code"] == "WRONG_PHASE"
+    assert t.hand()["phase"] == "void" and t.hand(2)["phase"] == "committing"
