@@ -314,9 +314,11 @@ class Live:
                 # end and the next hand's opening; the log re-checks every chain.
                 self.ledger.append(hand.pending + (finished[3].pending if finished else []))
             except LogChainBroken as exc:
-                if self.ledger.head(table_id, number) > before:
-                    # the log is ahead of the row (a crash after an append): repair it, so
-                    # the client's next read shows what the log holds
+                if self._logged_already(event):
+                    # The client sends again an action the log holds and the row does not
+                    # (a crash after the append): repair the row, so that its next read
+                    # shows what the log holds. Another worker's different event at this
+                    # seq is a race it won; its own request writes the row.
                     self._forget(key)
                     repair.catch_up(self, conn, table, store.get_hand(conn, table_id, number))
                 raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
@@ -360,6 +362,12 @@ class Live:
             "phase": hand.phase,
             "waiting_for": waiting_for(hand, None if state is None else state.to_act),
         }
+
+    def _logged_already(self, event: dict[str, Any]) -> bool:
+        """Whether the log holds this very event (same hash) at its ``seq``."""
+        logged = self.ledger.hand_events(event["table"], int(event["hand"]))
+        seq = event["seq"]
+        return seq < len(logged) and event_hash(logged[seq]["event"]) == event_hash(event)
 
     def _accept(
         self, table: store.Table, hand: store.HandRow, seat: Seat, kind: str, event: dict[str, Any]

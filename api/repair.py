@@ -202,7 +202,7 @@ def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
         try:
             live.ledger.append(hand.pending + following.pending)
         except LogChainBroken as exc:
-            if live.ledger.head(table_id, number) > before:
+            if live._logged_already(hand.pending[-1]):  # the same void again, after a crash
                 catch_up(live, conn, table, store.get_hand(conn, table_id, number))
             raise Conflict(f"the hand moved on meanwhile: {exc.message}") from None
         with conn.transaction():
