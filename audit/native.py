@@ -7,8 +7,8 @@ JSON and returns the report's ``hands`` and ``rubbers``; this module adds what i
 per record (the cut for the first deal, each dealer's pooled p-value) and the rest of
 the report.
 
-Stacked deals are reported here, from the ``stacking`` objects the extension builds
-(the same finding builders as :mod:`audit.checks.stacking`). For anything else to
+Stacked deals are reported here, from the ``stacking`` objects the extension builds,
+by :func:`audit.checks.stacking.stacked_findings`, as the Python check reports them. For anything else to
 report, and for anything the extension does not handle (``penalties``, ``shuffle``, a
 packet pattern it was not given, a value it is not certain is valid), it answers
 ``None``; :func:`audit.auditor.audit_document` then
@@ -27,12 +27,13 @@ import os
 from types import ModuleType
 from typing import Any
 
-from audit.cards import RANK_OF, SEAT_BY_TEXT
-from audit.checks.stacking import deal_finding, dealer_finding
+from audit.cards import SEAT_BY_TEXT
+from audit.checks.dealer import lowest_cut
+from audit.checks.stacking import stacked_findings
 from audit.deal import PATTERNS, pattern_name
 from audit.fastload import top_level
 from audit.findings import ERROR, Finding
-from audit.stacking.detector import combine_p_values
+from audit.stacking.detector import StackingResult
 from audit.stacking.order import eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
 
@@ -91,9 +92,8 @@ def _configure(native: ModuleType) -> None:
     )
 
 
-def _cut_rank(card: int) -> int:
-    r = RANK_OF[card]
-    return 1 if r == 14 else r  # ace low in the cut, as at Whist
+def _result(info: dict[str, Any]) -> StackingResult:
+    return StackingResult(info["p_value"], info["statistic"], info["method"], info["evidence"])
 
 
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
@@ -121,31 +121,15 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     hands, rubbers = result
     findings: list[Finding] = []
     if not independent:
-        # WRONG_DEALER: the lowest cut deals first
-        if cut and hands and len(cut) == 4:
-            ranks = {s: _cut_rank(c) for s, c in cut.items()}
-            low = min(ranks.values())
-            lowest = [s for s, r in ranks.items() if r == low]
-            if len(lowest) == 1 and hands[0]["dealer"] != lowest[0]:
-                return None
-        # STACKED_DEAL, and STACKED_DEALER for each dealer's deals pooled
-        pooled: dict[str, tuple[list[int], list[float]]] = {}
-        for h in hands:
-            st = h.get("stacking")
-            if st is None:
-                continue
-            if st["p_value"] < alpha:
-                findings.append(deal_finding(h["hand"], SEAT_BY_TEXT[h["dealer"]], st, alpha))
-            numbers, ps = pooled.setdefault(h["dealer"], ([], []))
-            numbers.append(h["hand"])
-            ps.append(st["p_value"])
-        for dealer, (numbers, ps) in pooled.items():
-            if len(ps) < 2:
-                continue
-            combined = combine_p_values(ps)
-            if combined < alpha:
-                who = (players or {}).get(dealer) or dealer
-                findings.append(dealer_finding(who, numbers, ps, combined, alpha))
+        first = lowest_cut(cut)
+        if first is not None and hands and hands[0]["dealer"] != first.name:
+            return None  # WRONG_DEALER: the Python auditor reports it
+        results = [
+            (SEAT_BY_TEXT[h["dealer"]], _result(h["stacking"]) if "stacking" in h else None)
+            for h in hands
+        ]
+        infos = {h["hand"]: h["stacking"] for h in hands if "stacking" in h}
+        findings = stacked_findings(results, infos, players, alpha)
     findings.sort(key=Finding.sort_key)
     return {
         "format": REPORT_FORMAT,

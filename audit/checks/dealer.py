@@ -3,6 +3,8 @@ PACK_NOT_ALTERNATED (the two packs are used alternately)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from audit.cards import CARD_TEXT, RANK_OF, Seat
 from audit.checks import AuditContext
 from audit.findings import Finding
@@ -13,30 +15,38 @@ def _cut_rank(card: int) -> int:
     return 1 if r == 14 else r  # ace low in the cut, as at Whist
 
 
+def lowest_cut(cut: Mapping[str, int] | None) -> Seat | None:
+    """The seat that cut lowest and so deals first, when the four cut and one was lowest."""
+    if not cut or len(cut) != 4:
+        return None
+    ranks = {Seat.parse(s): _cut_rank(c) for s, c in cut.items()}
+    low = min(ranks.values())
+    lowest = [s for s, r in ranks.items() if r == low]
+    return lowest[0] if len(lowest) == 1 else None
+
+
 def check(ctx: AuditContext) -> list[Finding]:
     record = ctx.record
     out: list[Finding] = []
     if record.meta.get("independent_deals"):
         return out
     hands = record.hands
-    if record.cut and hands and len(record.cut) == 4:
-        ranks = {Seat.parse(s): _cut_rank(c) for s, c in record.cut.items()}
-        low = min(ranks.values())
-        lowest = [s for s, r in ranks.items() if r == low]
-        if len(lowest) == 1 and hands[0].dealer != lowest[0]:
-            out.append(
-                Finding(
-                    "WRONG_DEALER",
-                    f"hand 1: {hands[0].dealer.name} dealt, but {lowest[0].name} cut lowest "
-                    f"({CARD_TEXT[record.cut[lowest[0].name]]})",
-                    hand=1,
-                    seat=hands[0].dealer,
-                    evidence={
-                        "expected": lowest[0].name,
-                        "cut": {k: CARD_TEXT[v] for k, v in record.cut.items()},
-                    },
-                )
+    first = lowest_cut(record.cut)
+    if first is not None and hands and hands[0].dealer != first:
+        assert record.cut is not None
+        out.append(
+            Finding(
+                "WRONG_DEALER",
+                f"hand 1: {hands[0].dealer.name} dealt, but {first.name} cut lowest "
+                f"({CARD_TEXT[record.cut[first.name]]})",
+                hand=1,
+                seat=hands[0].dealer,
+                evidence={
+                    "expected": first.name,
+                    "cut": {k: CARD_TEXT[v] for k, v in record.cut.items()},
+                },
             )
+        )
     for prev, hand in zip(hands, hands[1:], strict=False):
         if hand.dealer != prev.dealer.left:
             out.append(

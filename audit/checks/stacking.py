@@ -9,6 +9,7 @@ no single deal is conclusive.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audit.cards import Seat, Side
@@ -27,7 +28,6 @@ def check(ctx: AuditContext) -> list[Finding]:
     record = ctx.record
     if record.meta.get("independent_deals"):
         return []
-    out: list[Finding] = []
     pattern = record.ruleset.deal_pattern
     packs = [h.pack for h in record.hands]
     results: list[tuple[Seat, StackingResult | None]] = [(h.dealer, None) for h in record.hands]
@@ -60,19 +60,33 @@ def check(ctx: AuditContext) -> list[Finding]:
         info["reference_hand"] = prev.number
         ctx.stacking[hand.number] = info
         results[i] = (hand.dealer, result)
-        if result.p_value < ctx.alpha:
-            out.append(deal_finding(hand.number, hand.dealer, info, ctx.alpha))
+    return stacked_findings(results, ctx.stacking, record.players, ctx.alpha)
+
+
+def stacked_findings(
+    results: Sequence[tuple[Seat, StackingResult | None]],
+    infos: Mapping[int, dict[str, Any]],
+    players: Mapping[str, str] | None,
+    alpha: float,
+) -> list[Finding]:
+    """STACKED_DEAL for each deal below ``alpha``, then STACKED_DEALER for each dealer
+    whose deals pooled fall below it. ``results``: hand by hand, the dealer and the test's
+    result (``None`` when untested); ``infos``: hand number -> the report's ``stacking``."""
+    out: list[Finding] = []
+    for number, (dealer, result) in enumerate(results, start=1):
+        if result is not None and result.p_value < alpha:
+            out.append(_deal_finding(number, dealer, infos[number], alpha))
     for dealer, pooled in combine_by_dealer(results).items():
-        if pooled["deals"] < 2 or pooled["p_value"] >= ctx.alpha:
+        if pooled["deals"] < 2 or pooled["p_value"] >= alpha:
             continue
-        who = (record.players or {}).get(dealer.name) or dealer.name
+        who = (players or {}).get(dealer.name) or dealer.name
         hands = pooled["hands"]
-        p_values = [ctx.stacking[h]["p_value"] for h in hands]
-        out.append(dealer_finding(who, hands, p_values, pooled["p_value"], ctx.alpha))
+        p_values = [infos[h]["p_value"] for h in hands]
+        out.append(_dealer_finding(who, hands, p_values, pooled["p_value"], alpha))
     return out
 
 
-def deal_finding(number: int, dealer: Seat, info: dict[str, Any], alpha: float) -> Finding:
+def _deal_finding(number: int, dealer: Seat, info: dict[str, Any], alpha: float) -> Finding:
     """STACKED_DEAL for hand ``number`` from its report ``stacking`` object."""
     ev = dict(info["evidence"])
     riffles = ev.get("riffles")
@@ -90,7 +104,7 @@ def deal_finding(number: int, dealer: Seat, info: dict[str, Any], alpha: float) 
     )
 
 
-def dealer_finding(
+def _dealer_finding(
     who: str, hands: list[int], p_values: list[float], combined: float, alpha: float
 ) -> Finding:
     """STACKED_DEALER: ``who``'s deals ``hands`` pooled (Fisher) below ``alpha``."""

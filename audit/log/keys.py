@@ -151,9 +151,7 @@ class Signer:
         private seed, with ``label`` as the info string, so that no two labels give
         related secrets and none reveals anything of the key (the service derives each
         hand's server seed this way, so a crash cannot lose one)."""
-        seed = self._private.private_bytes(
-            Encoding.Raw, PrivateFormat.Raw, NoEncryption()
-        )
+        seed = self._private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
         return HKDF(algorithm=SHA256(), length=length, salt=None, info=label).derive(seed)
 
     def verifier(self) -> Verifier:

@@ -54,14 +54,15 @@ values = st.one_of(
 )
 
 
-def paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def paths(obj: Any, prefix: tuple[Any, ...] = (), limit: int | None = 3) -> list[tuple[Any, ...]]:
+    """Every path into ``obj``, into the first ``limit`` items of each list (all: ``None``)."""
     out = [prefix]
     if isinstance(obj, dict):
         for k, v in obj.items():
-            out += paths(v, prefix + (k,))
+            out += paths(v, prefix + (k,), limit)
     elif isinstance(obj, list):
-        for i, v in enumerate(obj[:3]):
-            out += paths(v, prefix + (i,))
+        for i, v in enumerate(obj[:limit]):
+            out += paths(v, prefix + (i,), limit)
     return out
 
 

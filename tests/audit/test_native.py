@@ -31,7 +31,7 @@ from audit.record import load_record
 from audit.ruleset import Ruleset
 
 from .helpers import worked_example
-from .test_fastload import mutate, schema_accepts
+from .test_fastload import mutate, paths, schema_accepts
 
 if not native.available():
     if os.environ.get("FAIRPLAY_TEST_NATIVE") == "required":
@@ -288,21 +288,10 @@ def test_real_bridge_boards_give_the_same_report(shared_dir: Path) -> None:
 # -- mutations: never a report the Python auditor would not give --------------------
 
 
-def every_path(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out += every_path(v, prefix + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            out += every_path(v, prefix + (i,))
-    return out
-
-
 BASE = random_record(random.Random(2026), 4, prepare=stacked(1))
 with_collected(BASE)
 del BASE["hands"][1]["collected"]  # hand 3 tested against `gathered`, hand 4 `collected`
-MUTATION_PATHS = [p for p in every_path(BASE) if p]
+MUTATION_PATHS = [p for p in paths(BASE, limit=None) if p]
 CARDS = st.sampled_from(sorted(CARD_BY_TEXT))
 values = st.one_of(
     st.none(),
