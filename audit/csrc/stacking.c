@@ -53,20 +53,29 @@ static double order_p_value(double soft_w) {
     return m > G.min_p ? m : G.min_p;
 }
 
-static double soft_min_descents(const uint8_t blocks[13][4], const int *pos) {
-    double e = exp(-SOFT_MIN_SCALE);
-    int first[13][2], last[13][2];
-    double inner[13][2];
+/* Each block's first and last position read in play order ([0]) and reversed ([1]),
+ * and its descents in play order (reversed: 3 minus them). */
+static void block_ends(const uint8_t blocks[13][4], const int *pos, int first[13][2],
+                       int last[13][2], int descents[13]) {
     for (int b = 0; b < 13; b++) {
         int p0 = pos[blocks[b][0]], p1 = pos[blocks[b][1]], p2 = pos[blocks[b][2]],
             p3 = pos[blocks[b][3]];
-        int d = (p1 < p0) + (p2 < p1) + (p3 < p2);
+        descents[b] = (p1 < p0) + (p2 < p1) + (p3 < p2);
         first[b][0] = p0;
         first[b][1] = p3;
         last[b][0] = p3;
         last[b][1] = p0;
-        inner[b][0] = pow(e, (double)d);
-        inner[b][1] = pow(e, (double)(3 - d));
+    }
+}
+
+static double soft_min_descents(const uint8_t blocks[13][4], const int *pos) {
+    double e = exp(-SOFT_MIN_SCALE);
+    int first[13][2], last[13][2], d[13];
+    double inner[13][2];
+    block_ends(blocks, pos, first, last, d);
+    for (int b = 0; b < 13; b++) {
+        inner[b][0] = pow(e, (double)d[b]);
+        inner[b][1] = pow(e, (double)(3 - d[b]));
     }
     double total = 0.0;
     for (int o0 = 0; o0 < 2; o0++) {
@@ -86,17 +95,11 @@ static double soft_min_descents(const uint8_t blocks[13][4], const int *pos) {
 }
 
 static int min_cyclic_descents(const uint8_t blocks[13][4], const int *pos) {
-    int first[13][2], last[13][2], inner[13][2];
+    int first[13][2], last[13][2], d[13], inner[13][2];
+    block_ends(blocks, pos, first, last, d);
     for (int b = 0; b < 13; b++) {
-        int p0 = pos[blocks[b][0]], p1 = pos[blocks[b][1]], p2 = pos[blocks[b][2]],
-            p3 = pos[blocks[b][3]];
-        int d = (p1 < p0) + (p2 < p1) + (p3 < p2);
-        first[b][0] = p0;
-        first[b][1] = p3;
-        last[b][0] = p3;
-        last[b][1] = p0;
-        inner[b][0] = d;
-        inner[b][1] = 3 - d;
+        inner[b][0] = d[b];
+        inner[b][1] = 3 - d[b];
     }
     int best = 1000000000;
     for (int o0 = 0; o0 < 2; o0++) {
