@@ -251,7 +251,16 @@ def build() -> Schema:
         "/v1/tables/{table_id}/hands": {
             "get": _op("The table's hands", 200, _list("hands", OBJ), (), (TABLE_ID,))
         },
-        HAND_PATH: {"get": _op("A hand's public state", 200, HAND, (), (TABLE_ID, NUMBER))},
+        HAND_PATH: {
+            "get": _op(
+                "A hand's public state (a ceremony that has waited the service's "
+                "ceremony_timeout for a seat since its first commitment is voided first)",
+                200,
+                HAND,
+                (),
+                (TABLE_ID, NUMBER),
+            )
+        },
         HAND_PATH + "/events": {
             "get": _op(
                 "The hand's signed events",
@@ -281,7 +290,8 @@ def build() -> Schema:
         },
         HAND_PATH + "/void": {
             "post": _op(
-                "Void a hand whose shuffle ceremony cannot finish (admin)",
+                "Void a hand whose shuffle ceremony cannot finish (admin; the service also "
+                "voids one that waits ceremony_timeout seconds for a seat)",
                 200,
                 {
                     "type": "object",
