@@ -25,19 +25,28 @@ import hashlib
 from dataclasses import dataclass
 
 from api.errors import BadRequest, Unauthorized
-from audit.log.errors import KeyFormatError
+from audit.log.errors import KeyFormatError, WeakKeyError
 from audit.log.keys import Signer, Verifier
 
 READ_CONTEXT = "cayenne-fairplay/read/v1"
 AUTH_SCHEME = "Cayenne-Ed25519"
 
 
+class WeakKey(BadRequest):
+    """A public key that is not a canonical Ed25519 point or is of small order (400)."""
+
+    code = WeakKeyError.code
+
+
 def parse_player_key(text: object, field: str = "public_key") -> Verifier:
-    """A player's verifier key text → :class:`Verifier` (400 naming the field)."""
+    """A player's verifier key text → :class:`Verifier` (400 naming the field; the code
+    is ``LOG_KEY_WEAK`` for a small-order or non-canonical key, see audit.log.ed25519)."""
     try:
         if not isinstance(text, str):
             raise KeyFormatError("expected the C2SP verifier key text name+hash+base64")
         return Verifier.from_text(text)
+    except WeakKeyError as exc:
+        raise WeakKey(f"{field}: {exc.message}", details={"path": field}) from None
     except KeyFormatError as exc:
         raise BadRequest(f"{field}: {exc.message}", details={"path": field}) from None
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from audit.log.bundle import verify_bundle
 from audit.log.checkpoint import fork_evidence
-from audit.log.errors import EventError, LogError
+from audit.log.errors import EventError, KeyFormatError, LogError
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.store import Log, open_log
 from audit.log.verify import verify_log
@@ -157,7 +157,7 @@ def _verify_bundle(args: argparse.Namespace) -> int:
     try:
         summary = verify_bundle(bundle, load_verifier(args.key), saved_checkpoint=saved)
     except LogError as exc:
-        if exc.code in ("LOG_KEY_INVALID",):
+        if isinstance(exc, KeyFormatError):  # the --key given is unusable (or weak)
             raise
         print(f"{exc.code} {exc.message}")
         return 1

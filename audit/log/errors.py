@@ -63,6 +63,13 @@ class KeyFormatError(LogError, ValueError):
     code = "LOG_KEY_INVALID"
 
 
+class WeakKeyError(KeyFormatError):
+    """An Ed25519 public key that is not a canonical point, or is of small order: the
+    signatures such a key "verifies" can be forged (see :mod:`audit.log.ed25519`)."""
+
+    code = "LOG_KEY_WEAK"
+
+
 class EventError(LogError, ValueError):
     """An event that is not well formed; the message names the field."""
 

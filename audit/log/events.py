@@ -184,12 +184,12 @@ def sign_event(event: Mapping[str, Any], signer: Signer) -> dict[str, Any]:
     return signed
 
 
-def event_verifier(event: Mapping[str, Any]) -> Verifier:
-    """The verifier named by the event's ``key`` field."""
+def event_verifier(event: Mapping[str, Any], *, entry: int | None = None) -> Verifier:
+    """The verifier named by the event's ``key`` field (a weak key is refused here)."""
     try:
         return Verifier.from_text(str(event.get("key", "")))
     except KeyFormatError as exc:
-        raise LogSignatureInvalid(f"event.key: {exc.message}") from exc
+        raise LogSignatureInvalid(f"event.key: {exc.message}", entry=entry) from exc
 
 
 def verify_event(
@@ -205,7 +205,7 @@ def verify_event(
     must be that key. ``entry`` names the log index in the error.
     """
     ev = event if _checked else check_event(event, encodable=False)
-    verifier = event_verifier(ev)
+    verifier = event_verifier(ev, entry=entry)
     if public_key is not None:
         expected = (
             public_key if isinstance(public_key, Verifier) else Verifier.from_text(public_key)

@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.serialization import (
     PublicFormat,
 )
 
+from audit.log.ed25519 import check_public_key, check_signature_encoding
 from audit.log.errors import KeyFormatError, LogSignatureInvalid
 
 ALG_ED25519 = 0x01
@@ -66,10 +67,19 @@ def _b64decode(text: str, what: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Verifier:
-    """A named Ed25519 public key that checks signatures (and notes, see audit.log.note)."""
+    """A named Ed25519 public key that checks signatures (and notes, see audit.log.note).
+
+    Every public key the project accepts becomes a ``Verifier``, and constructing one
+    refuses a non-canonical or small-order key with :class:`WeakKeyError`
+    (``LOG_KEY_WEAK``, see :mod:`audit.log.ed25519`): such a key would "verify" forged
+    signatures.
+    """
 
     name: str
     public_key: bytes
+
+    def __post_init__(self) -> None:
+        check_public_key(self.public_key)
 
     @property
     def key_hash(self) -> bytes:
@@ -87,7 +97,9 @@ class Verifier:
         return f"{self.name}+{self.key_id}+{blob}"
 
     def verify(self, message: bytes, signature: bytes) -> None:
-        """Raise :class:`LogSignatureInvalid` unless ``signature`` signs ``message``."""
+        """Raise :class:`LogSignatureInvalid` unless ``signature`` signs ``message``
+        (64 bytes, ``S`` below the group order, and valid under this key)."""
+        check_signature_encoding(signature)
         try:
             _ed25519_key(self.public_key).verify(signature, message)
         except (InvalidSignature, ValueError) as exc:
