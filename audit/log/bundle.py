@@ -6,7 +6,9 @@ signed C2SP checkpoint note of the log), and optionally ``later``: a later check
 with the consistency proof from ``checkpoint`` to it. :func:`verify_bundle` checks it
 with only the log's verifier key: the checkpoint signatures, every event's signature,
 the hand's chain (``seq`` 0, 1, 2, ... and ``prev`` hashes), every inclusion proof and
-the consistency proof. Hashes in the bundle are standard base64.
+the consistency proof, and that the hand is finished: its last event is ``end`` or
+``void`` (a bundle cut short would otherwise verify, and hide the reveal and the result).
+Hashes in the bundle are standard base64.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 from audit.log import merkle
 from audit.log.checkpoint import Checkpoint, verify_checkpoint
 from audit.log.checkpoint import parse as parse_checkpoint
-from audit.log.errors import LogChainBroken, LogError, LogInconsistent, ProofError
+from audit.log.errors import (
+    LogChainBroken,
+    LogError,
+    LogHandPartial,
+    LogInconsistent,
+    ProofError,
+)
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
 from audit.log.keys import Verifier
 from audit.log.note import parse as parse_note
@@ -27,6 +35,9 @@ if TYPE_CHECKING:
     from audit.log.store import Log
 
 FORMAT = "cayenne-fairplay/hand-proof/v1"
+FINAL_TYPES = ("end", "void")
+"""The event types that close a hand: the service's ``end`` (after the last card and the
+server's reveal) and ``void`` (a ceremony abandoned, the server seed published)."""
 
 
 def _b64(hashes: list[bytes]) -> list[str]:
@@ -87,13 +98,20 @@ def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict
 
 
 def verify_bundle(
-    bundle: Any, verifier_key: Verifier | str, *, saved_checkpoint: str | None = None
+    bundle: Any,
+    verifier_key: Verifier | str,
+    *,
+    saved_checkpoint: str | None = None,
+    partial: bool = False,
 ) -> dict[str, Any]:
     """Check a hand's proof bundle; raise a ``LOG_*`` error naming the entry on failure.
 
     ``saved_checkpoint`` (a checkpoint the player kept) must be the bundle's checkpoint or
     its later one, or be no larger than them and agree when sizes match; a smaller saved
-    tree is reported as not checked. Returns a summary dict.
+    tree is reported as not checked. The hand must be finished (its
+    last event ``end`` or ``void``), else :class:`LogHandPartial` is raised after every
+    other check has passed, unless ``partial`` (a hand still being played). Returns a
+    summary dict.
     """
     verifier = (
         verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
@@ -110,6 +128,7 @@ def verify_bundle(
         raise LogInconsistent("bundle.events: must be a non-empty list")
     prev: str | None = None
     last_index = -1
+    last_type = ""
     for n, item in enumerate(items):
         where = f"bundle.events[{n}]"
         raw_index = item.get("index") if isinstance(item, dict) else None
@@ -131,6 +150,7 @@ def verify_bundle(
         if ev["prev"] != prev:
             raise LogChainBroken(f"{where}: prev is not the hash of the event before", entry=index)
         prev = event_hash(ev)
+        last_type = str(ev["type"])
         proof = _unb64(item.get("inclusion"), f"{where}.inclusion")
         try:
             merkle.verify_inclusion(
@@ -173,6 +193,14 @@ def verify_bundle(
             )
         else:
             saved_status = "smaller than the bundle's checkpoints; not checked"
+    finished = last_type in FINAL_TYPES
+    if not finished and not partial:
+        raise LogHandPartial(
+            f"table {table} hand {hand} is not finished: the bundle's last event is "
+            f"{last_type!r} (seq {len(items) - 1}) and a finished hand ends with 'end' or "
+            f"'void'; its {len(items)} events verify, but this is a partial bundle that does "
+            "not show the whole hand"
+        )
     return {
         "origin": origin,
         "table": table,
@@ -181,4 +209,6 @@ def verify_bundle(
         "checkpoint_size": cp.size,
         "later_size": final.size,
         "saved_checkpoint": saved_status,
+        "finished": finished,
+        "last_type": last_type,
     }

@@ -11,7 +11,9 @@
   fairplay verify BUNDLE --key VKEY [--checkpoint NOTEFILE]
 
 "log verify" and "verify" print one line per finding ("CODE entry N: message") and
-exit 1 when anything fails, 0 when everything holds.
+exit 1 when anything fails, 0 when everything holds. "verify" exits 3 with a
+LOG_HAND_PARTIAL line when every check holds but the hand is not finished (its last
+event is neither end nor void): a partial bundle does not show the whole hand.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 from audit.log.bundle import verify_bundle
 from audit.log.checkpoint import fork_evidence
-from audit.log.errors import EventError, KeyFormatError, LogError
+from audit.log.errors import EventError, KeyFormatError, LogError, LogHandPartial
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.store import Log, open_log
 from audit.log.verify import verify_log
@@ -160,10 +162,11 @@ def _verify_bundle(args: argparse.Namespace) -> int:
         if isinstance(exc, KeyFormatError):  # the --key given is unusable (or weak)
             raise
         print(f"{exc.code} {exc.message}")
-        return 1
+        return 3 if isinstance(exc, LogHandPartial) else 1
     print(
         f"OK: table {summary['table']} hand {summary['hand']}: {summary['events']} signed "
-        f"events in order, included in checkpoint {summary['checkpoint_size']} of "
+        f"events in order ending with {summary['last_type']!r}, included in checkpoint "
+        f"{summary['checkpoint_size']} of "
         f"{summary['origin']}"
         + (
             f", consistent with checkpoint {summary['later_size']}"

@@ -49,6 +49,13 @@ class LogInconsistent(LogError):
     code = "LOG_INCONSISTENT"
 
 
+class LogHandPartial(LogError):
+    """A hand's proof bundle whose events all verify but that does not show the hand to
+    its end (its last event is neither ``end`` nor ``void``)."""
+
+    code = "LOG_HAND_PARTIAL"
+
+
 class ProofError(LogInconsistent):
     """A Merkle inclusion or consistency proof does not verify (or is malformed)."""
 
