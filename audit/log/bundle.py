@@ -97,6 +97,28 @@ def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict
     return bundle
 
 
+def _saved_status(saved: Checkpoint, first: Checkpoint, final: Checkpoint) -> str:
+    """What the bundle says of a checkpoint the player saved (raises on a fork)."""
+    known = {first.size: first.root, final.size: final.root}
+    if saved.size in known:
+        if known[saved.size] != saved.root:
+            raise LogInconsistent(
+                f"fork: the saved checkpoint and the bundle's disagree at size {saved.size}"
+            )
+        return f"consistent (the same tree of size {saved.size})"
+    if saved.size > final.size:
+        lo, hi, where = final.size, saved.size, f"newer than the bundle's ({final.size})"
+    elif saved.size > first.size:
+        lo, hi = saved.size, final.size
+        where = f"between the bundle's checkpoints ({first.size} and {final.size})"
+    else:
+        lo, hi, where = saved.size, first.size, f"older than the bundle's ({first.size})"
+    return (
+        f"size {saved.size}, {where}: not checked; ask the log for the consistency proof "
+        f"from {lo} to {hi}"
+    )
+
+
 def verify_bundle(
     bundle: Any,
     verifier_key: Verifier | str,
@@ -106,9 +128,9 @@ def verify_bundle(
 ) -> dict[str, Any]:
     """Check a hand's proof bundle; raise a ``LOG_*`` error naming the entry on failure.
 
-    ``saved_checkpoint`` (a checkpoint the player kept) must be the bundle's checkpoint or
-    its later one, or be no larger than them and agree when sizes match; a smaller saved
-    tree is reported as not checked. The hand must be finished (its
+    ``saved_checkpoint`` (a checkpoint the player kept) must agree with the bundle's
+    checkpoint or its later one when it has the same size; another size cannot be
+    checked from the bundle alone and is reported so. The hand must be finished (its
     last event ``end`` or ``void``), else :class:`LogHandPartial` is raised after every
     other check has passed, unless ``partial`` (a hand still being played). Returns a
     summary dict.
@@ -179,20 +201,7 @@ def verify_bundle(
     saved_status = "not given"
     if saved_checkpoint is not None:
         saved = verify_checkpoint(saved_checkpoint, verifier, origin=origin)
-        known = {cp.size: cp.root, final.size: final.root}
-        if saved.size in known:
-            if known[saved.size] != saved.root:
-                raise LogInconsistent(
-                    f"fork: the saved checkpoint and the bundle's disagree at size {saved.size}"
-                )
-            saved_status = "consistent"
-        elif saved.size > final.size:
-            saved_status = (
-                f"saved checkpoint ({saved.size}) is newer than the bundle's ({final.size}); "
-                "ask the log for a consistency proof"
-            )
-        else:
-            saved_status = "smaller than the bundle's checkpoints; not checked"
+        saved_status = _saved_status(saved, cp, final)
     finished = last_type in FINAL_TYPES
     if not finished and not partial:
         raise LogHandPartial(
