@@ -207,7 +207,15 @@ def build() -> Schema:
                 request={
                     "type": "object",
                     "required": ["name", "public_key"],
-                    "properties": {"name": {"type": "string"}, "public_key": {"type": "string"}},
+                    "properties": {
+                        "name": {"type": "string"},
+                        "public_key": {
+                            "type": "string",
+                            "description": "C2SP verifier key text name+hash+base64; a "
+                            "small-order or non-canonical Ed25519 key is refused (400 "
+                            "LOG_KEY_WEAK)",
+                        },
+                    },
                 },
                 security=True,
             ),
