@@ -388,7 +388,11 @@ class Live:
                 raise WrongPhase(f"{seat.name} has already committed")
             if not c["commitments"]:
                 c["since"] = self.now()  # the ceremony's clock (api.repair.expire)
-            c["commitments"][seat.name] = ceremony.parse_commitment(body.get("commitment"))
+            commitment = ceremony.parse_commitment(body.get("commitment"))
+            ceremony.check_fresh_commitment(
+                commitment, seat, c["commitments"], hand.server_commitment
+            )
+            c["commitments"][seat.name] = commitment
             self._log(hand, event)
             if len(c["commitments"]) == 4:
                 hand.phase = "revealing"
