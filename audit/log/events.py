@@ -7,12 +7,13 @@ characters as lowercase ``\\u00xx``, everything else as UTF-8), integers in
 ``[-(2**53-1), 2**53-1]``; floats, NaN and lone surrogates are refused. With integers
 only, this is byte-for-byte RFC 8785.
 
-An event is a JSON object::
+An event is a JSON object (its JSON Schemas, and the admission rule, are in
+:mod:`audit.log.schemas`)::
 
     {"v": 1, "origin": LOG ORIGIN, "table": str, "hand": str, "seq": int >= 0,
      "prev": hex SHA-256 of the previous event of the hand, or null when seq is 0,
      "actor": str (player or service id), "key": signer's C2SP verifier key text,
-     "type": str, "body": object, ["time": str (optional, RFC 3339)],
+     "type": str, "body": object, ["time": str (optional, RFC 3339 in UTC with Z)],
      "signature": base64 Ed25519 signature}
 
 The signature covers ``b"cayenne-fairplay/event/v1\\n" + canonical_json(event without

@@ -27,7 +27,7 @@ from audit.log.schemas import CAYENNE_TYPES, check_cayenne_event
 from tests.api.conftest import Running
 from tests.api.helpers import SEATS, Table, error_of, open_table
 
-Dump = dict[str, list[tuple[Any, ...]]]
+Dump = dict[str, list[str]]
 
 
 def db_dump(service: Running) -> Dump:
