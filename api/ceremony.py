@@ -31,6 +31,35 @@ class CommitmentMismatch(BadRequest):
     code = "COMMITMENT_MISMATCH"
 
 
+class CommitmentCopied(BadRequest):
+    """A seat's commitment equal to another seat's or the server's (the Keybase flip bug:
+    a copy would let a seat mirror another's seed, or stall the ceremony into a void)."""
+
+    status = 422
+    code = "COMMITMENT_COPIED"
+
+
+def check_fresh_commitment(
+    commitment_hex: str, seat: Seat, others: Mapping[str, str], server_commitment_hex: str
+) -> None:
+    """Raise :class:`CommitmentCopied` if ``commitment_hex`` is already on the table.
+
+    Every honest commitment is bound to its own seat and player, so two equal ones mean a
+    copy. The values are public, so plain comparison leaks nothing.
+    """
+    for other, value in others.items():
+        if other != seat.name and value == commitment_hex:
+            raise CommitmentCopied(
+                f"{seat.name}'s commitment is a copy of {other}'s; commit to your own seed",
+                details={"path": "event.body.commitment", "copy_of": other},
+            )
+    if commitment_hex == server_commitment_hex:
+        raise CommitmentCopied(
+            f"{seat.name}'s commitment is a copy of the server's; commit to your own seed",
+            details={"path": "event.body.commitment", "copy_of": "server"},
+        )
+
+
 def server_commitment(seed: bytes, table: str, hand: int) -> str:
     return kdf.server_commitment(seed, table, hand).hex()
 

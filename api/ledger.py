@@ -25,6 +25,7 @@ from audit.log.events import make_event, sign_event
 from audit.log.keys import Signer, Verifier, generate_signer, load_signer, save_signer
 from audit.log.merkle import leaf_hash
 from audit.log.note import parse as parse_note
+from audit.log.schemas import check_cayenne_event
 from audit.log.store import Log, open_log
 
 SERVER_ACTOR = "server"
@@ -147,8 +148,11 @@ class Ledger:
 
         Units from concurrent requests of this process are committed together (group
         commit): one transaction, one fsync, for all of them. A batch the log refuses is
-        retried unit by unit, so one stale event fails alone.
+        retried unit by unit, so one stale event fails alone. Every event must match its
+        type's schema (:func:`audit.log.schemas.check_cayenne_event`).
         """
+        for event in events:
+            check_cayenne_event(event)  # the service writes nothing but its own event types
         return self.committer.append(events)
 
     def head(self, table: str, hand: int) -> int:

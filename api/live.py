@@ -3,8 +3,9 @@
 A player's action is an event of the log's format, signed with the player's key. It is
 checked in this order, and nothing is stored or logged unless every check passes:
 
-1. shape (the log's event rules), binding to the log's origin, this table and this hand,
-   and a player action type (400);
+1. shape: the log's event rules and the JSON Schema of the action's type
+   (``audit/log/schema/``: no unknown field, bounded sizes, ``time`` in RFC 3339 UTC),
+   binding to the log's origin, this table and this hand (400);
 2. the actor is seated at this table (403);
 3. the Ed25519 signature, under the key the player registered (401);
 4. ``seq`` and ``prev`` name the hand's next event: a replayed or stale event is refused
@@ -52,6 +53,7 @@ from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
 from audit.log.keys import Verifier
+from audit.log.schemas import check_cayenne_event
 from audit.play import HandState
 from shuffle.protocol import Transcript
 
@@ -234,6 +236,10 @@ class Live:
                 f"event.type: {kind!r} is not one of {list(PLAYER_KINDS)}",
                 details={"path": "event.type"},
             )
+        try:
+            check_cayenne_event(event)  # exactly the type's fields, bounded, time in UTC
+        except EventError as exc:
+            raise BadRequest(exc.message, details=exc.details) from None
         if event["origin"] != self.ledger.origin:
             raise BadRequest(
                 f"event.origin: this log is {self.ledger.origin!r}",
@@ -382,7 +388,11 @@ class Live:
                 raise WrongPhase(f"{seat.name} has already committed")
             if not c["commitments"]:
                 c["since"] = self.now()  # the ceremony's clock (api.repair.expire)
-            c["commitments"][seat.name] = ceremony.parse_commitment(body.get("commitment"))
+            commitment = ceremony.parse_commitment(body.get("commitment"))
+            ceremony.check_fresh_commitment(
+                commitment, seat, c["commitments"], hand.server_commitment
+            )
+            c["commitments"][seat.name] = commitment
             self._log(hand, event)
             if len(c["commitments"]) == 4:
                 hand.phase = "revealing"

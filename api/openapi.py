@@ -113,10 +113,15 @@ SIGNED_EVENT: Schema = {
         "type": {"type": "string", "enum": ["commit", "reveal", "call", "play"]},
         "body": {
             "type": "object",
-            "description": "commit: {commitment}; reveal: {seed}; call: {call}; "
-            "play: {card, ace_high}",
+            "description": "exactly commit: {commitment}; reveal: {seed}; call: {call}; "
+            "play: {card, ace_high?}; the JSON Schema of each type is shipped in "
+            "audit/log/schema/<type>.json (docs/log.md); anything else is 400",
         },
-        "time": {"type": "string"},
+        "time": {
+            "type": "string",
+            "description": "optional: RFC 3339 in UTC with Z, e.g. 2024-05-01T12:30:00Z",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+        },
         "signature": {"type": "string", "description": "base64 Ed25519 signature"},
     },
 }

@@ -16,6 +16,7 @@ from audit.errors import RecordError, RulesetError
 
 SEVEN_IS = ("single", "double")
 PENALTY_OPTIONS = ("tricks", "deduct", "add")
+SETTINGS = ("deal_pattern", "seven_is", "default_penalty")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +50,18 @@ class Ruleset:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any] | None, path: str = "ruleset") -> Ruleset:
+    def from_json(
+        cls, obj: Mapping[str, Any] | None, path: str = "ruleset", *, extensions: bool = True
+    ) -> Ruleset:
+        """The ruleset of a JSON object; an unknown setting is an error, and so is an
+        ``x-`` one unless ``extensions`` (a record may carry them; a live table may not)."""
         if obj is None:
             return DEFAULT_RULESET
+        for name in obj:
+            if name not in SETTINGS and not (extensions and str(name).startswith("x-")):
+                raise RecordError(
+                    f"{path}.{name}", f"is not a ruleset setting (one of {list(SETTINGS)})"
+                )
         try:
             pattern = check_pattern(obj.get("deal_pattern", DEFAULT_PATTERN))
         except RulesetError as exc:

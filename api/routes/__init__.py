@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app, request
 
 from api.errors import BadRequest
+from audit.log.errors import EventError
+from audit.log.events import loads
 
 if TYPE_CHECKING:
     from api import Services
@@ -27,7 +29,11 @@ def json_body() -> Any:
     if not data:
         raise BadRequest("the request needs a JSON body", details={"path": "$"})
     try:
-        return json.loads(data)
+        return loads(data)  # a key named twice is refused: events are signed as parsed
+    except EventError as exc:
+        raise BadRequest(
+            f"the body is not accepted: {exc.message}", details={"path": "$"}
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not JSON: {exc}", details={"path": "$"}) from None
 

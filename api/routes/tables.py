@@ -12,7 +12,7 @@ from api.errors import BadRequest
 from api.routes import json_body, limit_arg, services
 from api.routes.players import check_name
 from audit.cards import Seat
-from audit.errors import InvalidCardError
+from audit.errors import InvalidCardError, RecordError, RulesetError
 from audit.ruleset import Ruleset
 
 bp = Blueprint("tables", __name__)
@@ -42,7 +42,10 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     ruleset_obj = body.get("ruleset", {})
     if not isinstance(ruleset_obj, dict):
         raise BadRequest("ruleset: expected an object", details={"path": "ruleset"})
-    ruleset = Ruleset.from_json(ruleset_obj).to_json()
+    try:
+        ruleset = Ruleset.from_json(ruleset_obj, extensions=False).to_json()
+    except RecordError as exc:  # the ruleset goes into the log: only known, valid settings
+        raise RulesetError(exc.message, details={"path": exc.path}) from None
     try:
         first_dealer = Seat.parse(body.get("first_dealer", "N"))
     except InvalidCardError as exc:

@@ -28,6 +28,7 @@ from typing import Any
 from audit.log.bundle import verify_bundle
 from audit.log.checkpoint import fork_evidence
 from audit.log.errors import EventError, KeyFormatError, LogError, LogHandPartial
+from audit.log.events import loads
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.store import Log, open_log
 from audit.log.verify import verify_log
@@ -69,9 +70,9 @@ def _events(text: str) -> list[dict[str, Any]]:
     text = text.strip()
     try:
         if text.startswith("["):
-            data = json.loads(text)
+            data = loads(text)
         else:
-            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = [loads(line) for line in text.splitlines() if line.strip()]
     except json.JSONDecodeError as exc:
         raise EventError(f"events: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     if not isinstance(data, list):
@@ -151,9 +152,12 @@ def _fork(args: argparse.Namespace) -> int:
 
 def _verify_bundle(args: argparse.Namespace) -> int:
     try:
-        bundle = json.loads(_read(args.bundle))
+        bundle = loads(_read(args.bundle))
     except json.JSONDecodeError as exc:
         print(f"LOG_INCONSISTENT bundle is not JSON: {exc.msg}")
+        return 1
+    except EventError as exc:
+        print(f"LOG_INCONSISTENT bundle: {exc.message}")
         return 1
     saved = _read(args.checkpoint) if args.checkpoint else None
     try:

@@ -7,12 +7,13 @@ characters as lowercase ``\\u00xx``, everything else as UTF-8), integers in
 ``[-(2**53-1), 2**53-1]``; floats, NaN and lone surrogates are refused. With integers
 only, this is byte-for-byte RFC 8785.
 
-An event is a JSON object::
+An event is a JSON object (its JSON Schemas, and the admission rule, are in
+:mod:`audit.log.schemas`)::
 
     {"v": 1, "origin": LOG ORIGIN, "table": str, "hand": str, "seq": int >= 0,
      "prev": hex SHA-256 of the previous event of the hand, or null when seq is 0,
      "actor": str (player or service id), "key": signer's C2SP verifier key text,
-     "type": str, "body": object, ["time": str (optional, RFC 3339)],
+     "type": str, "body": object, ["time": str (optional, RFC 3339 in UTC with Z)],
      "signature": base64 Ed25519 signature}
 
 The signature covers ``b"cayenne-fairplay/event/v1\\n" + canonical_json(event without
@@ -32,6 +33,7 @@ from typing import Any
 
 from audit.log.errors import EventError, KeyFormatError, LogSignatureInvalid
 from audit.log.keys import Signer, Verifier
+from audit.log.schemas import admit_event
 
 EVENT_VERSION = 1
 SIGNING_CONTEXT = b"cayenne-fairplay/event/v1\n"
@@ -83,6 +85,24 @@ def _encode(obj: Any, out: list[str], path: str) -> None:
         out.append("}")
     else:
         raise EventError(f"{path}: {type(obj).__name__} is not a JSON value")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook`` for signed and hashed documents: an object
+    that names a key twice is refused (parsers differ on which value wins, so a signer
+    and a verifier could read two different events from one text)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise EventError(f"duplicate key {key!r} in one JSON object")
+        out[key] = value
+    return out
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON text that is signed or hashed: :func:`json.loads` with :func:`unique_keys`
+    (raises :class:`EventError` for a repeated key, ``ValueError`` for text that is not JSON)."""
+    return json.loads(text, object_pairs_hook=unique_keys)
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -181,6 +201,7 @@ def sign_event(event: Mapping[str, Any], signer: Signer) -> dict[str, Any]:
     signed["key"] = signer.verifier_key()
     check_event(signed, signed=False)
     signed["signature"] = base64.b64encode(signer.sign(signing_input(signed))).decode()
+    admit_event(signed)  # nothing the log would refuse is signed
     return signed
 
 
@@ -238,7 +259,9 @@ def parse_event(leaf: bytes, *, entry: int | None = None) -> dict[str, Any]:
     from audit.log.errors import LogInconsistent
 
     try:
-        event = json.loads(leaf.decode("utf-8"))
+        event = loads(leaf.decode("utf-8"))
+    except EventError as exc:
+        raise LogInconsistent(f"stored entry: {exc.message}", entry=entry) from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LogInconsistent("stored entry is not valid JSON", entry=entry) from exc
     try:

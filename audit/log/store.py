@@ -45,6 +45,7 @@ from audit.log.errors import (
 from audit.log.events import canonical_json, check_event, parse_event, verify_event
 from audit.log.keys import Signer, Verifier
 from audit.log.note import verify as verify_note
+from audit.log.schemas import admit_event
 
 __all__ = ["NID_SHIFT", "GroupCommit", "Log", "as_bytes", "nid", "open_log"]
 
@@ -177,14 +178,15 @@ class Log:
         """
         prepared: list[tuple[dict[str, Any], bytes, str]] = []
         for i, raw in enumerate(events):
-            ev = check_event(raw, encodable=False)  # encoding is checked by signing below
+            ev = check_event(raw, encodable=False)  # encoding is checked just below
             if ev["origin"] != self.origin:
                 from audit.log.errors import EventError
 
                 raise EventError(f"events[{i}].origin: {ev['origin']!r} is not {self.origin!r}")
+            leaf = canonical_json(ev)
+            admit_event(ev, root=f"events[{i}]", canonical=leaf)
             given = keys.get(ev["actor"]) if keys else None
             verify_event(ev, given, _checked=True)
-            leaf = canonical_json(ev)
             prepared.append((ev, leaf, hashlib.sha256(leaf).hexdigest()))
         if not prepared:
             return []

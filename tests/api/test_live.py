@@ -64,9 +64,9 @@ def test_ceremony_refusals(table: Table, service: Running) -> None:
     t.act("N", "commit", {"commitment": n_commit})
     refused(t, partial(t.act, "N", "commit", {"commitment": n_commit}), 409, "WRONG_PHASE")
     refused(t, partial(t.act, "E", "commit", {"commitment": "zz"}), 400, "BAD_REQUEST")
-    # E copies N's commitment: accepted as a commitment, but it can never be opened by E.
-    t.act("E", "commit", {"commitment": n_commit})
-    for s in ("S", "W"):
+    # E copies N's commitment (the Keybase flip bug): refused at once, not left to a void.
+    refused(t, partial(t.act, "E", "commit", {"commitment": n_commit}), 422, "COMMITMENT_COPIED")
+    for s in ("E", "S", "W"):
         t.seeds[s] = secrets.token_bytes(32)
         t.act(
             s,
