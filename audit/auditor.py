@@ -51,8 +51,10 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
     findings.sort(key=Finding.sort_key)
     hands = []
     for hand, outcome, score in zip(record.hands, outcomes, scored.scores, strict=True):
-        h: dict[str, Any] = {
-            "hand": hand.number,
+        h: dict[str, Any] = {"hand": hand.number}
+        if hand.board is not None:
+            h["board"] = hand.board
+        h |= {
             "dealer": hand.dealer.name,
             "contract": None if outcome.contract is None else outcome.contract.text,
             "unit": outcome.unit if outcome.contract is not None else None,

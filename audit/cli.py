@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit.commands.audit", "audit records: irregularities, stacked deals, score errors"),
     "score": ("audit.commands.score", "print a record's score sheet in the book's layout"),
     "pbn": ("audit.commands.pbn", "export a record to PBN, or import a PBN file"),
+    "tournament": ("audit.commands.tournament", "score an event played over the table"),
     "shuffle": ("shuffle.cli", "run a commit-reveal shuffle ceremony, or verify a transcript"),
     "log": ("audit.log.cli", "the signed hand log: keys, append, checkpoint, verify"),
     "verify": ("audit.log.cli", "check a hand's offline proof bundle"),

@@ -158,10 +158,12 @@ def _hand(index: int, h: Any) -> HandRecord:
             )
         )
     extra: dict[str, Any] = {}
-    pack = None
+    pack = board = None
     dealt_order = gathered = collected = claimed = shuffle = None
     penalties: tuple[Penalty, ...] = ()
     if len(h) > 5:
+        if "board" in h:
+            board = _int(h["board"], 1, None)
         if "pack" in h:
             pack = h["pack"]
             if type(pack) is not int or pack not in (0, 1):
@@ -208,6 +210,7 @@ def _hand(index: int, h: Any) -> HandRecord:
         cayenne=cayenne,
         calls=tuple(calls),
         tricks=tuple(tricks),
+        board=board,
         pack=pack,
         dealt_order=dealt_order,
         gathered=gathered,
@@ -258,6 +261,8 @@ def top_level(doc: Any) -> TopLevel | None:
                 if type(doc[k]) is not str:
                     return None
                 meta[k] = doc[k]
+        if "round" in doc:
+            meta["round"] = _int(doc["round"], 1, None)
         if "independent_deals" in doc:
             if type(doc["independent_deals"]) is not bool:
                 return None

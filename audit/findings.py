@@ -55,6 +55,14 @@ CODES: dict[str, tuple[str, str]] = {
         ERROR,
         "one dealer's deals, taken together, keep the gathered structure (combined p < alpha)",
     ),
+    "FOULED_BOARD": (
+        ERROR,
+        "a duplicate board whose deal, dealer, pack or cayenne card differs between tables",
+    ),
+    "STACKED_DEALER_EVENT": (
+        ERROR,
+        "one player's deals across the records of an event, pooled, keep the gathered structure",
+    ),
     "SHUFFLE_MISMATCH": (
         ERROR,
         "a shuffle proof that does not open its commitment, or a deal or cayenne card that does not follow",

@@ -16,6 +16,7 @@ from audit.ruleset import DEFAULT_RULESET, Ruleset
 HAND_FIELDS = frozenset(
     (
         "dealer",
+        "board",
         "pack",
         "deal",
         "dealt_order",
@@ -90,6 +91,8 @@ class HandRecord:
     cayenne: Card
     calls: tuple[tuple[Seat, str], ...]
     tricks: tuple[TrickRecord, ...]
+    board: int | None = None
+    """In a duplicate tournament, the board number (from 1); its dealer is the board's."""
     pack: int | None = None
     dealt_order: tuple[Card, ...] | None = None
     gathered: tuple[tuple[int, ...], tuple[int, ...]] | None = None
@@ -117,4 +120,4 @@ class Record:
     players: dict[str, str] | None = None
     cut: dict[str, Card] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    """event, site, date, table and any ``x-`` fields, as given."""
+    """event, site, date, table, round (an int) and any ``x-`` fields, as given."""

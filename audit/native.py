@@ -122,7 +122,12 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     findings: list[Finding] = []
     if not independent:
         first = lowest_cut(cut)
-        if first is not None and hands and hands[0]["dealer"] != first.name:
+        if (
+            first is not None
+            and hands
+            and "board" not in hands[0]
+            and hands[0]["dealer"] != first.name
+        ):
             return None  # WRONG_DEALER: the Python auditor reports it
         results = [
             (SEAT_BY_TEXT[h["dealer"]], _result(h["stacking"]) if "stacking" in h else None)

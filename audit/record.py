@@ -39,7 +39,7 @@ from audit.ruleset import DEFAULT_RULESET, Ruleset
 
 FORMAT = "cayenne-record/1"
 SCHEMA_RESOURCE = "cayenne-record-1.json"
-_META_FIELDS = ("event", "site", "date", "table", "independent_deals")
+_META_FIELDS = ("event", "site", "date", "table", "round", "independent_deals")
 
 
 def schema() -> dict[str, Any]:
@@ -238,6 +238,7 @@ def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
         cayenne=by[h["cayenne"]],
         calls=tuple((seats[c["seat"]], c["call"]) for c in h["calls"]),
         tricks=tricks,
+        board=h.get("board"),
         pack=h.get("pack"),
         dealt_order=_cards(h["dealt_order"]) if "dealt_order" in h else None,
         gathered=None if gathered is None else (tuple(gathered["NS"]), tuple(gathered["EW"])),
@@ -260,6 +261,8 @@ def _texts(cards: tuple[Card, ...]) -> list[str]:
 
 def hand_to_json(hand: HandRecord) -> dict[str, Any]:
     obj: dict[str, Any] = {"dealer": hand.dealer.name}
+    if hand.board is not None:
+        obj["board"] = hand.board
     if hand.pack is not None:
         obj["pack"] = hand.pack
     obj["deal"] = {s.name: _texts(hand.deal[s]) for s in Seat}

@@ -92,25 +92,15 @@ def score_hand(
                 bonuses.append(Bonus(_SIDES[side], "rubber", RUBBER_BONUS))
                 return
 
-    # 1. revoke penalties, in the order the revokes were made
-    tricks = [facts.tricks[0], facts.tricks[1]]
+    # 1. revoke penalties, in the order the revokes were made (`tricks` moves tricks)
+    tricks = penalised_tricks(facts)
     for side, option in facts.revokes:
-        other = side ^ 1
-        if option == "tricks":
-            if nullo:
-                n = min(3, tricks[other])
-                tricks[other] -= n
-                tricks[side] += n
-            else:
-                n = min(3, tricks[side])
-                tricks[side] -= n
-                tricks[other] += n
-        elif option == "deduct":
+        if option == "deduct":
             if over[0] is None:
                 pts[side] = max(0, pts[side] - 3 * unit)
         elif option == "add":
-            add(other, 3 * unit)
-        else:  # pragma: no cover - validated at the edge
+            add(side ^ 1, 3 * unit)
+        elif option != "tricks":  # pragma: no cover - validated at the edge
             raise ValueError(f"unknown penalty option {option!r}")
 
     # 2. tricks over the book
@@ -123,21 +113,13 @@ def score_hand(
     out_by_cards = {g.side for g in won}
 
     # 3. honours, trump contracts only
-    if facts.contract < 4:
-        h = facts.honours
-        major = 0 if h[0] >= 3 else 1 if h[1] >= 3 else None
-        if major is not None and _SIDES[major ^ 1] not in out_by_cards:
-            value = (2 * h[major] - 4) * unit
-            add(major, value, cap=odd != major)
+    held = honours_held(facts)
+    if held is not None and _SIDES[held[0] ^ 1] not in out_by_cards:
+        major, value = held
+        add(major, value * unit, cap=odd != major)
 
     # 4. slams, on the tricks actually taken; never for a side that revoked
-    for s in (0, 1):
-        n = facts.tricks[s]
-        if n >= 12:
-            owner = s ^ 1 if nullo else s
-            if not capped[owner]:
-                kind, value = ("slam", SLAM) if n == 13 else ("little_slam", LITTLE_SLAM)
-                bonuses.append(Bonus(_SIDES[owner], kind, value))
+    bonuses.extend(slams(facts))
 
     winner = over[0]
     if winner is not None:
@@ -149,6 +131,48 @@ def score_hand(
         rubber_winner=winner,
         adjusted_tricks=(tricks[0], tricks[1]),
     )
+
+
+def penalised_tricks(facts: HandFacts) -> tuple[int, int]:
+    """Tricks ``(NS, EW)`` after every ``tricks`` revoke penalty: three tricks (never
+    more than there are) go from the revoking side to the adversaries, or in a nullo,
+    where tricks hurt, from the adversaries to the revoking side."""
+    tricks = [facts.tricks[0], facts.tricks[1]]
+    nullo = facts.contract == Contract.NULLO
+    for side, option in facts.revokes:
+        if option != "tricks":
+            continue
+        loser, gainer = (side ^ 1, side) if nullo else (side, side ^ 1)
+        n = min(3, tricks[loser])
+        tricks[loser] -= n
+        tricks[gainer] += n
+    return (tricks[0], tricks[1])
+
+
+def honours_held(facts: HandFacts) -> tuple[int, int] | None:
+    """``(side, units)`` of the side holding three or more trump honours (3 = 2, 4 = 4,
+    5 = 6 units), or ``None`` (no trumps, or honours split 2-2 or less)."""
+    if not facts.contract.has_trump:
+        return None
+    h = facts.honours
+    major = 0 if h[0] >= 3 else 1 if h[1] >= 3 else None
+    return None if major is None else (major, 2 * h[major] - 4)
+
+
+def slams(facts: HandFacts) -> list[Bonus]:
+    """Slam (13 tricks, 6) and little slam (12, 4), on the tricks actually taken, never
+    for a side that revoked; in a nullo they belong to the side that scores the tricks."""
+    revoked = {side for side, _ in facts.revokes}
+    nullo = facts.contract == Contract.NULLO
+    out = []
+    for s in (0, 1):
+        n = facts.tricks[s]
+        if n >= 12:
+            owner = s ^ 1 if nullo else s
+            if owner not in revoked:
+                kind, value = ("slam", SLAM) if n == 13 else ("little_slam", LITTLE_SLAM)
+                out.append(Bonus(_SIDES[owner], kind, value))
+    return out
 
 
 @dataclass(slots=True)

@@ -1,5 +1,10 @@
 """WRONG_DEALER (the deal passes to the left; the lowest cut deals first) and
-PACK_NOT_ALTERNATED (the two packs are used alternately)."""
+PACK_NOT_ALTERNATED (the two packs are used alternately).
+
+A hand that carries ``board`` (a duplicate tournament) is dealt by the board's dealer
+with the board's pack: the dealer does not rotate and the packs need not alternate
+into or out of such a hand (whether the board is the same at every table is the
+event-wide FOULED_BOARD check, :mod:`audit.tournament.eventaudit`)."""
 
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ def check(ctx: AuditContext) -> list[Finding]:
         return out
     hands = record.hands
     first = lowest_cut(record.cut)
-    if first is not None and hands and hands[0].dealer != first:
+    if first is not None and hands and hands[0].board is None and hands[0].dealer != first:
         assert record.cut is not None
         out.append(
             Finding(
@@ -48,6 +53,8 @@ def check(ctx: AuditContext) -> list[Finding]:
             )
         )
     for prev, hand in zip(hands, hands[1:], strict=False):
+        if hand.board is not None or prev.board is not None:
+            continue
         if hand.dealer != prev.dealer.left:
             out.append(
                 Finding(

@@ -5,6 +5,9 @@ known, :func:`audit.stacking.stacking_test` gives a calibrated p-value (see
 docs/detection.md). Below ``alpha`` the deal is reported; one dealer's p-values are
 also pooled (Fisher), so a dealer who under-shuffles every time is reported even when
 no single deal is conclusive.
+
+A duplicate board (a hand with ``board``) is not dealt from the pack the table last
+gathered, so it is neither tested nor a reference.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def check(ctx: AuditContext) -> list[Finding]:
     results: list[tuple[Seat, StackingResult | None]] = [(h.dealer, None) for h in record.hands]
     for i, hand in enumerate(record.hands):
         j = previous_hand_with_pack(packs, i)
-        if j is None:
+        if j is None or hand.board is not None or record.hands[j].board is not None:
             continue
         prev, prev_out = record.hands[j], ctx.outcomes[j]
         if not prev_out.replayable or (prev.gathered is None and prev.collected is None):

@@ -66,6 +66,7 @@ extern Tables G;
 /* interned strings: X(variable, text) */
 #define FA_STRINGS(X) \
     X(S_dealer, "dealer") \
+    X(S_board, "board") \
     X(S_deal, "deal") \
     X(S_cayenne, "cayenne") \
     X(S_calls, "calls") \
@@ -149,6 +150,7 @@ typedef struct {
 
 typedef struct {
     int dealer;
+    long board; /* -1: absent (a duplicate board's number otherwise) */
     int pack; /* -1: absent */
     uint8_t deal[4][13];
     uint64_t holding[4];

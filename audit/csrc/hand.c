@@ -332,6 +332,10 @@ int read_hand(PyObject *h, Hand *out) {
         out->honours[1] = __builtin_popcountll((out->holding[1] | out->holding[3]) & hon);
     }
     /* optional fields */
+    o = get(h, S_board);
+    out->board = -1;
+    if (o != NULL && (out->board = small_int(o, 1, -1)) < 0)
+        return 0;
     o = get(h, S_pack);
     out->pack = -1;
     if (o != NULL) {

@@ -87,7 +87,8 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
             fast = 0;
         else if (h->has_collected && !collected_as_won(h))
             fast = 0;
-        else if (!independent && i > 0) {
+        else if (!independent && i > 0 && h->board < 0 && hands[i - 1].board < 0) {
+            /* a duplicate board is dealt by its own dealer with its own pack */
             const Hand *prev = &hands[i - 1];
             if (h->dealer != ((prev->dealer + 1) & 3))
                 fast = 0;
@@ -157,10 +158,15 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
             n_rubbers++;
         }
         /* the hand's report entry */
-        PyObject *entry = dict_of(
-            6, S_hand, PyLong_FromSsize_t(i + 1), S_dealer, new_ref(S_seat_name[h->dealer]),
-            S_contract, new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
-            S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s));
+        PyObject *entry = h->board < 0
+            ? dict_of(6, S_hand, PyLong_FromSsize_t(i + 1), S_dealer,
+                      new_ref(S_seat_name[h->dealer]), S_contract,
+                      new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
+                      S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s))
+            : dict_of(7, S_hand, PyLong_FromSsize_t(i + 1), S_board, PyLong_FromLong(h->board),
+                      S_dealer, new_ref(S_seat_name[h->dealer]), S_contract,
+                      new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
+                      S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s));
         if (entry == NULL)
             goto error;
         PyList_SET_ITEM(out_hands, i, entry);
@@ -180,6 +186,8 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
             }
             if (j < 0 || !(hands[j].has_gathered || hands[j].has_collected))
                 continue;
+            if (hands[i].board >= 0 || hands[j].board >= 0)
+                continue; /* a duplicate board is not dealt from the table's last pack */
             PyObject *info = stacking_json(&hands[i], &hands[j], (int)j + 1, pat);
             if (info == NULL)
                 goto error;

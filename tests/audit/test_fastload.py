@@ -22,6 +22,8 @@ BASE["hands"][0]["penalties"] = [{"trick": 3, "seat": "N", "option": "add"}]
 BASE["ruleset"] = {"deal_pattern": [4, 4, 5], "seven_is": "double"}
 BASE["cut"] = {"N": "2S", "E": "KH", "S": "TD", "W": "AC"}
 BASE["start"]["sheet"] = {"NS": [2], "EW": [0]}
+BASE["round"] = 2
+BASE["hands"][1]["board"] = 4
 
 values = st.one_of(
     st.none(),
@@ -99,7 +101,9 @@ def schema_accepts(doc: Any) -> bool:
             st.sampled_from(ALL_PATHS),
             st.sampled_from(["set", "delete", "add"]),
             values,
-            st.sampled_from(["x-ext", "N", "NS", "bogus", "deal_pattern", "games"]),
+            st.sampled_from(
+                ["x-ext", "N", "NS", "bogus", "deal_pattern", "games", "board", "round"]
+            ),
         ),
         min_size=1,
         max_size=2,
