@@ -4,8 +4,8 @@
 at table t throughout, EW pair t and board set t start at table t; after each round
 the EW pairs move up one table (T to 1) and the board sets down one (1 to T). With T
 even the EW pairs skip a table after round T/2, so no pair meets a board set twice.
-After the skip an EW pair would meet its first opponents again in round T, so an even
-Mitchell has at most T - 1 rounds (an odd one at most T).
+After the skip an EW pair meets its first opponents again in round T, so an even
+Mitchell plays T - 1 rounds by default; the spec allows T, and so does :func:`mitchell`.
 
 **Rubber round robin**: the circle method. Pair 1 stays put and the others turn round
 it; with an odd field a phantom joins and whoever meets it has the bye. At each
@@ -42,17 +42,27 @@ class Round:
 
 
 def max_mitchell_rounds(tables: int) -> int:
-    """The most rounds a Mitchell of ``tables`` tables can have without a pair meeting
-    another (or a board set) twice: T when T is odd, T - 1 when even (the skip)."""
+    """The most rounds the spec allows a Mitchell of ``tables`` tables: T.
+
+    With T even and the skip, round T brings every EW pair back to its round-1
+    opponents (on a board set it has not played): allowed, because the spec allows T
+    rounds, but not the default (:func:`default_mitchell_rounds`)."""
+    return tables
+
+
+def default_mitchell_rounds(tables: int) -> int:
+    """The rounds a Mitchell has unless the director says otherwise: the most in which
+    no pair meets another or a board set twice (T when T is odd, T - 1 when even)."""
     return tables if tables % 2 else max(tables - 1, 1)
 
 
 def mitchell(tables: int, rounds: int | None = None) -> tuple[Round, ...]:
-    """The Mitchell for ``tables`` tables and ``rounds`` rounds (default: the most)."""
+    """The Mitchell for ``tables`` tables and ``rounds`` rounds (default:
+    :func:`default_mitchell_rounds`)."""
     if tables < 1:
         raise MovementError(f"tables: a Mitchell needs at least one table, not {tables}")
     most = max_mitchell_rounds(tables)
-    rounds = most if rounds is None else rounds
+    rounds = default_mitchell_rounds(tables) if rounds is None else rounds
     if not 1 <= rounds <= most:
         raise MovementError(
             f"rounds: a Mitchell of {tables} table(s) has 1 to {most} rounds, not {rounds}"

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from audit.tournament.errors import MovementError
 from audit.tournament.movement import (
     boards_of_set,
+    default_mitchell_rounds,
     max_mitchell_rounds,
     mitchell,
     round_robin,
@@ -19,7 +20,7 @@ from audit.tournament.movement import (
 def test_mitchell_no_pair_meets_a_board_set_or_an_opponent_twice(
     tables: int, data: st.DataObject
 ) -> None:
-    rounds = data.draw(st.integers(1, max_mitchell_rounds(tables)))
+    rounds = data.draw(st.integers(1, default_mitchell_rounds(tables)))
     movement = mitchell(tables, rounds)
     assert len(movement) == rounds
     ns_sets, ew_sets, meetings = set(), set(), set()
@@ -50,9 +51,25 @@ def test_mitchell_moves_ew_up_and_boards_down_with_the_skip() -> None:
     assert [s.ew for s in three[2].sittings] == [2, 3, 1]
 
 
+@given(st.integers(1, 16).map(lambda n: 2 * n))
+def test_an_even_mitchell_of_t_rounds_repeats_only_round_one_opponents(tables: int) -> None:
+    # The spec allows T rounds; with the skip, round T meets round 1's opponents again
+    # on a board set never played, and nothing else repeats.
+    movement = mitchell(tables, max_mitchell_rounds(tables))
+    assert len(movement) == tables
+    first = {(s.ns, s.ew) for s in movement[0].sittings}
+    last = {(s.ns, s.ew) for s in movement[-1].sittings}
+    assert first == last
+    sets = [(s.ew, s.board_set) for r in movement for s in r.sittings]
+    assert len(sets) == len(set(sets))
+    middle = [(s.ns, s.ew) for r in movement[:-1] for s in r.sittings]
+    assert len(middle) == len(set(middle))
+
+
 def test_mitchell_refuses_impossible_sizes() -> None:
     with pytest.raises(MovementError, match="rounds"):
-        mitchell(4, 4)  # the fourth round would meet the first round's opponents again
+        mitchell(4, 5)
+    assert len(mitchell(4, 4)) == 4
     with pytest.raises(MovementError, match="tables"):
         mitchell(0)
     assert len(mitchell(5)) == 5
