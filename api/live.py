@@ -327,7 +327,7 @@ class Live:
                 if not write(conn, hand, before):  # one statement, autocommitted
                     raise Conflict("the hand moved on meanwhile; read it again")
             else:
-                self.ledger.checkpoint(fresh=True)
+                self.ledger.sign_checkpoint()
                 with conn.transaction():
                     if not store.update_hand(conn, hand, before):
                         raise Conflict("the hand moved on meanwhile; read it again")

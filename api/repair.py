@@ -108,6 +108,8 @@ def catch_up(
         if following is not None:
             store.set_hand_count(conn, table.id, following.number)
             store.insert_hand(conn, following)
+    if ended:
+        live.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
     return hand
 

@@ -403,6 +403,12 @@ class Log:
                 str(r[0]) for r in self._db.query("SELECT note FROM log_checkpoints ORDER BY size")
             ]
 
+    def checkpoint_of(self, size: int) -> str | None:
+        """The stored checkpoint of exactly ``size`` entries, or None (signs nothing)."""
+        with self._lock:
+            rows = self._db.query("SELECT note FROM log_checkpoints WHERE size = ?", (size,))
+        return None if not rows else str(rows[0][0])
+
     def first_checkpoint_covering(self, size: int) -> str | None:
         """The smallest stored checkpoint whose tree has at least ``size`` entries."""
         with self._lock:

@@ -134,6 +134,7 @@ def test_a_ceremony_that_waits_too_long_for_a_seat_is_voided(
     assert h1["phase"] == "void"
     void = service.app.extensions["fairplay"].ledger.hand_events(t.id, 1)[-1]["event"]
     assert void["type"] == "void" and void["body"]["missing"] == ["W"]
+    assert h1["ceremony"]["server_seed"] == void["body"]["server_seed"]  # published by the void
     assert "timed out after 60 s" in void["body"]["reason"]
     h2 = t.hand(2)
     assert (h2["phase"], h2["dealer"], h2["pack"]) == ("committing", h1["dealer"], h1["pack"])
