@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import os
 import logging
+import os
 import threading
 import time
 from concurrent.futures import Future
@@ -81,6 +81,7 @@ class GroupCommit:
         self._pid = 0
         self._unsigned_since: float | None = None
         """``time.monotonic()`` of the first append no checkpoint covers yet."""
+        self._closed = False
 
     def append(self, events: list[dict[str, Any]]) -> list[int]:
         if not events:
@@ -100,10 +101,22 @@ class GroupCommit:
         with self._cond:
             self._unsigned_since = None
 
-    def _next_batch(self) -> list[tuple[list[dict[str, Any]], Future[list[int]]]]:
-        """The appends that arrived meanwhile, or none when a checkpoint falls due."""
+    def close(self) -> None:
+        """Stop the commit thread once it has committed what was submitted."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+            thread = self._thread if self._pid == os.getpid() else None
+        if thread is not None:
+            thread.join(timeout=30)
+
+    def _next_batch(self) -> list[tuple[list[dict[str, Any]], Future[list[int]]]] | None:
+        """The appends that arrived meanwhile, none when a checkpoint falls due, or
+        ``None`` once closed."""
         with self._cond:
             while not self._queue:
+                if self._closed:
+                    return None
                 if self._unsigned_since is None:
                     self._cond.wait()
                     continue
@@ -120,16 +133,17 @@ class GroupCommit:
             return
         try:
             self.log.checkpoint(min_interval=self.interval)
-        except Exception:  # noqa: BLE001 - the next append or wake-up tries again
+        except Exception:  # noqa: BLE001 - tried again one interval later
             logger.exception("signing the scheduled checkpoint failed")
+            with self._cond:
+                self._unsigned_since = time.monotonic()
             return
         with self._cond:
             if self._unsigned_since == since:
                 self._unsigned_since = None
 
     def _run(self) -> None:
-        while True:
-            batch = self._next_batch()
+        while (batch := self._next_batch()) is not None:
             if batch:
                 self._commit(batch)
             self._sign_if_due()
@@ -176,6 +190,7 @@ class Ledger:
         self.log.checkpoint(min_interval=CHECKPOINT_INTERVAL)
 
     def close(self) -> None:
+        self.committer.close()
         self.log.close()
 
     def server_seed(self, table: str, hand: int) -> bytes:
