@@ -5,22 +5,32 @@ of the hand) with the log's key under the actor id ``server``; players' keys are
 registered in the log's key registry when they register, so the log itself refuses an
 event signed by any other key. Every accepted event, player-signed or server-signed,
 is appended to the log, which is the source of truth for a hand's history (the service's
-``api_hands`` row is a cache of it). The checkpoint advances when a hand ends.
+``api_hands`` row is a cache of it).
+
+Checkpoints are signed by the writer side only: at the end of every hand, and by the
+commit thread at most :data:`CHECKPOINT_INTERVAL` after any append no checkpoint covers.
+Reads sign nothing: proofs are served against the latest stored checkpoint, or, for a
+tree size the client names, against that tree's unsigned root (which the client checks
+against the checkpoint of that size it holds).
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import logging
 import os
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from api.config import Config
 from api.errors import BadRequest, NotFound
+from audit.log.bundle import build_bundle
 from audit.log.checkpoint import parse as parse_checkpoint
+from audit.log.errors import LogError
 from audit.log.events import make_event, sign_event
 from audit.log.keys import Signer, Verifier, generate_signer, load_signer, save_signer
 from audit.log.merkle import leaf_hash
@@ -28,9 +38,12 @@ from audit.log.note import parse as parse_note
 from audit.log.schemas import check_cayenne_event
 from audit.log.store import Log, open_log
 
+logger = logging.getLogger(__name__)
+
 SERVER_ACTOR = "server"
 CHECKPOINT_INTERVAL = 10.0
-"""Seconds a checkpoint served to readers stays the latest (a hand's end issues one now)."""
+"""Seconds a checkpoint served to readers stays the latest (a hand's end issues one now);
+an append is in a signed checkpoint at the latest this long after it is acknowledged."""
 
 
 def key_name(origin: str) -> str:
@@ -52,14 +65,24 @@ def b64_list(hashes: list[bytes]) -> list[str]:
 
 
 class GroupCommit:
-    """Appends from many request threads, committed in batches by one thread per process."""
+    """Appends from many request threads, committed in batches by one thread per process.
 
-    def __init__(self, log: Log) -> None:
+    The writer side of the log: besides committing, the thread signs a checkpoint once
+    the tree has grown and the latest one is :data:`CHECKPOINT_INTERVAL` old (at the
+    latest that long after an append), so that readers always find a stored checkpoint
+    that covers every entry older than the interval, and never cause one to be signed.
+    """
+
+    def __init__(self, log: Log, interval: float) -> None:
         self.log = log
+        self.interval = interval
         self._queue: list[tuple[list[dict[str, Any]], Future[list[int]]]] = []
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._pid = 0
+        self._unsigned_since: float | None = None
+        """``time.monotonic()`` of the first append no checkpoint covers yet."""
+        self._closed = False
 
     def append(self, events: list[dict[str, Any]]) -> list[int]:
         if not events:
@@ -74,29 +97,83 @@ class GroupCommit:
             self._cond.notify()
         return done.result()
 
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._queue:
+    def signed(self) -> None:
+        """A checkpoint covering every append so far was signed (the end of a hand)."""
+        with self._cond:
+            self._unsigned_since = None
+
+    def close(self) -> None:
+        """Stop the commit thread once it has committed what was submitted."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+            thread = self._thread if self._pid == os.getpid() else None
+        if thread is not None:
+            thread.join(timeout=30)
+
+    def _next_batch(self) -> list[tuple[list[dict[str, Any]], Future[list[int]]]] | None:
+        """The appends that arrived meanwhile, none when a checkpoint falls due, or
+        ``None`` once closed."""
+        with self._cond:
+            while not self._queue:
+                if self._closed:
+                    return None
+                if self._unsigned_since is None:
                     self._cond.wait()
-                batch, self._queue = self._queue, []
-            flat = [e for events, _ in batch for e in events]
-            try:
-                indices = self.log.append(flat)
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting requests
-                if len(batch) == 1:
-                    batch[0][1].set_exception(exc)
                     continue
-                for events, done in batch:
-                    try:
-                        done.set_result(self.log.append(events))
-                    except BaseException as one:  # noqa: BLE001
-                        done.set_exception(one)
-                continue
-            start = 0
+                left = self._unsigned_since + self.interval - time.monotonic()
+                if left <= 0:
+                    return []
+                self._cond.wait(left)
+            batch, self._queue = self._queue, []
+            return batch
+
+    def _sign_if_due(self) -> None:
+        since = self._unsigned_since
+        if since is None or time.monotonic() - since < self.interval:
+            return
+        try:
+            self.log.checkpoint(min_interval=self.interval)
+        except Exception:  # noqa: BLE001 - tried again one interval later
+            logger.exception("signing the scheduled checkpoint failed")
+            with self._cond:
+                self._unsigned_since = time.monotonic()
+            return
+        with self._cond:
+            if self._unsigned_since == since:
+                self._unsigned_since = None
+
+    def _run(self) -> None:
+        while (batch := self._next_batch()) is not None:
+            if batch:
+                self._commit(batch)
+            self._sign_if_due()
+
+    def _commit(self, batch: list[tuple[list[dict[str, Any]], Future[list[int]]]]) -> None:
+        flat = [e for events, _ in batch for e in events]
+        try:
+            indices = self.log.append(flat)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting requests
+            if len(batch) == 1:
+                batch[0][1].set_exception(exc)
+                return
             for events, done in batch:
-                done.set_result(indices[start : start + len(events)])
-                start += len(events)
+                try:
+                    done.set_result(self.log.append(events))
+                    self._appended()
+                except BaseException as one:  # noqa: BLE001
+                    done.set_exception(one)
+            return
+        self._appended()
+        start = 0
+        for events, done in batch:
+            done.set_result(indices[start : start + len(events)])
+            start += len(events)
+
+    def _appended(self) -> None:
+        with self._cond:
+            if self._unsigned_since is None:
+                self._unsigned_since = time.monotonic()
 
 
 class Ledger:
@@ -109,9 +186,12 @@ class Ledger:
         self.log: Log = open_log(database_url, self.origin, self.signer, clock=config.clock)
         if self.signer.verifier_key() not in self.log.actor_keys(SERVER_ACTOR):
             self.log.register_key(SERVER_ACTOR, self.signer.verifier())
-        self.committer = GroupCommit(self.log)
+        self.committer = GroupCommit(self.log, CHECKPOINT_INTERVAL)
+        # The writer side at start-up: entries a dead host left unsigned get a checkpoint.
+        self.log.checkpoint(min_interval=CHECKPOINT_INTERVAL)
 
     def close(self) -> None:
+        self.committer.close()
         self.log.close()
 
     def server_seed(self, table: str, hand: int) -> bytes:
@@ -167,27 +247,52 @@ class Ledger:
     def verifier_key(self) -> str:
         return self.signer.verifier_key()
 
-    def checkpoint(self, *, fresh: bool = False) -> str:
-        """The signed checkpoint: a new one when ``fresh`` (the end of a hand), otherwise the
-        latest unless it is older than :data:`CHECKPOINT_INTERVAL` and the tree grew, so
-        that readers and witnesses see the same note for a while."""
-        return self.log.checkpoint(min_interval=0.0 if fresh else CHECKPOINT_INTERVAL)
+    def sign_checkpoint(self) -> str:
+        """Sign (and store) a checkpoint of the whole tree now: the writer side, after an
+        append (the end of a hand). Readers never call this."""
+        note = self.log.checkpoint()
+        self.committer.signed()
+        return note
+
+    def checkpoint(self) -> str:
+        """The latest stored checkpoint (a read: it signs nothing)."""
+        note = self.log.latest_checkpoint()
+        if note is None:
+            raise NotFound(
+                f"the log has signed no checkpoint yet; it signs one within "
+                f"{CHECKPOINT_INTERVAL:.0f} s of an append",
+                details={"retry_after": CHECKPOINT_INTERVAL},
+            )
+        return note
 
     def _size_of(self, note_text: str) -> int:
         return parse_checkpoint(parse_note(note_text)[0]).size
 
-    def _checkpoint_for(self, size: int | None, index: int = 0) -> tuple[str, int]:
-        """A checkpoint and its size: the latest (covering ``index``), or one of exactly
-        ``size`` entries."""
+    def _tree(self, size: int | None, index: int = 0) -> tuple[int, dict[str, Any]]:
+        """The tree a proof is served against, and how the client checks its root.
+
+        No ``size``: the latest stored checkpoint (``{"checkpoint": note}``); an entry it
+        does not cover yet is refused until the writer signs the next one. A ``size``: the
+        tree of that size, its root unsigned (``{"root": base64, "checkpoint": note or
+        None}``), which the client compares with a checkpoint of that size it holds.
+        """
         current = self.log.size()
         if size is None:
             note = self.checkpoint()
-            if self._size_of(note) <= index < current:
-                note = self.checkpoint(fresh=True)
-            return note, self._size_of(note)
+            covered = self._size_of(note)
+            if covered <= index < current:
+                raise NotFound(
+                    f"entry {index} is not in a signed checkpoint yet (the latest has "
+                    f"{covered} entries); the log signs one within {CHECKPOINT_INTERVAL:.0f} s",
+                    details={"size": covered, "retry_after": CHECKPOINT_INTERVAL},
+                )
+            return covered, {"checkpoint": note}
         if not 1 <= size <= current:
             raise NotFound(f"the log has {current} entries; no tree of size {size}")
-        return self.log.checkpoint_at(size), size
+        return size, self._unsigned(size)
+
+    def _unsigned(self, size: int) -> dict[str, Any]:
+        return {"root": self.log.tree_hash_b64(size), "checkpoint": self.log.checkpoint_of(size)}
 
     def entries(self, start: int, end: int) -> dict[str, Any]:
         size = self.log.size()
@@ -203,7 +308,7 @@ class Ledger:
         }
 
     def inclusion(self, index: int, size: int | None) -> dict[str, Any]:
-        note, tree = self._checkpoint_for(size, index)
+        tree, against = self._tree(size, index)
         if not 0 <= index < tree:
             raise NotFound(f"no entry {index} in the tree of size {tree}")
         leaf = self.log.leaves(index, index + 1)[0]
@@ -212,22 +317,34 @@ class Ledger:
             "size": tree,
             "leaf_hash": b64_list([leaf_hash(leaf)])[0],
             "proof": b64_list(self.log.inclusion_proof(index, tree)),
-            "checkpoint": note,
+            **against,
         }
 
     def consistency(self, first: int, second: int | None) -> dict[str, Any]:
-        note, tree = self._checkpoint_for(second)
+        tree, against = self._tree(second)
         if not 1 <= first <= tree:
             raise BadRequest(f"from: must be between 1 and {tree}", details={"path": "from"})
+        older = self._unsigned(first)
         return {
             "from": first,
             "to": tree,
             "proof": b64_list(self.log.consistency_proof(first, tree)),
-            "checkpoint": note,
-            "from_checkpoint": self.log.checkpoint_at(first),
+            **against,
+            "from_root": older["root"],
+            "from_checkpoint": older["checkpoint"],
         }
 
     def proof_bundle(self, table: str, hand: int) -> dict[str, Any]:
-        if not self.log.hand_events(table, hand):
+        """The hand's bundle against stored checkpoints only (a read signs nothing)."""
+        events = self.log.hand_events(table, hand)
+        if not events:
             raise NotFound(f"the log has no events of table {table!r} hand {hand}")
-        return self.log.proof_bundle(table, hand)
+        try:
+            return build_bundle(self.log, table, str(hand), sign=False)
+        except LogError:
+            last = max(e["index"] for e in events)
+            raise NotFound(
+                f"entry {last} of the hand is not in a signed checkpoint yet; the log signs "
+                f"one within {CHECKPOINT_INTERVAL:.0f} s",
+                details={"retry_after": CHECKPOINT_INTERVAL},
+            ) from None

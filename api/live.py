@@ -14,9 +14,16 @@ checked in this order, and nothing is stored or logged unless every check passes
    422 a card not held, a revoke, a bad call, a seed that does not open its commitment).
 
 Then the event is appended to the log, which re-checks signature, key and chain under its
-own lock: of two workers racing for the same ``seq`` exactly one wins, the other answers
-409. The hand's row (``api_hands``) is then updated with a compare-and-set on its event
-count. The log is the hand's history; the rules state is rebuilt from it and cached per
+own lock: of two different events racing for the same ``seq`` exactly one wins, the other
+answers 409. The hand's row (``api_hands``) is then updated with a compare-and-set on its
+event count.
+
+The log is the truth and the rows are derived from it. An event refused while the log
+is ahead of the hand's row (a host died between its append and its row write, or is
+between the two) is judged again once the row is brought up to the log
+(:func:`api.repair.catch_up`), whoever wrote it; an event the log already holds (a
+client's retry, or the same event sent to two hosts) answers with its result, on any
+host: a refused action is never one the log holds. The log is the hand's history; the rules state is rebuilt from it and cached per
 process, keyed by the hand's event count, so a play costs no replay.
 
 At the end of the hand the server reveals its seed (a logged event), the record (with its
@@ -32,11 +39,11 @@ import hmac
 import threading
 from typing import Any
 
-from api import ceremony, repair, store
+from api import ceremony, faults, repair, store
 from api.cache import Bounded
 from api.config import Config
 from api.db import Connection, Database
-from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
+from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
 from api.ledger import Ledger
 from api.signing import parse_player_key
 from api.state import (
@@ -289,6 +296,10 @@ class Live:
     def _submit_locked(
         self, conn: Connection, table: store.Table, seat: Seat, kind: str, event: dict[str, Any]
     ) -> dict[str, Any]:
+        """Judge the event against the hand's row; if it is refused while the log is ahead
+        of the row (a host died between its append and its row write), bring the row up
+        to the log and judge again: an event the log already holds (a retry, or the same
+        event sent to two hosts) answers with its result instead of a refusal."""
         table_id, number = table.id, int(event["hand"])
         key = (table_id, number)
         hand = self._rows.pop(key)
@@ -297,11 +308,30 @@ class Live:
             # row cannot let a wrong event through: the log accepts an event only at its
             # hand's true head, and the state at a given head is the same everywhere.)
             hand = store.get_hand(conn, table_id, number)
-        if (
-            event["seq"] > hand.event_count
-            and self.ledger.head(table_id, number) > hand.event_count
-        ):
-            hand = repair.catch_up(self, conn, table, hand)
+        try:
+            return self._judge(conn, table, seat, kind, event, hand)
+        except FairplayError:
+            hand = store.get_hand(conn, table_id, number)
+            if self.ledger.head(table_id, number) > hand.event_count:
+                self._forget(key)
+                hand = repair.catch_up(self, conn, table, hand)
+            elif not self._logged_already(event):
+                raise  # the row is the log's: the refusal stands
+        if self._logged_already(event):
+            return self._result(event, hand)
+        return self._judge(conn, table, seat, kind, event, hand)
+
+    def _judge(
+        self,
+        conn: Connection,
+        table: store.Table,
+        seat: Seat,
+        kind: str,
+        event: dict[str, Any],
+        hand: store.HandRow,
+    ) -> dict[str, Any]:
+        """Check the event against ``hand``, log it and write the row; the new head."""
+        key = (table.id, hand.number)
         if event["seq"] != hand.event_count or not hmac.compare_digest(
             str(event["prev"]), hand.last_hash
         ):
@@ -320,36 +350,15 @@ class Live:
                 # end and the next hand's opening; the log re-checks every chain.
                 self.ledger.append(hand.pending + (finished[3].pending if finished else []))
             except LogChainBroken as exc:
-                if self._logged_already(event):
-                    # The client sends again an action the log holds and the row does not
-                    # (a crash after the append): repair the row, so that its next read
-                    # shows what the log holds. Another worker's different event at this
-                    # seq is a race it won; its own request writes the row.
-                    self._forget(key)
-                    repair.catch_up(self, conn, table, store.get_hand(conn, table_id, number))
+                # Another host's event took this seq, or this very event did (the same
+                # event sent twice): the caller brings the row up to the log and judges.
                 raise ReplayedEvent(f"stale or replayed event: {exc.message}") from None
-            if finished is None:
-                write = store.advance_hand if kind in ("call", "play") else store.update_hand
-                if not write(conn, hand, before):  # one statement, autocommitted
-                    raise Conflict("the hand moved on meanwhile; read it again")
-            else:
-                self.ledger.checkpoint(fresh=True)
-                with conn.transaction():
-                    if not store.update_hand(conn, hand, before):
-                        raise Conflict("the hand moved on meanwhile; read it again")
-                    report_id, report, record, following = finished
-                    store.insert_report(
-                        conn,
-                        report_id,
-                        table_id=table.id,
-                        hand_number=hand.number,
-                        report=report,
-                        record=record,
-                        players=list(table.seats.values()),
-                        created_at=hand.finished_at or self.now(),
-                    )
-                    store.set_hand_count(conn, table.id, following.number)
-                    store.insert_hand(conn, following)
+            if not self._write(conn, table, hand, before, kind, finished):
+                # The event is logged; another host brought the row up to the log first
+                # (it saw the log ahead): the action stands, the row follows the log.
+                self._forget(key)
+                fresh = repair.catch_up(self, conn, table, store.get_hand(conn, *key))
+                return self._result(event, fresh)
         except BaseException:
             self._forget(key)
             raise
@@ -360,6 +369,47 @@ class Live:
         if hand.phase != "over":
             hand.pending = []
             self._rows.put(key, hand)
+        return self._result(event, hand, state)
+
+    def _write(
+        self,
+        conn: Connection,
+        table: store.Table,
+        hand: store.HandRow,
+        before: int,
+        kind: str,
+        finished: tuple[str, dict[str, Any], dict[str, Any], store.HandRow] | None,
+    ) -> bool:
+        """Write the rows of a logged action; ``False`` if the row moved on meanwhile."""
+        faults.after_append(kind, finished is not None)
+        if finished is None:
+            write = store.advance_hand if kind in ("call", "play") else store.update_hand
+            return write(conn, hand, before)  # one statement, autocommitted
+        self.ledger.sign_checkpoint()
+        with conn.transaction():
+            if not store.update_hand(conn, hand, before):
+                return False  # nothing written: the transaction commits empty
+            report_id, report, record, following = finished
+            store.insert_report(
+                conn,
+                report_id,
+                table_id=table.id,
+                hand_number=hand.number,
+                report=report,
+                record=record,
+                players=list(table.seats.values()),
+                created_at=hand.finished_at or self.now(),
+            )
+            store.set_hand_count(conn, table.id, following.number)
+            store.insert_hand(conn, following)
+        return True
+
+    def _result(
+        self, event: dict[str, Any], hand: store.HandRow, state: HandState | None = None
+    ) -> dict[str, Any]:
+        """The answer to a logged event: its seq and hash, and the hand's head now."""
+        if state is None and hand.phase in ("calling", "playing"):
+            state = self.state(hand)
         return {
             "seq": event["seq"],
             "hash": event_hash(event),

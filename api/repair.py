@@ -13,7 +13,8 @@ drawn (:meth:`api.ledger.Ledger.server_seed`), so its logged commitment can be o
 
 :func:`catch_up` replays a hand's logged events onto its row with the same checks as a
 live request and, at the end of a hand or after a void, writes the report and the next
-hand's row; the live tables call it when they find the log ahead of a row.
+hand's row; any host runs it on demand for one hand when it finds the log ahead of that
+hand's row (an action refused against the row, a void), whoever wrote the log.
 :func:`recover` runs it over every unfinished hand when the service starts. Whatever
 does not replay (an event the rules refuse, a record whose hash differs, a commitment
 the derived seed does not open) is refused with 409 for an operator, never guessed.
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from api.live import Live
 
 log = logging.getLogger(__name__)
+
+CEREMONY = ("committing", "revealing")
 
 
 def _refuse(hand: store.HandRow, seq: int, kind: str, why: str) -> Conflict:
@@ -108,6 +111,8 @@ def catch_up(
         if following is not None:
             store.set_hand_count(conn, table.id, following.number)
             store.insert_hand(conn, following)
+    if ended:
+        live.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
     return hand
 
@@ -174,47 +179,62 @@ def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
 
     The void is logged with the server's seed (so the partial transcript can be
     checked) and the hand number is used up; the same dealer deals the next hand
-    from the same pack, under a fresh ceremony. A dealt hand cannot be voided.
+    from the same pack, under a fresh ceremony. A dealt hand cannot be voided. The hand
+    is judged as the log has it: a row the log is ahead of (another host died between
+    its append and its row write, or is between the two) is brought up to the log first.
     """
     conn = live.db.connection()
     table = live._table(conn, table_id)
     key = (table_id, number)
     with live._hand_lock(key):
-        hand = store.get_hand(conn, table_id, number)
-        if hand.phase not in ("committing", "revealing"):
-            raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
-        before = hand.event_count
-        c = hand.ceremony
-        done = c["commitments"] if hand.phase == "committing" else c["seeds"]
-        live._server_event(
-            hand,
-            "void",
-            {
-                "reason": reason,
-                "phase": hand.phase,
-                "missing": [s.name for s in Seat if s.name not in done],
-                "server_seed": hand.server_seed,
-            },
-        )
-        hand.phase = "void"
-        hand.finished_at = live.now()
-        following = live._open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
-        try:
-            live.ledger.append(hand.pending + following.pending)
-        except LogChainBroken as exc:
-            if live._logged_already(hand.pending[-1]):  # the same void again, after a crash
-                catch_up(live, conn, table, store.get_hand(conn, table_id, number))
-            raise Conflict(f"the hand moved on meanwhile: {exc.message}") from None
-        with conn.transaction():
-            if not store.update_hand(conn, hand, before):
-                raise Conflict("the hand moved on meanwhile; read it again")
-            store.set_hand_count(conn, table_id, following.number)
+        for _ in range(3):  # each retry follows an event another host logged meanwhile
+            hand = store.get_hand(conn, table_id, number)
+            if live.ledger.head(table_id, number) > hand.event_count:
+                live._forget(key)
+                hand = catch_up(live, conn, table, hand)
+            done = _void_once(live, conn, table, hand, reason)
+            if done is not None:
+                return done
+        raise Conflict("the hand kept moving on meanwhile; read it again")
+
+
+def _void_once(
+    live: Live, conn: Connection, table: store.Table, hand: store.HandRow, reason: str
+) -> dict[str, Any] | None:
+    """Log and write the void of ``hand``; ``None`` if another host's event came first."""
+    if hand.phase not in CEREMONY:
+        raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
+    number = hand.number
+    answer = {"table": table.id, "hand": number, "phase": "void", "next_hand": number + 1}
+    before = hand.event_count
+    c = hand.ceremony
+    done = c["commitments"] if hand.phase == "committing" else c["seeds"]
+    live._server_event(
+        hand,
+        "void",
+        {
+            "reason": reason,
+            "phase": hand.phase,
+            "missing": [s.name for s in Seat if s.name not in done],
+            "server_seed": hand.server_seed,
+        },
+    )
+    hand.phase = "void"
+    hand.finished_at = live.now()
+    following = live._open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
+    try:
+        live.ledger.append(hand.pending + following.pending)
+    except LogChainBroken:
+        return None
+    with conn.transaction():
+        written = store.update_hand(conn, hand, before)
+        if written:
+            store.set_hand_count(conn, table.id, following.number)
             store.insert_hand(conn, following)
-        live._forget(key)
-    return {"table": table_id, "hand": number, "phase": "void", "next_hand": following.number}
-
-
-CEREMONY = ("committing", "revealing")
+    live._forget((table.id, number))
+    if not written:  # logged; another host brought the row up to the log first
+        catch_up(live, conn, table, store.get_hand(conn, table.id, number))
+    return answer
 
 
 def expire(live: Live, hand: store.HandRow) -> bool:

@@ -15,6 +15,7 @@ BENCHES = [
     "detection_bound.py",
     "log_bench.py",
     "api_bench.py",
+    "hosts_bench.py",
 ]
 
 

@@ -40,11 +40,12 @@ def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, S
 def hand_json(table: store.Table, hand: store.HandRow, state: Snapshot | None) -> dict[str, Any]:
     c = hand.ceremony
     over = hand.phase == "over"
+    published = over or hand.phase == "void"  # the void event publishes the server's seed
     cer: dict[str, Any] = {
         "server_commitment": hand.server_commitment,
         "commitments": {s.name: c["commitments"].get(s.name) for s in Seat},
         "revealed": {s.name: s.name in c["seeds"] for s in Seat},
-        "server_seed": hand.server_seed if over else None,
+        "server_seed": hand.server_seed if published else None,
         "deal_number": c.get("deal_number") if over else None,
     }
     waiting = waiting_for(hand, None if state is None else state.to_act)

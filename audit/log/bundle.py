@@ -53,11 +53,15 @@ def _unb64(values: Any, where: str) -> list[bytes]:
         raise LogInconsistent(f"{where}: invalid base64") from exc
 
 
-def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict[str, Any]:
+def build_bundle(
+    log: Log, table: str, hand: str, *, later: bool = True, sign: bool = True
+) -> dict[str, Any]:
     """The proof bundle of one hand, against the first stored checkpoint covering it.
 
-    With ``later``, the log's current checkpoint (issued if needed) and the consistency
-    proof to it are added when it is larger.
+    With ``later``, the log's current checkpoint and the consistency proof to it are
+    added when it is larger. ``sign=False`` (a service's reader) uses stored checkpoints
+    only and raises :class:`LogError` when none covers the hand yet; otherwise a log
+    opened with its key signs the checkpoints it needs.
     """
     events = log.hand_events(table, hand)
     if not events:
@@ -65,7 +69,7 @@ def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict
     need = max(e["index"] for e in events) + 1
     note_text = log.first_checkpoint_covering(need)
     if note_text is None:
-        if log.signer is None:
+        if log.signer is None or not sign:
             raise LogError(f"no checkpoint covers entry {need - 1} yet; issue one first")
         note_text = log.checkpoint()
     cp = parse_checkpoint(parse_note(note_text)[0])
@@ -86,7 +90,7 @@ def build_bundle(log: Log, table: str, hand: str, *, later: bool = True) -> dict
         ],
     }
     if later:
-        latest = log.checkpoint() if log.signer is not None else log.latest_checkpoint()
+        latest = log.checkpoint() if sign and log.signer else log.latest_checkpoint()
         assert latest is not None
         cp2 = parse_checkpoint(parse_note(latest)[0])
         if cp2.size > cp.size:

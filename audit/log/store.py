@@ -199,16 +199,15 @@ class Log:
                         f"key {ev['key'].split('+')[0]}+{ev['key'].split('+')[1]} is not "
                         f"registered for actor {ev['actor']!r}"
                     )
-            size = self._size()
+            # One round trip for the tree's size and every hand's head: the lock is held
+            # for as few round trips as the batch needs, whatever its size.
+            size, heads = self._size_and_heads({(ev["table"], ev["hand"]) for ev, _, _ in prepared})
             frontier = self._load_frontier(size)
-            heads: dict[tuple[str, str], tuple[int, str] | None] = {}
             entry_rows: list[tuple[Any, ...]] = []
             node_rows: list[tuple[int, bytes]] = []
             for offset, (ev, leaf, ehash) in enumerate(prepared):
                 key = (ev["table"], ev["hand"])
-                if key not in heads:
-                    heads[key] = self._hand_head(*key)
-                head = heads[key]
+                head = heads.get(key)
                 want_seq, want_prev = (0, None) if head is None else (head[0] + 1, head[1])
                 where = f"table {ev['table']!r} hand {ev['hand']!r}"
                 if ev["seq"] != want_seq:
@@ -244,6 +243,30 @@ class Log:
         if cached is not None and cached.size == size:
             return merkle.Frontier(cached.size, list(cached.nodes))
         return merkle.Frontier.from_nodes(size, self._nodes)
+
+    def _size_and_heads(
+        self, hands: set[tuple[str, str]]
+    ) -> tuple[int, dict[tuple[str, str], tuple[int, str]]]:
+        """The number of entries, and ``(seq, event_hash)`` of the last event of each hand
+        in ``hands`` that has one, in one query."""
+        keys = sorted(hands)
+        marks = ", ".join("(?, ?)" for _ in keys)
+        rows = self._db.query(
+            "SELECT 0, '', '', COALESCE(MAX(idx), -1), '' FROM log_entries UNION ALL"
+            " SELECT 1, e.table_id, e.hand_id, e.seq, e.event_hash FROM log_entries e"
+            f" WHERE (e.table_id, e.hand_id) IN (VALUES {marks}) AND e.seq ="
+            " (SELECT MAX(x.seq) FROM log_entries x"
+            " WHERE x.table_id = e.table_id AND x.hand_id = e.hand_id)",
+            [v for k in keys for v in k],
+        )
+        size = 0
+        heads: dict[tuple[str, str], tuple[int, str]] = {}
+        for kind, table, hand, seq, ehash in rows:
+            if int(kind) == 0:
+                size = int(seq) + 1
+            else:
+                heads[(str(table), str(hand))] = (int(seq), str(ehash))
+        return size, heads
 
     def _hand_head(self, table: str, hand: str) -> tuple[int, str] | None:
         rows = self._db.query(
@@ -404,6 +427,12 @@ class Log:
             return [
                 str(r[0]) for r in self._db.query("SELECT note FROM log_checkpoints ORDER BY size")
             ]
+
+    def checkpoint_of(self, size: int) -> str | None:
+        """The stored checkpoint of exactly ``size`` entries, or None (signs nothing)."""
+        with self._lock:
+            rows = self._db.query("SELECT note FROM log_checkpoints WHERE size = ?", (size,))
+        return None if not rows else str(rows[0][0])
 
     def first_checkpoint_covering(self, size: int) -> str | None:
         """The smallest stored checkpoint whose tree has at least ``size`` entries."""

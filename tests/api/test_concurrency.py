@@ -17,8 +17,9 @@ import pytest
 from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client
 from audit.cards import Seat
+from audit.log.events import event_hash, make_event, sign_event
 from tests.api.conftest import ADMIN
-from tests.api.helpers import SEATS, Table, open_table
+from tests.api.helpers import SEATS, Table, error_of, open_table
 
 
 @pytest.fixture
@@ -89,3 +90,103 @@ def test_hosts_take_turns_on_one_hand(two_hosts: tuple[Any, Any]) -> None:
         table.act(seat, "play", {"card": table.cards(seat)["legal_plays"][0]})
     assert t.hand() == on_b.hand()
     assert len(t.hand()["play"]["tricks"]) == 2
+
+
+def signed(t: Table, seat: str, kind: str, body: dict[str, Any], h: dict[str, Any]) -> Any:
+    """One signed action at the head ``h`` shows, as a client would send it."""
+    event = make_event(
+        origin=t.origin,
+        table=t.id,
+        hand=1,
+        seq=h["next_seq"],
+        prev=h["last_hash"],
+        actor=t.players[seat].id,
+        type=kind,
+        body=body,
+    )
+    return sign_event(event, t.players[seat].signer)
+
+
+def test_the_same_event_sent_to_both_hosts_at_once_is_accepted_by_both(
+    two_hosts: tuple[Any, Any],
+) -> None:
+    """Submitting an event the log already holds answers with its result, on any host:
+    a race between two hosts for one signed event gives two successes, one log entry."""
+    a, b = two_hosts
+    t = open_table(a.client(), a.origin)
+    path = f"/v1/tables/{t.id}/hands/1/events"
+
+    def race(seat: str, kind: str, body: dict[str, Any]) -> None:
+        h = t.hand()
+        event = signed(t, seat, kind, body, h)
+        answers: list[Any] = []
+
+        def post(host: Any) -> None:
+            try:
+                answers.append(Client(host.url).call("POST", path, event))
+            except ApiCallError as exc:
+                answers.append(exc)
+
+        threads = [threading.Thread(target=post, args=(host,)) for host in (a, b, a, b)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert all(isinstance(x, dict) for x in answers), answers
+        assert {(x["seq"], x["hash"]) for x in answers} == {(h["next_seq"], event_hash(event))}
+        after = t.hand()
+        assert after["next_seq"] == h["next_seq"] + 1
+        assert after == b.client().hand(t.id, 1)
+
+    for seat in SEATS:
+        race(seat, "commit", commitment(t, seat))
+    for seat in SEATS:
+        race(seat, "reveal", {"seed": t.seeds[seat].hex()})
+    race("N", "call", {"call": "grand"})
+    for _ in range(12):
+        seat = t.hand()["waiting_for"][0]
+        race(seat, "play", {"card": t.cards(seat)["legal_plays"][0]})
+    events = a.client().call("GET", f"/v1/tables/{t.id}/hands/1/events")["events"]
+    assert [e["event"]["seq"] for e in events] == list(range(len(events)))
+    assert len(events) == 1 + 4 + 4 + 1 + 12
+
+
+def log_only(host: Any, t: Table, seat: str, kind: str, body: dict[str, Any]) -> None:
+    """Append a seat's action to the log and die before the rows: the crash of a host."""
+    host.app.extensions["fairplay"].ledger.append([signed(t, seat, kind, body, t.hand())])
+
+
+def test_a_host_that_died_after_its_append_wedges_no_table(two_hosts: tuple[Any, Any]) -> None:
+    """The survivor brings the hand up to the log, whoever wrote it, then judges."""
+    a, b = two_hosts
+    t = open_table(b.client(), b.origin)
+    t.act("N", "commit", commitment(t, "N"))
+    log_only(a, t, "E", "commit", commitment(t, "E"))
+    stale = t.hand()
+    assert stale["waiting_for"] == ["E", "S", "W"]  # the rows do not know E's commit yet
+    err = error_of(lambda: t.act("S", "commit", commitment(t, "S"), seq=stale["next_seq"]))
+    assert err.error_code == "REPLAYED_EVENT"  # signed against the stale head: refused...
+    assert t.hand()["waiting_for"] == ["S", "W"]  # ...but the hand is now the log's
+    t.act("S", "commit", commitment(t, "S"))
+    t.act("W", "commit", commitment(t, "W"))
+    t.act("N", "reveal", {"seed": t.seeds["N"].hex()})
+    log_only(a, t, "E", "reveal", {"seed": t.seeds["E"].hex()})
+    # the same action sent again to the survivor answers with its logged result
+    again = t.act("E", "reveal", {"seed": t.seeds["E"].hex()})  # at the stale head
+    assert again["next_seq"] == t.hand()["next_seq"] == 7
+    for seat in ("S", "W"):
+        t.act(seat, "reveal", {"seed": t.seeds[seat].hex()})
+    assert t.hand()["phase"] == "calling"
+
+
+def test_a_void_after_a_host_died_is_judged_on_the_log(two_hosts: tuple[Any, Any]) -> None:
+    a, b = two_hosts
+    t = open_table(b.client(), b.origin)
+    log_only(a, t, "N", "commit", commitment(t, "N"))
+    c = b.client()
+    done = c.call("POST", f"/v1/tables/{t.id}/hands/1/void", {"reason": "N left"}, c.admin())
+    assert done["phase"] == "void"
+    events = c.call("GET", f"/v1/tables/{t.id}/hands/1/events")["events"]
+    assert [e["event"]["type"] for e in events] == ["open", "commit", "void"]
+    assert events[-1]["event"]["body"]["missing"] == ["E", "S", "W"]
+    assert t.hand(2)["phase"] == "committing"

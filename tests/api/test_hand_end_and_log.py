@@ -89,12 +89,14 @@ def test_log_key_checkpoint_and_proofs(finished: TableBots) -> None:
             merkle.verify_inclusion(
                 merkle.leaf_hash(b"forged"), index, cp_p.size, b64(proof["proof"]), cp_p.root
             )
-    small = 5
+    small = 5  # no checkpoint of this size was signed: the old root comes unsigned
     cons = c.call("GET", f"/v1/log/proofs/consistency?from={small}")
-    old = parse_checkpoint(verify_note(cons["from_checkpoint"], vkey))
     new = parse_checkpoint(verify_note(cons["checkpoint"], vkey))
-    assert old.size == small
-    merkle.verify_consistency(old.size, new.size, old.root, new.root, b64(cons["proof"]))
+    assert cons["from_checkpoint"] is None
+    old_root = base64.b64decode(cons["from_root"])
+    merkle.verify_consistency(small, new.size, old_root, new.root, b64(cons["proof"]))
+    with pytest.raises(ProofError):
+        merkle.verify_consistency(small, new.size, bytes(32), new.root, b64(cons["proof"]))
 
 
 def fairplay(*args: str) -> subprocess.CompletedProcess[str]:
@@ -120,3 +122,68 @@ def test_hand_bundle_verifies_offline_and_tampering_fails(
     path.write_text(json.dumps(tampered))
     bad = fairplay("verify", str(path), "--key", vkey)
     assert bad.returncode == 1 and "LOG_SIGNATURE_INVALID" in bad.stdout + bad.stderr
+
+
+def checkpoint_rows(service: Running) -> list[str]:
+    return list(service.app.extensions["fairplay"].ledger.log.checkpoints())
+
+
+def test_reads_sign_nothing(service: Running, finished: TableBots, tmp_path: Path) -> None:
+    """A sweep of every proof, bundle and checkpoint read adds no checkpoint, and what it
+    serves still verifies: against the checkpoint, or an old size's unsigned root against
+    the checkpoint of that size a client kept."""
+    c, t = finished.client, finished.table
+    vkey = c.call("GET", "/v1/log/key").strip()
+    finished.play_hand(2)  # two hand ends: two checkpoints, the first one a client kept
+    kept = checkpoint_rows(service)
+    assert len(kept) >= 2
+    first = parse_checkpoint(verify_note(kept[0], vkey))
+    note = c.call("GET", "/v1/log/checkpoint")
+    size = parse_checkpoint(verify_note(note, vkey)).size
+    by_size = {parse_checkpoint(verify_note(k, vkey)).size: k for k in kept}
+    for n in range(1, size + 1):
+        inc = c.call("GET", f"/v1/log/proofs/inclusion?index={n - 1}&size={n}")
+        assert inc["checkpoint"] == by_size.get(n)
+        c.call("GET", f"/v1/log/proofs/inclusion?index={n - 1}")
+        cons = c.call("GET", f"/v1/log/proofs/consistency?from={n}&to={size}")
+        if n == first.size:  # the old root is the one the kept checkpoint signed
+            assert base64.b64decode(cons["from_root"]) == first.root
+            merkle.verify_consistency(
+                n, size, first.root, base64.b64decode(cons["root"]), b64(cons["proof"])
+            )
+    bundles = []
+    for number in (1, 2, 3):
+        bundles.append(c.call("GET", f"/v1/log/hands/{t}/{number}"))
+    for number in (1, 2):
+        bundles.append(c.call("GET", f"/v1/tables/{t}/hands/{number}/proof"))
+    assert c.call("GET", "/v1/log/checkpoint") == note  # the same note for every reader
+    assert checkpoint_rows(service) == kept  # not one checkpoint signed by the sweep
+    for bundle in bundles[3:]:
+        path = tmp_path / "bundle.json"
+        path.write_text(json.dumps(bundle))
+        ok = fairplay("verify", str(path), "--key", vkey)
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_the_writer_signs_appends_no_hand_end_covered(
+    make_service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries no hand end covers are signed by the commit thread within the interval;
+    until then a proof for them is refused (404), not signed for the reader."""
+    import time
+
+    from api import ledger
+
+    monkeypatch.setattr(ledger, "CHECKPOINT_INTERVAL", 0.5)
+    service = make_service()
+    c = service.client()
+    bots = TableBots.open(c, random.Random(3))
+    before = checkpoint_rows(service)
+    size = service.app.extensions["fairplay"].ledger.log.size()
+    waited = time.monotonic()
+    while len(checkpoint_rows(service)) == len(before):
+        assert time.monotonic() - waited < 10, "no checkpoint was signed after the appends"
+        time.sleep(0.05)
+    note = c.call("GET", "/v1/log/checkpoint")
+    assert parse_checkpoint(verify_note(note, c.call("GET", "/v1/log/key").strip())).size == size
+    assert c.call("GET", f"/v1/log/hands/{bots.table}/1")["checkpoint"] == note

@@ -1,0 +1,26 @@
+"""A fault-injection hook for the end-to-end tests of several hosts on one database.
+
+With ``FAIRPLAY_TEST_EXIT_AFTER_APPEND`` set to a player action type (``commit``,
+``reveal``, ``call``, ``play``) or to ``last`` (the last card of a hand, appended with the
+server's reveal, the end and the next hand's opening), the host dies at once, like
+``kill -9`` of its process group (gunicorn's master and workers, so that no worker is
+restarted to repair it), right after the log took the first such action and before the
+hand's rows are written: the crash that leaves the log ahead of the rows. Unset (always,
+outside the tests, which start such a host in a session of its own), it does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+ENV = "FAIRPLAY_TEST_EXIT_AFTER_APPEND"
+
+
+def after_append(kind: str, ends_hand: bool) -> None:
+    """Called between a player action's log append and its row write."""
+    wanted = os.environ.get(ENV)
+    if not wanted:
+        return
+    if wanted == ("last" if ends_hand else kind):
+        os.killpg(os.getpgrp(), signal.SIGKILL)  # no finally, no atexit, no flush
