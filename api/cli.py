@@ -106,6 +106,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
     from api import create_app
+    from api.server import front_worker
     from api.store import count_rows
 
     settings = _settings(args)
@@ -113,6 +114,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # Migrate and create the log key once, in the master, before the workers fork.
     app = create_app(settings)
     services = app.extensions["fairplay"]
+    config = services.config
     fresh = count_rows(services.db.connection())["tables"] == 0
     db_display = services.db.display_url
     services.close()
@@ -138,8 +140,9 @@ def run_serve(args: argparse.Namespace) -> int:
         def load_config(self) -> None:
             self.cfg.set("bind", f"{args.host}:{args.port}")
             self.cfg.set("workers", args.workers)
-            # Threads let one process commit many requests' log appends together.
-            self.cfg.set("worker_class", "gthread")
+            # Threads let one process commit many requests' log appends together; the
+            # worker reads each whole request before a thread takes it (api/server.py).
+            self.cfg.set("worker_class", front_worker(config.max_body, config.request_timeout))
             self.cfg.set("threads", args.threads)
             self.cfg.set("keepalive", 5)
             self.cfg.set("timeout", 60)

@@ -39,6 +39,9 @@ class Config:
     self_registration: bool = False
     """Whether anyone may register a player key without the admin credential."""
     max_body: int = DEFAULT_MAX_BODY
+    request_timeout: int = 30
+    """Seconds a client has to send a whole request (head and body) from its first byte
+    under ``fairplay serve``; then 408 (api/server.py)."""
     log_origin: str = "cayenne-fairplay.local/log"
     """The log's origin line (the first line of every checkpoint)."""
     log_key_file: str = ""
@@ -64,6 +67,7 @@ _ENV = {
     "FAIRPLAY_ADMIN_TOKEN": "admin_token",
     "FAIRPLAY_SELF_REGISTRATION": "self_registration",
     "FAIRPLAY_MAX_BODY": "max_body",
+    "FAIRPLAY_REQUEST_TIMEOUT": "request_timeout",
     "FAIRPLAY_LOG_ORIGIN": "log_origin",
     "FAIRPLAY_LOG_KEY_FILE": "log_key_file",
     "FAIRPLAY_DATA_DIR": "data_dir",
@@ -74,7 +78,7 @@ _ENV = {
 def _coerce(name: str, value: Any) -> Any:
     if name == "self_registration" and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    if name in ("max_body", "signature_window", "ceremony_timeout") and isinstance(value, str):
+    if name in ("max_body", "request_timeout", "signature_window", "ceremony_timeout") and isinstance(value, str):
         try:
             return int(value)
         except ValueError:
@@ -103,6 +107,11 @@ def load_config(
     config = replace(Config(), **values)
     if config.max_body < 1024:
         raise ConfigError("max_body must be at least 1024 bytes", details={"field": "max_body"})
+    if not isinstance(config.request_timeout, int) or config.request_timeout < 1:
+        raise ConfigError(
+            "request_timeout must be a whole number of seconds, 1 or more",
+            details={"field": "request_timeout"},
+        )
     if not isinstance(config.ceremony_timeout, int) or config.ceremony_timeout < 0:
         raise ConfigError(
             "ceremony_timeout must be a whole number of seconds, 0 or more",
