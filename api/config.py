@@ -52,6 +52,14 @@ class Config:
     ceremony_timeout: int = 600
     """Seconds a shuffle ceremony may wait for a seat after its first commitment before
     the hand is voided (0: never; an administrator voids by hand)."""
+    upload_burst: int = 10
+    """Records one client address may upload at once (``POST /v1/audits``)..."""
+    upload_per_hour: int = 60
+    """...and then an hour (0: no limit). See api/ratelimit.py."""
+    register_burst: int = 5
+    """Players one client address may self-register at once..."""
+    register_per_hour: int = 20
+    """...and then an hour (0: no limit). The administrator is not limited."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -72,13 +80,20 @@ _ENV = {
     "FAIRPLAY_LOG_KEY_FILE": "log_key_file",
     "FAIRPLAY_DATA_DIR": "data_dir",
     "FAIRPLAY_CEREMONY_TIMEOUT": "ceremony_timeout",
+    "FAIRPLAY_UPLOAD_BURST": "upload_burst",
+    "FAIRPLAY_UPLOAD_PER_HOUR": "upload_per_hour",
+    "FAIRPLAY_REGISTER_BURST": "register_burst",
+    "FAIRPLAY_REGISTER_PER_HOUR": "register_per_hour",
 }
+
+_RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
 
 
 def _coerce(name: str, value: Any) -> Any:
     if name == "self_registration" and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    if name in ("max_body", "request_timeout", "signature_window", "ceremony_timeout") and isinstance(value, str):
+    integers = ("max_body", "request_timeout", "signature_window", "ceremony_timeout", *_RATES)
+    if name in integers and isinstance(value, str):
         try:
             return int(value)
         except ValueError:
@@ -107,6 +122,10 @@ def load_config(
     config = replace(Config(), **values)
     if config.max_body < 1024:
         raise ConfigError("max_body must be at least 1024 bytes", details={"field": "max_body"})
+    for name in _RATES:
+        value = getattr(config, name)
+        if not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{name} must be a whole number, 0 or more", details={"field": name})
     if not isinstance(config.request_timeout, int) or config.request_timeout < 1:
         raise ConfigError(
             "request_timeout must be a whole number of seconds, 1 or more",
