@@ -16,7 +16,7 @@ from api import create_app
 from api.bot import TableBots
 from api.client import Identity
 from api.ratelimit import Rate, refill
-from tests.api.conftest import ADMIN, Running
+from tests.api.conftest import Running
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = json.loads((ROOT / "audit" / "examples" / "worked-example.json").read_text())
