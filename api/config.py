@@ -126,6 +126,12 @@ def load_config(
         value = getattr(config, name)
         if not isinstance(value, int) or value < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more", details={"field": name})
+    for kind in ("upload", "register"):
+        if getattr(config, f"{kind}_per_hour") > 0 and getattr(config, f"{kind}_burst") < 1:
+            raise ConfigError(
+                f"{kind}_burst must be 1 or more while {kind}_per_hour is set",
+                details={"field": f"{kind}_burst"},
+            )
     if not isinstance(config.request_timeout, int) or config.request_timeout < 1:
         raise ConfigError(
             "request_timeout must be a whole number of seconds, 1 or more",
