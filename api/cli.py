@@ -5,9 +5,11 @@ migrations once, then serves :func:`api.create_app` with several gunicorn worker
 processes. With ``--demo`` and a database that holds no table yet, a child process
 opens a table of bots that play a few hands through the real API.
 
-``fairplay bot --url URL [--tables N] [--hands H | --rubber]`` opens tables of four bot
-players (fresh keys, registered with the admin token or by self-registration) and plays
-random legal games through the HTTP API, printing each hand's audit verdict.
+``fairplay bot --url URL [--url URL2...] [--state DIR] [--tables N] [--hands H | --rubber]``
+opens tables of four bot players (fresh keys, registered with the admin token or by
+self-registration) and plays random legal games through the HTTP API, printing each
+hand's audit verdict. It fails over between the URLs, and with ``--state`` keeps its keys
+and seeds in DIR and resumes the tables it finds there.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import secrets
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +65,27 @@ def register(subparsers: Any) -> None:
     serve.set_defaults(func=run_serve)
 
     bot = subparsers.add_parser("bot", help="bot players: random legal games through the HTTP API")
-    bot.add_argument("--url", default=f"http://127.0.0.1:{DEFAULT_PORT}")
+    bot.add_argument(
+        "--url",
+        action="append",
+        default=None,
+        help="the service; repeat for several hosts of one service: a host that cannot be "
+        f"reached is left for the next (default http://127.0.0.1:{DEFAULT_PORT})",
+    )
+    bot.add_argument(
+        "--state",
+        default="",
+        metavar="DIR",
+        help="keep the tables' keys and seeds in DIR (0700) and resume the tables found "
+        "there: a restarted bot finishes the hands it was playing",
+    )
     bot.add_argument("--admin-token", default=os.environ.get("FAIRPLAY_ADMIN_TOKEN", ""))
     bot.add_argument("--tables", type=int, default=1)
     bot.add_argument("--hands", type=int, default=1)
     bot.add_argument("--rubber", action="store_true", help="play until a rubber is won")
+    bot.add_argument(
+        "--pace", type=float, default=0.0, metavar="SECONDS", help="pause after each action"
+    )
     bot.add_argument(
         "--seed", type=int, default=None, help="seed of the bots' choices (not of the shuffle)"
     )
@@ -106,6 +125,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
     from api import create_app
+    from api.server import front_worker
     from api.store import count_rows
 
     settings = _settings(args)
@@ -113,6 +133,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # Migrate and create the log key once, in the master, before the workers fork.
     app = create_app(settings)
     services = app.extensions["fairplay"]
+    config = services.config
     fresh = count_rows(services.db.connection())["tables"] == 0
     db_display = services.db.display_url
     services.close()
@@ -138,8 +159,9 @@ def run_serve(args: argparse.Namespace) -> int:
         def load_config(self) -> None:
             self.cfg.set("bind", f"{args.host}:{args.port}")
             self.cfg.set("workers", args.workers)
-            # Threads let one process commit many requests' log appends together.
-            self.cfg.set("worker_class", "gthread")
+            # Threads let one process commit many requests' log appends together; the
+            # worker reads each whole request before a thread takes it (api/server.py).
+            self.cfg.set("worker_class", front_worker(config.max_body, config.request_timeout))
             self.cfg.set("threads", args.threads)
             self.cfg.set("keepalive", 5)
             self.cfg.set("timeout", 60)
@@ -157,23 +179,39 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_bot(args: argparse.Namespace) -> int:
-    from api.bot import TableBots
+    from api.bot import BotState, TableBots
     from api.client import Client
 
     failures: list[BaseException] = []
     lock = threading.Lock()
     base_seed = args.seed if args.seed is not None else secrets.randbits(32)
+    urls = args.url or [f"http://127.0.0.1:{DEFAULT_PORT}"]
+    state = BotState(args.state) if args.state else None
 
     def one(index: int) -> None:
-        client = Client(args.url, admin_token=args.admin_token)
+        client = Client(urls, admin_token=args.admin_token, rounds=10)
         try:
-            bots = TableBots.open(client, random.Random(base_seed + index), name=f"bot{index}")
-            hands = (
-                bots.play_rubber()
-                if args.rubber
-                else [bots.play_hand(n) for n in range(1, args.hands + 1)]
-            )
+            rng = random.Random(base_seed + index)
+            if state is None:
+                bots = TableBots.open(client, rng, name=f"bot{index}")
+                todo = list(range(1, args.hands + 1))
+            else:
+                bots = TableBots.open_or_resume(client, rng, state, f"bot{index}")
+                todo = bots.unfinished(args.hands)
+            pace = (lambda: time.sleep(args.pace)) if args.pace > 0 else None
+            if args.rubber:
+                first = 1
+                if state is not None:  # resume at the table's current hand
+                    table = client.call("GET", f"/v1/tables/{bots.table}")
+                    first = int(table["current_hand"])
+                hands = bots.play_rubber(first=first, on_action=pace)
+            else:
+                hands = [bots.play_hand(n, on_action=pace) for n in todo]
             for h in hands:
+                if h["phase"] != "over":
+                    with lock:
+                        print(f"table {bots.table} hand {h['hand']}: {h['phase']}")
+                    continue
                 report = client.call("GET", f"/v1/tables/{bots.table}/hands/{h['hand']}/report")
                 with lock:
                     print(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -55,15 +56,45 @@ class Identity:
 
 
 class Client:
-    """JSON requests to one service base URL."""
+    """JSON requests to a service, at one base URL or several hosts of one service.
 
-    def __init__(self, base_url: str, *, admin_token: str = "", timeout: float = 30) -> None:
-        u = urlparse(base_url)
-        self.host = u.hostname or "127.0.0.1"
-        self.port = u.port or 80
+    With several URLs (hosts sharing one database), a request that cannot reach a host (a
+    refused or reset connection, a timeout) is sent to the next, and the client stays
+    there; it goes round the hosts ``rounds`` times, ``pause`` seconds apart, before it
+    gives up. A signed event resent to another host after a lost answer is refused there
+    as ``REPLAYED_EVENT`` if the first host applied it, which the bots resync from.
+    """
+
+    def __init__(
+        self,
+        base_url: str | Sequence[str],
+        *,
+        admin_token: str = "",
+        timeout: float = 30,
+        rounds: int = 3,
+        pause: float = 0.5,
+    ) -> None:
+        urls = [base_url] if isinstance(base_url, str) else list(base_url)
+        if not urls:
+            raise ValueError("a client needs at least one URL")
+        self.hosts: list[tuple[str, int]] = []
+        for url in urls:
+            u = urlparse(url)
+            self.hosts.append((u.hostname or "127.0.0.1", u.port or 80))
+        self.current = 0
         self.admin_token = admin_token
         self.timeout = timeout
+        self.rounds = rounds
+        self.pause = pause
         self._conn: http.client.HTTPConnection | None = None
+
+    @property
+    def host(self) -> str:
+        return self.hosts[self.current][0]
+
+    @property
+    def port(self) -> int:
+        return self.hosts[self.current][1]
 
     def close(self) -> None:
         if self._conn is not None:
@@ -77,7 +108,10 @@ class Client:
         hdrs = {"Accept": "application/json", **(headers or {})}
         if data is not None:
             hdrs["Content-Type"] = "application/json"
-        for attempt in range(2):
+        # A kept-alive connection the server closed fails once: retry on the same host
+        # first, then the next ones.
+        tries = 1 + self.rounds * len(self.hosts)
+        for attempt in range(tries):
             if self._conn is None:
                 self._conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
             try:
@@ -87,8 +121,12 @@ class Client:
                 return resp.status, {k.lower(): v for k, v in resp.getheaders()}, payload
             except (ConnectionError, http.client.HTTPException, OSError):
                 self.close()
-                if attempt:
+                if attempt == tries - 1:
                     raise
+                if attempt > 0:
+                    self.current = (self.current + 1) % len(self.hosts)
+                    if self.current == 0:
+                        time.sleep(self.pause)  # every host refused: wait a little
         raise AssertionError("unreachable")
 
     def call(

@@ -39,6 +39,9 @@ class Config:
     self_registration: bool = False
     """Whether anyone may register a player key without the admin credential."""
     max_body: int = DEFAULT_MAX_BODY
+    request_timeout: int = 30
+    """Seconds a client has to send a whole request (head and body) from its first byte
+    under ``fairplay serve``; then 408 (api/server.py)."""
     log_origin: str = "cayenne-fairplay.local/log"
     """The log's origin line (the first line of every checkpoint)."""
     log_key_file: str = ""
@@ -49,6 +52,14 @@ class Config:
     ceremony_timeout: int = 600
     """Seconds a shuffle ceremony may wait for a seat after its first commitment before
     the hand is voided (0: never; an administrator voids by hand)."""
+    upload_burst: int = 10
+    """Records one client address may upload at once (``POST /v1/audits``)..."""
+    upload_per_hour: int = 60
+    """...and then an hour (0: no limit). See api/ratelimit.py."""
+    register_burst: int = 5
+    """Players one client address may self-register at once..."""
+    register_per_hour: int = 20
+    """...and then an hour (0: no limit). The administrator is not limited."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -64,17 +75,25 @@ _ENV = {
     "FAIRPLAY_ADMIN_TOKEN": "admin_token",
     "FAIRPLAY_SELF_REGISTRATION": "self_registration",
     "FAIRPLAY_MAX_BODY": "max_body",
+    "FAIRPLAY_REQUEST_TIMEOUT": "request_timeout",
     "FAIRPLAY_LOG_ORIGIN": "log_origin",
     "FAIRPLAY_LOG_KEY_FILE": "log_key_file",
     "FAIRPLAY_DATA_DIR": "data_dir",
     "FAIRPLAY_CEREMONY_TIMEOUT": "ceremony_timeout",
+    "FAIRPLAY_UPLOAD_BURST": "upload_burst",
+    "FAIRPLAY_UPLOAD_PER_HOUR": "upload_per_hour",
+    "FAIRPLAY_REGISTER_BURST": "register_burst",
+    "FAIRPLAY_REGISTER_PER_HOUR": "register_per_hour",
 }
+
+_RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
 
 
 def _coerce(name: str, value: Any) -> Any:
     if name == "self_registration" and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    if name in ("max_body", "signature_window", "ceremony_timeout") and isinstance(value, str):
+    integers = ("max_body", "request_timeout", "signature_window", "ceremony_timeout", *_RATES)
+    if name in integers and isinstance(value, str):
         try:
             return int(value)
         except ValueError:
@@ -103,6 +122,21 @@ def load_config(
     config = replace(Config(), **values)
     if config.max_body < 1024:
         raise ConfigError("max_body must be at least 1024 bytes", details={"field": "max_body"})
+    for name in _RATES:
+        value = getattr(config, name)
+        if not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{name} must be a whole number, 0 or more", details={"field": name})
+    for kind in ("upload", "register"):
+        if getattr(config, f"{kind}_per_hour") > 0 and getattr(config, f"{kind}_burst") < 1:
+            raise ConfigError(
+                f"{kind}_burst must be 1 or more while {kind}_per_hour is set",
+                details={"field": f"{kind}_burst"},
+            )
+    if not isinstance(config.request_timeout, int) or config.request_timeout < 1:
+        raise ConfigError(
+            "request_timeout must be a whole number of seconds, 1 or more",
+            details={"field": "request_timeout"},
+        )
     if not isinstance(config.ceremony_timeout, int) or config.ceremony_timeout < 0:
         raise ConfigError(
             "ceremony_timeout must be a whole number of seconds, 0 or more",

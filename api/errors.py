@@ -51,6 +51,24 @@ class Conflict(ApiError):
     code = "CONFLICT"
 
 
+class PayloadTooLarge(ApiError):
+    status = 413
+    code = "PAYLOAD_TOO_LARGE"
+
+
+class TooManyRequests(ApiError):
+    """Over a per-client rate limit; ``retry_after`` seconds until the next token."""
+
+    status = 429
+    code = "TOO_MANY_REQUESTS"
+
+    def __init__(
+        self, message: str, retry_after: int, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
+        self.retry_after = retry_after
+
+
 class InvalidSignature(ApiError):
     """A signed event or request whose signature does not verify."""
 
@@ -78,19 +96,25 @@ _STATUS_BY_CODE: dict[str, int] = {
     "INVALID_RULESET": 422,
 }
 
-_HTTP_CODES = {
+# The ``code`` of an error that only has an HTTP status (Werkzeug's, gunicorn's).
+HTTP_CODES = {
     400: "BAD_REQUEST",
     401: "UNAUTHORIZED",
     403: "FORBIDDEN",
     404: "NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
     406: "NOT_ACCEPTABLE",
+    408: "REQUEST_TIMEOUT",
     409: "CONFLICT",
     411: "LENGTH_REQUIRED",
     413: "PAYLOAD_TOO_LARGE",
+    414: "URI_TOO_LONG",
     415: "UNSUPPORTED_MEDIA_TYPE",
+    417: "EXPECTATION_FAILED",
     422: "UNPROCESSABLE",
     429: "TOO_MANY_REQUESTS",
+    431: "HEADERS_TOO_LARGE",
+    501: "NOT_IMPLEMENTED",
 }
 
 
@@ -114,12 +138,15 @@ def error_response(
 
 
 def _fairplay(exc: FairplayError) -> Response:
-    return error_response(status_of(exc), exc.code, exc.message, exc.details)
+    response = error_response(status_of(exc), exc.code, exc.message, exc.details)
+    if isinstance(exc, TooManyRequests):
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 def _http(exc: HTTPException) -> Response:
     status = exc.code or 500
-    code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
+    code = HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
     message = exc.description or exc.name
     response = error_response(status, code, message)
     if status == 405 and exc.response is None:

@@ -83,6 +83,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_report_players_player ON api_report_players (player, report_id)",
         ),
     ),
+    Migration(
+        2,
+        "uploaded reports unlisted; per-client rate limits",
+        (
+            # 'service' (a hand dealt here) or 'upload' (a record sent to POST /v1/audits).
+            "ALTER TABLE api_reports ADD COLUMN source TEXT NOT NULL DEFAULT 'service'",
+            # Whether listings (GET /v1/audits, the home page) show the report.
+            "ALTER TABLE api_reports ADD COLUMN listed INTEGER NOT NULL DEFAULT 1",
+            """CREATE TABLE api_rate_buckets (
+                bucket TEXT NOT NULL,
+                client TEXT NOT NULL,
+                tokens DOUBLE PRECISION NOT NULL,
+                updated DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (bucket, client))""",
+            "CREATE INDEX api_rate_buckets_updated ON api_rate_buckets (bucket, updated)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

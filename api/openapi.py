@@ -134,9 +134,27 @@ REPORT_SUMMARY: Schema = {
         "hand": {"type": ["integer", "null"]},
         "verdict": {"type": "string"},
         "created_at": {"type": "string"},
+        "source": {
+            "type": "string",
+            "enum": ["service", "upload"],
+            "description": "service: a hand dealt and logged here; upload: a record sent to "
+            "POST /v1/audits, audited as sent (never linked to a table of the service)",
+        },
+        "listed": {"type": "boolean", "description": "whether listings show it"},
         "codes": {"type": "array", "items": {"type": "string"}},
         "links": OBJ,
     },
+}
+UPLOADED: Schema = {
+    **REPORT_SUMMARY,
+    "required": ["id", "source", "listed", "report"],
+    "properties": {**REPORT_SUMMARY["properties"], "report": OBJ},
+}
+RETRY_AFTER: Schema = {
+    "Retry-After": {
+        "description": "seconds until the client's rate limit has a token again",
+        "schema": {"type": "integer"},
+    }
 }
 
 
@@ -178,6 +196,8 @@ def _op(
     responses: Schema = {str(ok): {"description": "success", "content": content}}
     for status in sorted(set(errors) | {400, 404, 405, 413, 500}):
         responses[str(status)] = {"description": "error", "content": _json(ERROR)}
+        if status == 429:
+            responses[str(status)]["headers"] = RETRY_AFTER
     op: Schema = {"summary": summary, "responses": responses}
     if params:
         op["parameters"] = list(params)
@@ -198,6 +218,12 @@ def _list(key: str, item: Schema, cursor: str | None = None) -> Schema:
 HAND_PATH = "/v1/tables/{table_id}/hands/{number}"
 
 
+def _with_ok(op: Schema, status: int, description: str, schema: Schema) -> Schema:
+    """``op`` with a second success response."""
+    responses = {str(status): {"description": description, "content": _json(schema)}}
+    return {**op, "responses": {**responses, **op["responses"]}}
+
+
 def build() -> Schema:
     """The OpenAPI 3.1 document."""
     paths: Schema = {
@@ -205,10 +231,11 @@ def build() -> Schema:
         "/v1/openapi.json": {"get": _op("This document", 200, OBJ)},
         "/v1/players": {
             "post": _op(
-                "Register a player's Ed25519 key (admin, or anyone when self-registration is on)",
+                "Register a player's Ed25519 key (admin, or anyone when self-registration is "
+                "on, rate-limited per client address)",
                 201,
                 PLAYER,
-                (401, 403, 409),
+                (401, 403, 409, 429),
                 request={
                     "type": "object",
                     "required": ["name", "public_key"],
@@ -345,19 +372,32 @@ def build() -> Schema:
             "get": _op("The finished hand's offline proof bundle", 200, OBJ, (), (TABLE_ID, NUMBER))
         },
         "/v1/audits": {
-            "post": _op(
-                "Audit a cayenne-record/1 document",
-                201,
-                {
-                    "type": "object",
-                    "required": ["id", "report"],
-                    "properties": {"id": {"type": "string"}, "report": OBJ},
-                },
-                (422,),
-                request=OBJ,
+            "post": _with_ok(
+                _op(
+                    "Audit an uploaded cayenne-record/1 document. The report is unlisted "
+                    "unless the administrator asks for listed=true, marked source=upload, "
+                    "never linked to a table, and its id comes from the record's canonical "
+                    "hash: the same record again answers 200 with the same report. Uploads "
+                    "are rate-limited per client address (429 with Retry-After).",
+                    201,
+                    UPLOADED,
+                    (401, 403, 422, 429),
+                    (
+                        _param(
+                            "listed",
+                            "query",
+                            {"type": "string", "enum": ["true", "false", "1", "0", ""]},
+                            desc="list the report (administrator only)",
+                        ),
+                    ),
+                    request=OBJ,
+                ),
+                200,
+                "the same record was uploaded before: its report",
+                UPLOADED,
             ),
             "get": _op(
-                "Query reports, newest first",
+                "Query listed reports, newest first",
                 200,
                 _list("reports", REPORT_SUMMARY, "next_cursor"),
                 (),
@@ -377,11 +417,13 @@ def build() -> Schema:
                 **_op("A report", 200, OBJ, (), (_param("report_id", "path", {"type": "string"}),)),
                 "responses": {
                     "200": {
-                        "description": "the report as JSON, or as the HTML page when the "
-                        "client accepts text/html",
+                        "description": "the report as JSON, as the HTML page when the "
+                        "client prefers text/html, as text when it prefers text/plain; an "
+                        "uploaded record's report says so in each",
                         "content": {
-                            "application/json": {"schema": OBJ},
+                            "application/json": {"schema": UPLOADED},
                             "text/html": {"schema": {"type": "string"}},
+                            "text/plain": {"schema": {"type": "string"}},
                         },
                     },
                     **{

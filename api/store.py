@@ -309,6 +309,12 @@ def unfinished_hands(conn: Connection) -> list[tuple[str, int]]:
 # ---------------------------------------------------------------------------- reports
 
 
+SERVICE = "service"
+"""A report's source: a hand dealt, logged and audited by this service."""
+UPLOAD = "upload"
+"""A report's source: a record someone sent to ``POST /v1/audits``, audited as sent."""
+
+
 @dataclass(frozen=True, slots=True)
 class ReportQuery:
     table: str | None = None
@@ -331,10 +337,13 @@ def insert_report(
     record: dict[str, Any],
     players: list[str],
     created_at: str,
+    source: str = SERVICE,
+    listed: bool = True,
 ) -> None:
+    """Store a report; an unlisted one is not indexed by player or finding (never searched)."""
     conn.execute(
-        "INSERT INTO api_reports (id, table_id, hand_number, verdict, created_at, report, record) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO api_reports (id, table_id, hand_number, verdict, created_at, report, record, "
+        "source, listed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             report_id,
             table_id,
@@ -343,8 +352,12 @@ def insert_report(
             created_at,
             json.dumps(report),
             json.dumps(record),
+            source,
+            1 if listed else 0,
         ),
     )
+    if not listed:
+        return
     codes = sorted({str(f.get("code")) for f in report.get("findings", []) if isinstance(f, dict)})
     for code in codes:
         conn.execute(
@@ -361,13 +374,18 @@ def get_report(
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(summary, report, record) of a stored report."""
     row = conn.one(
-        "SELECT id, table_id, hand_number, verdict, created_at, report, record "
-        "FROM api_reports WHERE id = ?",
-        (report_id,),
+        f"SELECT {_SUMMARY_COLS}, report, record FROM api_reports WHERE id = ?", (report_id,)
     )
     if row is None:
         raise NotFound(f"no report {report_id!r}", details={"id": report_id})
-    return _summary(row), json.loads(row[5]), json.loads(row[6])
+    return _summary(row), json.loads(row[7]), json.loads(row[8])
+
+
+def has_report(conn: Connection, report_id: str) -> bool:
+    return conn.one("SELECT 1 FROM api_reports WHERE id = ?", (report_id,)) is not None
+
+
+_SUMMARY_COLS = "id, table_id, hand_number, verdict, created_at, source, listed"
 
 
 def _summary(row: Row) -> dict[str, Any]:
@@ -377,12 +395,14 @@ def _summary(row: Row) -> dict[str, Any]:
         "hand": None if row[2] is None else int(row[2]),
         "verdict": row[3],
         "created_at": row[4],
+        "source": row[5],
+        "listed": bool(row[6]),
     }
 
 
 def query_reports(conn: Connection, q: ReportQuery) -> list[dict[str, Any]]:
-    """Report summaries, newest first, matching every given criterion."""
-    where: list[str] = []
+    """Listed report summaries, newest first, matching every given criterion."""
+    where: list[str] = ["r.listed = 1"]
     params: list[Any] = []
     if q.table is not None:
         where.append("r.table_id = ?")
@@ -406,9 +426,8 @@ def query_reports(conn: Connection, q: ReportQuery) -> list[dict[str, Any]]:
     if q.cursor is not None:
         where.append("(r.created_at < ? OR (r.created_at = ? AND r.id < ?))")
         params.extend([q.cursor[0], q.cursor[0], q.cursor[1]])
-    sql = "SELECT r.id, r.table_id, r.hand_number, r.verdict, r.created_at FROM api_reports r"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
+    cols = ", ".join(f"r.{c.strip()}" for c in _SUMMARY_COLS.split(","))
+    sql = f"SELECT {cols} FROM api_reports r WHERE " + " AND ".join(where)
     sql += " ORDER BY r.created_at DESC, r.id DESC LIMIT ?"
     params.append(q.limit)
     summaries = [_summary(r) for r in conn.all(sql, params)]

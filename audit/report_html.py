@@ -34,6 +34,7 @@ section.hand{background:#fff;border:1px solid #d0d5dc;border-radius:.5rem;paddin
 .h,.d{color:#c1121f}.s,.c{color:#111}.card{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:nowrap}
 td.lead{box-shadow:inset 3px 0 0 #457b9d}td.win{background:#e9f5ec;font-weight:700}td.irregular{background:#ffe1e1;outline:2px solid #c1121f}
 .sheet td{min-width:1.6rem;text-align:right}.muted{color:#666}a{color:#1d4ed8}
+.notice{border:2px solid #b45309;background:#fffbeb;padding:.5rem .75rem}
 """
 
 
@@ -112,8 +113,12 @@ def _sheet(rubber: dict[str, Any], labels: dict[str, str]) -> str:
     return "".join(rows)
 
 
-def render_html(report: dict[str, Any], doc: Any, title: str | None = None) -> str:
-    """The report as one HTML page; ``doc`` is the audited record (JSON or typed)."""
+def render_html(
+    report: dict[str, Any], doc: Any, title: str | None = None, notice: str | None = None
+) -> str:
+    """The report as one HTML page; ``doc`` is the audited record (JSON or typed).
+
+    ``notice`` is shown first, in a box (the service marks uploaded records with it)."""
     record = doc if isinstance(doc, Record) else load_record(doc)
     names = dict(record.players or {})
     labels = {
@@ -130,6 +135,8 @@ def render_html(report: dict[str, Any], doc: Any, title: str | None = None) -> s
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{heading}</title>"
         f'<meta name=viewport content="width=device-width,initial-scale=1"><style>{CSS}</style></head><body><main>'
     ]
+    if notice:
+        out.append(f'<p class="notice" data-role="notice"><b>{escape(notice)}</b></p>')
     out.append(f"<h1>{heading}</h1>")
     errors = sum(1 for f in findings if f["severity"] == "error")
     out.append(

@@ -7,8 +7,11 @@ from typing import Any
 from audit.sheet_text import sheet_rows
 
 
-def render_text(report: dict[str, Any], source: str | None = None) -> str:
-    lines: list[str] = []
+def render_text(
+    report: dict[str, Any], source: str | None = None, notice: str | None = None
+) -> str:
+    """The report as text; ``notice`` is its first line (the service marks uploads with it)."""
+    lines: list[str] = [f"NOTICE: {notice}", ""] if notice else []
     title = f"Audit of {source}" if source else "Audit"
     findings = report["findings"]
     errors = sum(1 for f in findings if f["severity"] == "error")

@@ -8,8 +8,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from flask import current_app, request
+from werkzeug.exceptions import HTTPException
 
-from api.errors import BadRequest
+from api.errors import BadRequest, PayloadTooLarge
 from audit.log.errors import EventError
 from audit.log.events import loads
 
@@ -25,7 +26,27 @@ def services() -> Services:
 
 def json_body() -> Any:
     """The request's JSON body, whatever its declared content type; 400 when it is not JSON."""
-    data = request.get_data(cache=True)
+    try:
+        data = request.get_data(cache=True)
+    except HTTPException:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the server's stream raises
+        # A reset (OSError) or framing the server refuses while the body is read (gunicorn's
+        # ParseException for a bad chunk size) is the client's request, not our fault.
+        raise BadRequest(f"the body could not be read: {exc}", details={"path": "$"}) from None
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    # A body without Content-Length (chunked) is cut at the limit by Werkzeug without a
+    # word: one more byte from the server's stream says whether it went on.
+    if (
+        request.content_length is None
+        and limit is not None
+        and len(data) >= limit
+        and request.environ["wsgi.input"].read(1)
+    ):
+        raise PayloadTooLarge(
+            f"the request body is over the limit of {limit} bytes",
+            details={"path": "$", "limit": limit},
+        )
     if not data:
         raise BadRequest("the request needs a JSON body", details={"path": "$"})
     try:

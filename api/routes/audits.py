@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, date, datetime
+from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import store
+from api.auth import is_admin, require_admin
 from api.errors import BadRequest
+from api.ratelimit import Rate, take
 from api.routes import decode_cursor, encode_cursor, json_body, limit_arg, services
+from audit.errors import RecordError
+from audit.log.errors import EventError
+from audit.log.events import canonical_json
 
 bp = Blueprint("audits", __name__)
 
@@ -21,34 +28,90 @@ def wants_html() -> bool:
     )
 
 
+UPLOAD_NOTICE = (
+    "Uploaded record: audited by this service exactly as it was sent to it. It is not a "
+    "hand that this service dealt or logged, and its table, players and event are the "
+    "uploader's claims."
+)
+
+
+def upload_id(doc: dict[str, Any]) -> str:
+    """The id of an uploaded record's report: ``u-`` and 32 hex digits of the SHA-256 of its
+    RFC 8785 canonical JSON, so the same record always has the same report."""
+    try:
+        digest = hashlib.sha256(canonical_json(doc)).hexdigest()
+    except EventError as exc:  # a value the canonical form has no place for (a fraction)
+        raise RecordError(exc.message.split(":", 1)[0].lstrip("$."), "not a valid value") from None
+    return "u-" + digest[:32]
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
 @bp.post("/v1/audits")
 def post_audit() -> tuple[Response, int, dict[str, str]]:
-    """Audit a cayenne-record/1 document and keep the report."""
+    """Audit an uploaded cayenne-record/1 document and keep the report, unlisted."""
     s = services()
     doc = json_body()
     from audit.auditor import audit_document
 
     if not isinstance(doc, dict):
         raise BadRequest("$: a cayenne-record/1 document is a JSON object", details={"path": "$"})
+    listed = bool_arg("listed")
+    if listed:
+        require_admin(s.config)
+    conn = s.db.connection()
+    report_id = upload_id(doc)
+    location = url_for("audits.get_audit", report_id=report_id)
+    if store.has_report(conn, report_id):  # the same record again: the same report
+        summary, report, _ = store.get_report(conn, report_id)
+        return jsonify(dict(summary, report=report)), 200, {"Location": location}
+    if not is_admin(s.config):
+        rate = Rate(s.config.upload_burst, s.config.upload_per_hour)
+        take(conn, "upload", client_address(), rate, s.config.clock())
     report = audit_document(doc)
     players = doc.get("players")
     names = [str(v) for v in players.values()] if isinstance(players, dict) else []
-    table = doc.get("table")
-    report_id = store.new_id("r")
-    conn = s.db.connection()
     with conn.transaction():
+        if store.has_report(conn, report_id):  # uploaded meanwhile by someone else
+            summary, report, _ = store.get_report(conn, report_id)
+            return jsonify(dict(summary, report=report)), 200, {"Location": location}
         store.insert_report(
             conn,
             report_id,
-            table_id=table if isinstance(table, str) else None,
+            # Never linked to a table of the service, whatever the record names.
+            table_id=None,
             hand_number=None,
             report=report,
             record=doc,
             players=names,
             created_at=store.now_iso(s.config.clock()),
+            source=store.UPLOAD,
+            listed=listed,
         )
-    location = url_for("audits.get_audit", report_id=report_id)
-    return jsonify({"id": report_id, "report": report}), 201, {"Location": location}
+    summary, report, _ = store.get_report(conn, report_id)
+    return jsonify(dict(summary, report=report)), 201, {"Location": location}
+
+
+def bool_arg(name: str) -> bool:
+    raw = request.args.get(name)
+    if raw is None or raw in ("", "false", "0"):
+        return False
+    if raw in ("true", "1"):
+        return True
+    raise BadRequest(f"{name}: {raw!r} is not true or false", details={"path": name})
+
+
+def wants_text() -> bool:
+    best = request.accept_mimetypes.best_match(["application/json", "text/html", "text/plain"])
+    return best == "text/plain" and request.accept_mimetypes["text/plain"] > max(
+        request.accept_mimetypes["application/json"], request.accept_mimetypes["text/html"]
+    )
+
+
+def notice_of(summary: dict[str, Any]) -> str | None:
+    return UPLOAD_NOTICE if summary.get("source") == store.UPLOAD else None
 
 
 @bp.get("/v1/audits/<report_id>")
@@ -57,7 +120,14 @@ def get_audit(report_id: str) -> Response:
     if wants_html():
         from audit.report_html import render_html
 
-        return Response(render_html(report, record), mimetype="text/html")
+        return Response(
+            render_html(report, record, notice=notice_of(summary)), mimetype="text/html"
+        )
+    if wants_text():
+        from audit.report_text import render_text
+
+        text = render_text(report, notice=notice_of(summary))
+        return Response(text, mimetype="text/plain")
     return jsonify(dict(summary, report=report))
 
 

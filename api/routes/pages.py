@@ -79,7 +79,8 @@ def hand_page(table_id: str, number: int) -> Response:
 
 @bp.get("/reports/<report_id>")
 def report_page(report_id: str) -> Response:
+    from api.routes.audits import notice_of
     from audit.report_html import render_html
 
-    _, report, record = store.get_report(services().db.connection(), report_id)
-    return Response(render_html(report, record), mimetype="text/html")
+    summary, report, record = store.get_report(services().db.connection(), report_id)
+    return Response(render_html(report, record, notice=notice_of(summary)), mimetype="text/html")

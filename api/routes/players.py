@@ -7,6 +7,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from api import store
 from api.auth import is_admin, require_admin
 from api.errors import BadRequest
+from api.ratelimit import Rate, take
 from api.routes import json_body, limit_arg, services
 from api.signing import parse_player_key, player_id
 
@@ -26,13 +27,19 @@ def check_name(value: object, path: str) -> str:
 @bp.post("/v1/players")
 def create_player() -> tuple[Response, int, dict[str, str]]:
     s = services()
-    if not (s.config.self_registration or is_admin(s.config)):
+    admin = is_admin(s.config)
+    if not (s.config.self_registration or admin):
         require_admin(s.config)
     body = json_body()
     if not isinstance(body, dict):
         raise BadRequest("the body must be an object {name, public_key}", details={"path": "$"})
     name = check_name(body.get("name"), "name")
     key = parse_player_key(body.get("public_key"))
+    if not admin:  # a self-registration: limited per client address (api/ratelimit.py)
+        rate = Rate(s.config.register_burst, s.config.register_per_hour)
+        take(
+            s.db.connection(), "register", request.remote_addr or "unknown", rate, s.config.clock()
+        )
     player = store.Player(player_id(key), name, key.text(), store.now_iso(s.config.clock()))
     conn = s.db.connection()
     s.ledger.register_player(player.id, key)

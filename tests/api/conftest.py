@@ -61,6 +61,9 @@ def make_service(tmp_path: Path) -> Iterator[Callable[..., Running]]:
             "data_dir": str(tmp_path / f"data{len(started)}"),
             "admin_token": ADMIN,
             "testing": True,
+            # Many uploads from one address; tests/api/test_uploads.py sets its own limits.
+            "upload_per_hour": 0,
+            "register_per_hour": 0,
         }
         if database != "sqlite":
             config["database_url"] = database
