@@ -1,6 +1,6 @@
 """The auditor: replay every hand once, run every check, and build the report.
 
-The report is cayenne-audit-report/1 (shared/spec/audit-report.md): a verdict, the
+The report is cayenne-audit-report/1 (docs/audit-report.md): a verdict, the
 findings sorted by hand and trick, each hand's true score and stacking test, and
 every rubber begun. ``hands[].score`` and ``rubbers`` are the scores by the rules from
 the record's start; claims are judged separately (SCORE_MISMATCH).

@@ -1,9 +1,12 @@
-"""Shared test fixtures: paths to the published vectors and the PostgreSQL switch."""
+"""Shared test fixtures: the Hypothesis profile and the PostgreSQL switch.
+
+The published vectors the tests read live in tests/vectors/, each folder with a README
+naming its source and licence, so a fresh clone runs every test on its own.
+"""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -13,16 +16,6 @@ from hypothesis import settings
 # keeps exploring new examples.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"the shared vectors are not beside the clone ({SHARED})")
-    return SHARED
 
 
 def postgres_url() -> str:

@@ -13,6 +13,8 @@ from audit.replay import replay_hand
 
 from .helpers import worked_example
 
+PBN_DIR = Path(__file__).resolve().parents[1] / "vectors" / "pbn"
+
 
 def test_export_then_import_carries_deals_play_calls_and_cayenne() -> None:
     doc = worked_example()
@@ -33,8 +35,8 @@ def test_export_then_import_carries_deals_play_calls_and_cayenne() -> None:
 @pytest.mark.parametrize(
     ("name", "boards"), [("aba_17901_pairs_2021.pbn", 52), ("acbl_1607_pairs_2013-08-10.pbn", 264)]
 )
-def test_real_bridge_events_import_as_legal_play(shared_dir: Path, name: str, boards: int) -> None:
-    text = (shared_dir / "vectors" / "pbn" / name).read_text(encoding="latin-1")
+def test_real_bridge_events_import_as_legal_play(name: str, boards: int) -> None:
+    text = (PBN_DIR / name).read_text(encoding="latin-1")
     doc, skipped = import_pbn(text)
     assert len(doc["hands"]) == boards  # boards played to the thirteenth trick
     assert all("claim" in s or "no play" in s or "passed out" in s for s in skipped)

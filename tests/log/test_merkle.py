@@ -15,9 +15,11 @@ from audit.errors import FairplayError
 from audit.log import merkle
 from audit.log.errors import ProofError
 
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 
-def _vectors(shared_dir: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((shared_dir / "vectors" / "tlog_vectors.json").read_text())
+
+def _vectors() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((VECTORS / "tlog" / "tlog_vectors.json").read_text())
     return data
 
 
@@ -25,8 +27,8 @@ def _b64(v: str | None) -> bytes:
     return base64.b64decode(v or "")
 
 
-def test_hasher_unit_vectors(shared_dir: Path) -> None:
-    vec = _vectors(shared_dir)["hasher_unit_vectors"]["vectors"]
+def test_hasher_unit_vectors() -> None:
+    vec = _vectors()["hasher_unit_vectors"]["vectors"]
     assert merkle.EMPTY_ROOT.hex() == vec[0]["hash_hex"]
     assert merkle.root_hash([]).hex() == vec[0]["hash_hex"]
     assert merkle.leaf_hash(b"").hex() == vec[1]["hash_hex"]
@@ -39,8 +41,8 @@ def test_hasher_unit_vectors(shared_dir: Path) -> None:
     )
 
 
-def test_standard_tree_roots_and_proofs(shared_dir: Path) -> None:
-    std = _vectors(shared_dir)["rfc6962_standard_tree"]
+def test_standard_tree_roots_and_proofs() -> None:
+    std = _vectors()["rfc6962_standard_tree"]
     leaves = [bytes.fromhex(h) for h in std["leaf_inputs_hex"]]
     for size, root in std["root_hashes_by_tree_size_hex"].items():
         assert merkle.root_hash(leaves[: int(size)]).hex() == root
@@ -68,8 +70,8 @@ def test_standard_tree_roots_and_proofs(shared_dir: Path) -> None:
         )
 
 
-def test_tessera_log_proofs(shared_dir: Path) -> None:
-    tess = _vectors(shared_dir)["tessera_tiled_test_log"]
+def test_tessera_log_proofs() -> None:
+    tess = _vectors()["tessera_tiled_test_log"]
     entries = [e.encode() for e in tess["entries_utf8"]]
     for p in tess["derived_locally_inclusion_proofs"]:
         sub = entries[: p["tree_size"]]
@@ -90,14 +92,14 @@ def test_tessera_log_proofs(shared_dir: Path) -> None:
         )
 
 
-def _probe_files(shared_dir: Path, kind: str) -> list[Path]:
-    files = sorted((shared_dir / "vectors" / "transparency-dev-merkle" / kind).rglob("*.json"))
+def _probe_files(kind: str) -> list[Path]:
+    files = sorted((VECTORS / "transparency-dev-merkle" / kind).rglob("*.json"))
     assert len(files) >= 90
     return files
 
 
-def test_inclusion_probe_files(shared_dir: Path) -> None:
-    files = _probe_files(shared_dir, "inclusion")
+def test_inclusion_probe_files() -> None:
+    files = _probe_files("inclusion")
     failures = 0
     for f in files:
         p = json.loads(f.read_text())
@@ -112,8 +114,8 @@ def test_inclusion_probe_files(shared_dir: Path) -> None:
     assert failures > 50  # the tampered probes were really exercised
 
 
-def test_consistency_probe_files(shared_dir: Path) -> None:
-    files = _probe_files(shared_dir, "consistency")
+def test_consistency_probe_files() -> None:
+    files = _probe_files("consistency")
     failures = 0
     for f in files:
         p = json.loads(f.read_text())

@@ -12,14 +12,16 @@ from audit.log import checkpoint, merkle, note
 from audit.log.errors import KeyFormatError, LogInconsistent, NoteError
 from audit.log.keys import Signer, Verifier, generate_signer, load_signer, save_signer
 
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 
-def _vectors(shared_dir: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((shared_dir / "vectors" / "tlog_vectors.json").read_text())
+
+def _vectors() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((VECTORS / "tlog" / "tlog_vectors.json").read_text())
     return data
 
 
-def test_published_notes_verify(shared_dir: Path) -> None:
-    notes = _vectors(shared_dir)["signed_notes"]
+def test_published_notes_verify() -> None:
+    notes = _vectors()["signed_notes"]
     real_sumdb = 0
     for n in notes:
         v = Verifier.from_text(n["vkey"])
@@ -35,8 +37,8 @@ def test_published_notes_verify(shared_dir: Path) -> None:
     assert real_sumdb >= 3
 
 
-def test_flipped_note_bytes_fail(shared_dir: Path) -> None:
-    n = next(x for x in _vectors(shared_dir)["signed_notes"] if "15368405" in x["note"])
+def test_flipped_note_bytes_fail() -> None:
+    n = next(x for x in _vectors()["signed_notes"] if "15368405" in x["note"])
     good = n["note"]
     for i in range(len(good)):
         c = good[i]
@@ -47,16 +49,16 @@ def test_flipped_note_bytes_fail(shared_dir: Path) -> None:
             note.verify(bad, n["vkey"])
 
 
-def test_unverifiable_example_fails(shared_dir: Path) -> None:
-    bad = _vectors(shared_dir)["signed_notes_that_do_not_verify"][0]["note"]
+def test_unverifiable_example_fails() -> None:
+    bad = _vectors()["signed_notes_that_do_not_verify"][0]["note"]
     sumdb = "sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ux18htTTAD8OuAn8"
     with pytest.raises(NoteError) as info:
         note.verify(bad, sumdb)
     assert info.value.code == "LOG_SIGNATURE_INVALID"
 
 
-def test_signing_reproduces_published_signatures(shared_dir: Path) -> None:
-    vec = _vectors(shared_dir)
+def test_signing_reproduces_published_signatures() -> None:
+    vec = _vectors()
     tess = vec["tessera_tiled_test_log"]
     signer = Signer.from_text(tess["skey_published_test_only"])
     assert signer.verifier_key() == tess["vkey"]
@@ -103,10 +105,10 @@ def test_cosigning_and_fork_evidence() -> None:
         checkpoint.fork_evidence(a, b, witness.verifier_key())
 
 
-def test_go_tlog_goldens_and_a_cosigned_checkpoint(shared_dir: Path) -> None:
+def test_go_tlog_goldens_and_a_cosigned_checkpoint() -> None:
     import base64
 
-    vec = _vectors(shared_dir)
+    vec = _vectors()
     go = vec["go_tlog_goldens"]
     record_hash = base64.b64decode(go["record_hash_of_hello_world_b64"])
     assert merkle.leaf_hash(b"hello world") == record_hash  # tlog.RecordHash
@@ -122,8 +124,8 @@ def test_go_tlog_goldens_and_a_cosigned_checkpoint(shared_dir: Path) -> None:
     assert len(note.parse(cos["cosigned_checkpoint"])[1]) == 2
 
 
-def test_tlog_proof_vector(shared_dir: Path) -> None:
-    tess = _vectors(shared_dir)["tessera_tiled_test_log"]
+def test_tlog_proof_vector() -> None:
+    tess = _vectors()["tessera_tiled_test_log"]
     text = tess["derived_locally_tlog_proof_c2sp"]["text"]
     index, cp, extra = checkpoint.verify_tlog_proof(text, b"eit", tess["vkey"])
     assert (index, cp.size, extra) == (7, 15, None)
