@@ -12,11 +12,13 @@ import random
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from api.bot import TableBots
 from api.ceremony import seat_commitment
+from api.client import ApiCallError
 from audit.cards import Seat
 from tests.api.conftest import Running
 from tests.api.helpers import open_table
@@ -54,6 +56,19 @@ def test_a_bundle_cut_before_the_reveal_and_the_end_is_partial(
         assert "partial bundle" in done.stdout and "OK" not in done.stdout
 
 
+def signed_bundle(c: Any, path: str) -> Any:
+    """The bundle once a checkpoint covers it: reads sign nothing, the writer signs
+    within its interval of an append (404 with ``retry_after`` until then)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return c.call("GET", path)
+        except ApiCallError as exc:
+            if exc.status != 404 or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 def test_a_hand_in_play_is_partial_and_a_void_hand_verifies(
     service: Running, tmp_path: Path
 ) -> None:
@@ -62,8 +77,8 @@ def test_a_hand_in_play_is_partial_and_a_void_hand_verifies(
     seed = secrets.token_bytes(32)
     t.act("N", "commit", {"commitment": seat_commitment(seed, Seat.N, t.players["N"].id, t.id, 1)})
     vkey = c.call("GET", "/v1/log/key").strip()
-    live = verify(c.call("GET", f"/v1/log/hands/{t.id}/1"), vkey, tmp_path)
+    live = verify(signed_bundle(c, f"/v1/log/hands/{t.id}/1"), vkey, tmp_path)
     assert live.returncode == 3 and "last event is 'commit'" in live.stdout, live.stdout
     c.call("POST", f"/v1/tables/{t.id}/hands/1/void", {"reason": "E never came"}, c.admin())
-    void = verify(c.call("GET", f"/v1/log/hands/{t.id}/1"), vkey, tmp_path)
+    void = verify(signed_bundle(c, f"/v1/log/hands/{t.id}/1"), vkey, tmp_path)
     assert void.returncode == 0 and "ending with 'void'" in void.stdout, void.stdout + void.stderr
