@@ -30,7 +30,7 @@ from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.events import canonical_json, event_hash, sign_event
 from audit.log.keys import load_signer
 from audit.log.note import parse as parse_note
-from tests.api.conftest import Running, backend, make_service  # noqa: F401 - fixtures
+from tests.api.conftest import Running
 from tests.js.test_js import ROOT, node
 
 Verdict = dict[str, Any]
@@ -40,7 +40,13 @@ def run_verify(tmp_path: Path, bundle: dict[str, Any], vkey: str, *extra: str) -
     (tmp_path / "bundle.json").write_text(json.dumps(bundle))
     (tmp_path / "key.txt").write_text(vkey)
     done = subprocess.run(
-        [node(), "tests/js/verify_hand.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "key.txt"), *extra],
+        [
+            node(),
+            "tests/js/verify_hand.mjs",
+            str(tmp_path / "bundle.json"),
+            str(tmp_path / "key.txt"),
+            *extra,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -75,7 +81,9 @@ class Played:
 
 
 @pytest.fixture
-def played(make_service: Callable[..., Running], backend: str, tmp_path: Path) -> tuple[Running, Played]:  # noqa: F811
+def played(
+    make_service: Callable[..., Running], backend: str, tmp_path: Path
+) -> tuple[Running, Played]:
     service = make_service(backend)
     return service, Played(service, tmp_path)
 
@@ -88,14 +96,32 @@ def test_a_real_hand_passes_every_check(played: tuple[Running, Played], tmp_path
     key_file = tmp_path / "n.key"
     key_file.write_text(player.public_key)
     verdict = run_verify(
-        tmp_path, p.bundle, p.vkey,
-        "--record", str(record_file), "--player", player.id, "--player-key", str(key_file),
+        tmp_path,
+        p.bundle,
+        p.vkey,
+        "--record",
+        str(record_file),
+        "--player",
+        player.id,
+        "--player-key",
+        str(key_file),
     )
     checks = by_check(verdict)
     assert verdict["ok"], json.dumps(verdict["checks"], indent=1)
     assert list(checks) == [
-        "log key", "bundle", "checkpoint", "signatures", "signers", "chain", "inclusion",
-        "later checkpoint", "last checkpoint", "finished", "commitments", "deal", "tricks",
+        "log key",
+        "bundle",
+        "checkpoint",
+        "signatures",
+        "signers",
+        "chain",
+        "inclusion",
+        "later checkpoint",
+        "last checkpoint",
+        "finished",
+        "commitments",
+        "deal",
+        "tricks",
         "cayenne card",
     ]
     hand = p.record["hands"][0]
@@ -165,14 +191,20 @@ def test_a_changed_seed_fails_the_commitments(
     _, p = played
     bundle = copy.deepcopy(p.bundle)
     reveal = next(i["event"] for i in bundle["events"] if i["event"]["type"] == "reveal")
-    seat = next(s for s, pl in bundle["events"][0]["event"]["body"]["seats"].items() if pl == reveal["actor"])
+    seat = next(
+        s
+        for s, pl in bundle["events"][0]["event"]["body"]["seats"].items()
+        if pl == reveal["actor"]
+    )
     seed = bytearray(bytes.fromhex(reveal["body"]["seed"]))
     seed[0] ^= 0xFF
     reveal["body"]["seed"] = seed.hex()
     verdict = run_verify(tmp_path, bundle, p.vkey)
     checks = by_check(verdict)
     assert {"signatures", "commitments"} <= failed(verdict)
-    assert checks["commitments"]["detail"].startswith(f"seats.{seat}.seed: {seat}'s seed does not open")
+    assert checks["commitments"]["detail"].startswith(
+        f"seats.{seat}.seed: {seat}'s seed does not open"
+    )
     assert "not checked" in checks["deal"]["detail"]
 
 
@@ -211,7 +243,9 @@ def test_a_server_that_rewrites_its_reveal_is_caught(
     verdict = run_verify(tmp_path, bundle, p.vkey)
     checks = by_check(verdict)
     assert failed(verdict) == {"commitments", "deal", "tricks", "cayenne card"}, verdict
-    assert checks["commitments"]["detail"].startswith("server.seed: the server's seed does not open")
+    assert checks["commitments"]["detail"].startswith(
+        "server.seed: the server's seed does not open"
+    )
     (tmp_path / "seen.txt").write_text(genuine)
     seen = run_verify(tmp_path, bundle, p.vkey, "--last", str(tmp_path / "seen.txt"))
     assert "last checkpoint" in failed(seen)
