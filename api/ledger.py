@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from api.config import Config
+from api.db import private_dir
 from api.errors import BadRequest, NotFound
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.events import make_event, sign_event
@@ -40,7 +41,7 @@ def key_name(origin: str) -> str:
 def load_or_create_signer(path: Path, name: str) -> Signer:
     """The log's signer from ``path``, created (mode 0600) when the file is absent."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         with contextlib.suppress(FileExistsError):  # another worker created it first
             save_signer(generate_signer(name), path)
     return load_signer(path)
