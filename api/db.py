@@ -29,6 +29,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlparse, urlsplit, urlunsplit
 
 from api.config import ConfigError
+from api.errors import BadRequest
+from api.text import text_problem
 
 Row = tuple[Any, ...]
 
@@ -74,6 +76,14 @@ class Connection:
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        for value in params:
+            if isinstance(value, str) and text_problem(value) is not None:
+                # A request's text is checked where it comes in (api/text.py), naming its
+                # field; this is the last line of defence, for the driver never to raise.
+                raise BadRequest(
+                    f"a value of this request holds {text_problem(value)}, "
+                    "which cannot be stored or looked up"
+                )
         return self.raw.execute(self._sql(sql), tuple(params))
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:

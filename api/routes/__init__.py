@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app, request
 
 from api.errors import BadRequest
+from api.text import parse_json
 
 if TYPE_CHECKING:
     from api import Services
@@ -21,15 +22,14 @@ def services() -> Services:
     return current_app.extensions["fairplay"]  # type: ignore[no-any-return]
 
 
-def json_body() -> Any:
-    """The request's JSON body, whatever its declared content type; 400 when it is not JSON."""
+def json_body(root: str = "$") -> Any:
+    """The request's JSON body, whatever its declared content type (:func:`api.text.parse_json`:
+    400 when it is not JSON, nests too deep or holds text that cannot be stored; paths in
+    errors start at ``root``)."""
     data = request.get_data(cache=True)
     if not data:
-        raise BadRequest("the request needs a JSON body", details={"path": "$"})
-    try:
-        return json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"the body is not JSON: {exc}", details={"path": "$"}) from None
+        raise BadRequest("the request needs a JSON body", details={"path": root})
+    return parse_json(data, root)
 
 
 def int_arg(name: str, default: int, lo: int, hi: int) -> int:
@@ -57,8 +57,8 @@ def decode_cursor(text: str | None, size: int) -> list[Any] | None:
     if not text:
         return None
     try:
-        values = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-    except (ValueError, binascii.Error):
+        values = parse_json(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), "cursor")
+    except (ValueError, binascii.Error, BadRequest):
         values = None
     if (
         not isinstance(values, list)
