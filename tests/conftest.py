@@ -18,6 +18,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``long`` run only when chosen (``pytest -m long``), so that ``make test``
+    stays bounded while ``slow`` tests still run in it."""
+    if "long" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="a long fuzz run: select it with `pytest -m long`")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():
