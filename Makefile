@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench fuzz lint clean
 
 # setup.py and the C source are prerequisites: an edit to the native fast path rebuilds it.
 $(STAMP): pyproject.toml setup.py $(wildcard audit/csrc/*.c audit/csrc/*.h)
@@ -24,6 +24,11 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet pymerkle
 	$(PY) bench/run_all.py
+
+# The long fuzz runs (minutes; `make test` runs them bounded): schemathesis over the
+# OpenAPI document and the property over every route, each on SQLite and PostgreSQL.
+fuzz: $(STAMP)
+	$(PY) -m pytest -q -m long tests/api
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check audit shuffle api tests bench

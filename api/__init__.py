@@ -18,6 +18,7 @@ from api.ledger import Ledger
 from api.live import Live
 from api.migrations import migrate
 from api.repair import recover
+from api.text import check_request
 
 
 def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
@@ -34,6 +35,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     recover(live)  # rows the log is ahead of, after a crash (api/repair.py)
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
+    app.before_request(check_request)  # path and query text (api/text.py)
 
     from api.routes import audits, hands, log, meta, pages, players, tables
 

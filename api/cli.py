@@ -114,7 +114,9 @@ def _admin_token(data_dir: str) -> str:
         return token
     path = Path(data_dir) / "admin-token"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from api.db import private_dir
+
+        private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(secrets.token_urlsafe(32) + "\n")

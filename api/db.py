@@ -18,6 +18,7 @@ and the next hand's secret seed, voids, uploaded audits) is flushed before it re
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
 import threading
@@ -28,8 +29,28 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlparse, urlsplit, urlunsplit
 
 from api.config import ConfigError
+from api.errors import BadRequest
+from api.text import text_problem
 
 Row = tuple[Any, ...]
+
+
+def private_dir(path: Path) -> None:
+    """Create the folder ``path`` (and its parents) readable by its owner only (0700).
+
+    The data folder holds every live hand's deal and the log's signing key. A folder that
+    exists is left as it is (an operator may have made it); the files in it are 0600.
+    """
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600, or take group and other access off it."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
 
 
 def sqlite_path(url: str) -> str:
@@ -55,6 +76,14 @@ class Connection:
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        for value in params:
+            if isinstance(value, str) and text_problem(value) is not None:
+                # A request's text is checked where it comes in (api/text.py), naming its
+                # field; this is the last line of defence, for the driver never to raise.
+                raise BadRequest(
+                    f"a value of this request holds {text_problem(value)}, "
+                    "which cannot be stored or looked up"
+                )
         return self.raw.execute(self._sql(sql), tuple(params))
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
@@ -128,7 +157,13 @@ class Database:
             self.dialect = "sqlite"
             path = sqlite_path(url)
             if path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                # Owner only: SQLite creates the -wal and -shm files with the database
+                # file's mode, so they are 0600 as well.
+                private_dir(Path(path).parent)
+                private_file(Path(path))
+                for extra in ("-wal", "-shm"):
+                    if Path(path + extra).exists():
+                        private_file(Path(path + extra))
         else:
             raise ConfigError(
                 f"database url {url!r}: use sqlite:///PATH or postgresql://...",

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from api.config import Config
+from api.db import private_dir
 from api.errors import BadRequest, NotFound
 from audit.log.bundle import build_bundle
 from audit.log.checkpoint import parse as parse_checkpoint
@@ -54,7 +55,7 @@ def key_name(origin: str) -> str:
 def load_or_create_signer(path: Path, name: str) -> Signer:
     """The log's signer from ``path``, created (mode 0600) when the file is absent."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         with contextlib.suppress(FileExistsError):  # another worker created it first
             save_signer(generate_signer(name), path)
     return load_signer(path)

@@ -464,7 +464,7 @@ def build() -> Schema:
                 (),
                 (
                     _param("index", "query", {"type": "integer", "minimum": 0}, required=True),
-                    _param("size", "query", {"type": "integer", "minimum": 0}),
+                    _param("size", "query", {"type": "integer", "minimum": 1}),
                 ),
             )
         },
@@ -476,7 +476,7 @@ def build() -> Schema:
                 (),
                 (
                     _param("from", "query", {"type": "integer", "minimum": 1}, required=True),
-                    _param("to", "query", {"type": "integer", "minimum": 0}),
+                    _param("to", "query", {"type": "integer", "minimum": 1}),
                 ),
             )
         },

@@ -25,6 +25,7 @@ import hashlib
 from dataclasses import dataclass
 
 from api.errors import BadRequest, Unauthorized
+from api.text import check_text
 from audit.log.errors import KeyFormatError, WeakKeyError
 from audit.log.keys import Signer, Verifier
 
@@ -89,4 +90,5 @@ def parse_read_header(header: str) -> ReadCredential:
         sig = base64.b64decode(fields["sig"], validate=True)
     except (KeyError, ValueError, binascii.Error):
         raise Unauthorized("Authorization: expected player=...,ts=...,sig=...") from None
+    check_text(player, "Authorization")
     return ReadCredential(player, ts, sig)

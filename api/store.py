@@ -48,15 +48,30 @@ class Player:
         }
 
 
+def _key_taken() -> Conflict:
+    return Conflict(
+        "a player with this public key is already registered", details={"path": "public_key"}
+    )
+
+
+def check_new_player(conn: Connection, player: Player) -> None:
+    """409 when the player's raw key (its id), under whatever key name, is registered."""
+    if conn.one(
+        "SELECT id FROM api_players WHERE id = ? OR public_key = ?",
+        (player.id, player.public_key),
+    ):
+        raise _key_taken()
+
+
 def insert_player(conn: Connection, player: Player) -> None:
-    if conn.one("SELECT id FROM api_players WHERE public_key = ?", (player.public_key,)):
-        raise Conflict(
-            "a player with this public key is already registered", details={"path": "public_key"}
-        )
-    conn.execute(
-        "INSERT INTO api_players (id, name, public_key, created_at) VALUES (?, ?, ?, ?)",
+    """Store a new player; 409 when its id or key is taken (by a concurrent request too)."""
+    cur = conn.execute(
+        "INSERT INTO api_players (id, name, public_key, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         (player.id, player.name, player.public_key, player.created_at),
     )
+    if cur.rowcount != 1:
+        raise _key_taken()
 
 
 def get_player(conn: Connection, player_id: str) -> Player:

@@ -18,6 +18,17 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``long`` run only when chosen (``pytest -m long``), so that ``make test``
+    stays bounded while ``slow`` tests still run in it."""
+    if "long" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="a long fuzz run: select it with `pytest -m long`")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
+
+
 def postgres_url() -> str:
     return os.environ.get("FAIRPLAY_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 

@@ -11,8 +11,7 @@ from flask import current_app, request
 from werkzeug.exceptions import HTTPException
 
 from api.errors import BadRequest, PayloadTooLarge
-from audit.log.errors import EventError
-from audit.log.events import loads
+from api.text import parse_json
 
 if TYPE_CHECKING:
     from api import Services
@@ -24,8 +23,10 @@ def services() -> Services:
     return current_app.extensions["fairplay"]  # type: ignore[no-any-return]
 
 
-def json_body() -> Any:
-    """The request's JSON body, whatever its declared content type; 400 when it is not JSON."""
+def json_body(root: str = "$") -> Any:
+    """The request's JSON body, whatever its declared content type (:func:`api.text.parse_json`:
+    400 when it is not JSON, names a key twice, nests too deep or holds text that cannot be
+    stored; paths in errors start at ``root``); 413 when a chunked body goes over the limit."""
     try:
         data = request.get_data(cache=True)
     except HTTPException:
@@ -33,7 +34,7 @@ def json_body() -> Any:
     except Exception as exc:  # noqa: BLE001 - whatever the server's stream raises
         # A reset (OSError) or framing the server refuses while the body is read (gunicorn's
         # ParseException for a bad chunk size) is the client's request, not our fault.
-        raise BadRequest(f"the body could not be read: {exc}", details={"path": "$"}) from None
+        raise BadRequest(f"the body could not be read: {exc}", details={"path": root}) from None
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     # A body without Content-Length (chunked) is cut at the limit by Werkzeug without a
     # word: one more byte from the server's stream says whether it went on.
@@ -45,18 +46,11 @@ def json_body() -> Any:
     ):
         raise PayloadTooLarge(
             f"the request body is over the limit of {limit} bytes",
-            details={"path": "$", "limit": limit},
+            details={"path": root, "limit": limit},
         )
     if not data:
-        raise BadRequest("the request needs a JSON body", details={"path": "$"})
-    try:
-        return loads(data)  # a key named twice is refused: events are signed as parsed
-    except EventError as exc:
-        raise BadRequest(
-            f"the body is not accepted: {exc.message}", details={"path": "$"}
-        ) from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"the body is not JSON: {exc}", details={"path": "$"}) from None
+        raise BadRequest("the request needs a JSON body", details={"path": root})
+    return parse_json(data, root)
 
 
 def int_arg(name: str, default: int, lo: int, hi: int) -> int:
@@ -84,8 +78,8 @@ def decode_cursor(text: str | None, size: int) -> list[Any] | None:
     if not text:
         return None
     try:
-        values = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-    except (ValueError, binascii.Error):
+        values = parse_json(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), "cursor")
+    except (ValueError, binascii.Error, BadRequest):
         values = None
     if (
         not isinstance(values, list)

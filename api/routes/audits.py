@@ -151,7 +151,14 @@ def date_arg(name: str) -> str | None:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return store.now_iso(moment.timestamp())
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # a year 1 or 9999 time whose offset leaves the calendar
+        raise BadRequest(
+            f"{name}: {raw!r} is out of range: in UTC it must fall in the years 1 to 9999",
+            details={"path": name},
+        ) from None
+    return utc.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @bp.get("/v1/audits")

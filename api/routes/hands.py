@@ -112,7 +112,7 @@ def get_hand(table_id: str, number: int) -> Response:
 def post_event(table_id: str, number: int) -> tuple[Response, int]:
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
-    result = services().live.submit(table_id, number, json_body())
+    result = services().live.submit(table_id, number, json_body("event"))
     return jsonify(result), 201
 
 

@@ -37,14 +37,14 @@ def log_entries() -> Response:
 @bp.get("/v1/log/proofs/inclusion")
 def log_inclusion() -> Response:
     index = int_arg("index", 0, 0, MAX_INDEX)
-    size = int_arg("size", 0, 0, MAX_INDEX)
+    size = int_arg("size", 0, 1, MAX_INDEX)  # absent (0): the latest checkpoint
     return jsonify(services().ledger.inclusion(index, size or None))
 
 
 @bp.get("/v1/log/proofs/consistency")
 def log_consistency() -> Response:
     first = int_arg("from", 1, 1, MAX_INDEX)
-    second = int_arg("to", 0, 0, MAX_INDEX)
+    second = int_arg("to", 0, 1, MAX_INDEX)  # absent (0): the latest checkpoint
     return jsonify(services().ledger.consistency(first, second or None))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import store
+from api import store, text
 from api.auth import is_admin, require_admin
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
@@ -17,11 +17,8 @@ MAX_NAME = 64
 
 
 def check_name(value: object, path: str) -> str:
-    if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
-        raise BadRequest(f"{path}: a name of 1 to {MAX_NAME} characters", details={"path": path})
-    if any(ord(ch) < 32 for ch in value):
-        raise BadRequest(f"{path}: control characters are not allowed", details={"path": path})
-    return value.strip()
+    """A player's or a table's display name (:func:`api.text.check_name`)."""
+    return text.check_name(value, path, MAX_NAME)
 
 
 @bp.post("/v1/players")
@@ -42,6 +39,11 @@ def create_player() -> tuple[Response, int, dict[str, str]]:
         )
     player = store.Player(player_id(key), name, key.text(), store.now_iso(s.config.clock()))
     conn = s.db.connection()
+    # A refused registration changes nothing: the conflict is found before the log's key
+    # table is written. (The id is derived from the raw key, so the same key under
+    # another name is the same player.) Should a crash fall between the two writes, the
+    # retry finds no player, registers the same key again (a no-op) and stores the row.
+    store.check_new_player(conn, player)
     s.ledger.register_player(player.id, key)
     with conn.transaction():
         store.insert_player(conn, player)
