@@ -205,7 +205,7 @@ def test_a_key_named_twice_is_refused(served: Running, table: Table) -> None:
     answer = json.loads(resp.read())
     conn.close()
     assert resp.status == 400 and answer["code"] == "BAD_REQUEST", answer
-    assert "duplicate key 'body'" in answer["message"] and answer["details"]["path"] == "$"
+    assert "duplicate key 'body'" in answer["message"] and answer["details"]["path"] == "event"
     assert db_dump(served) == before
 
 
