@@ -1,4 +1,4 @@
-"""Build hook for the auditor's optional native fast path (audit/csrc/, docs/performance.md).
+"""Build hook for the auditor's optional native fast path (audit/native/csrc/, docs/performance.md).
 
 Everything else is declared in pyproject.toml. The extension is optional: where no C
 compiler is available the build goes on without it and the auditor runs in pure
@@ -12,9 +12,9 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "audit._fastaudit",
-            sorted(glob("audit/csrc/*.c")),
-            depends=["audit/csrc/fastaudit.h"],
+            "audit.native._fastaudit",
+            sorted(glob("audit/native/csrc/*.c")),
+            depends=["audit/native/csrc/fastaudit.h"],
             # Bit-identical floating point with the Python code it mirrors: no fused
             # multiply-add contraction, no unsafe math. Only PyInit is exported.
             extra_compile_args=[

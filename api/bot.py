@@ -27,11 +27,11 @@ from typing import Any
 
 from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client, Identity
-from audit.cards import CARD_TEXT, Seat, parse_card
-from audit.contract import Contract
 from audit.errors import FairplayError
 from audit.log.keys import Signer
-from audit.play import HandState
+from audit.rules.cards import CARD_TEXT, Seat, parse_card
+from audit.rules.contract import Contract
+from audit.rules.play import HandState
 
 SEATS = ("N", "E", "S", "W")
 FINISHED = ("over", "void")

@@ -15,7 +15,7 @@ import hmac
 from collections.abc import Mapping, Sequence
 
 from api.errors import BadRequest
-from audit.cards import Seat
+from audit.rules.cards import Seat
 from shuffle import kdf
 from shuffle.protocol import Derived, SeatEntry, Transcript, derive, new_seed
 

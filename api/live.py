@@ -55,13 +55,13 @@ from api.state import (
     ruleset_pattern,
     waiting_for,
 )
-from audit.cards import CARD_TEXT, Seat, parse_card
 from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
 from audit.log.keys import Verifier
 from audit.log.schemas import check_cayenne_event
-from audit.play import HandState
+from audit.rules.cards import CARD_TEXT, Seat, parse_card
+from audit.rules.play import HandState
 from shuffle.protocol import Transcript
 
 MAX_CACHED = 4096

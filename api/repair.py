@@ -31,9 +31,9 @@ from api import store
 from api.db import Connection
 from api.errors import Conflict, NotFound, WrongPhase
 from api.state import PLAYER_KINDS, next_start
-from audit.cards import Seat
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
+from audit.rules.cards import Seat
 
 if TYPE_CHECKING:
     from api.live import Live

@@ -9,9 +9,9 @@ from typing import Any
 
 from api import store
 from api.errors import BadRequest
-from audit.cards import Seat, parse_card
-from audit.deal import check_pattern
-from audit.play import HandState
+from audit.rules.cards import Seat, parse_card
+from audit.rules.deal import check_pattern
+from audit.rules.play import HandState
 
 ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from api.db import Connection, Row
 from api.errors import Conflict, NotFound
-from audit.cards import Seat
+from audit.rules.cards import Seat
 
 SEAT_COLUMNS = ("seat_n", "seat_e", "seat_s", "seat_w")
 

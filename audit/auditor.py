@@ -18,12 +18,12 @@ from audit.checks import play as play_check
 from audit.checks import score as score_check
 from audit.checks import shuffle as shuffle_check
 from audit.checks import stacking as stacking_check
-from audit.findings import ERROR, Finding
-from audit.model import Record
+from audit.checks.findings import ERROR, Finding
 from audit.native import audit_fast
-from audit.record import load_record
-from audit.replay import replay_hand
-from audit.sitting import score_record
+from audit.record.codec import load_record
+from audit.record.model import Record
+from audit.rules.replay import replay_hand
+from audit.rules.sitting import score_record
 
 REPORT_FORMAT = "cayenne-audit-report/1"
 DEFAULT_ALPHA = 0.001

@@ -3,7 +3,7 @@ the report) on generated records, beside the cost of merely parsing the same JSO
 One core, one process, one run: every figure is measured side by side.
 
 ``full audit`` is what ``fairplay audit`` and the service run: ``audit_document`` on
-the parsed JSON, which takes the native fast path (``audit/csrc/``) for records
+the parsed JSON, which takes the native fast path (``audit/native/csrc/``) for records
 in order. ``pure Python`` is the Python auditor alone (``FAIRPLAY_NATIVE=0``), the
 definition of the report. The third variant carries honest false alarms and stacked
 deals (records with findings), so the cost of reporting is in the figures too.
@@ -23,8 +23,8 @@ from timing import best_of
 
 from audit import native
 from audit.auditor import audit_document, audit_record
-from audit.generate import cut, random_record, riffle
-from audit.record import load_record
+from audit.record.codec import load_record
+from audit.record.generate import cut, random_record, riffle
 
 
 def _two_riffles(pack: list[int], rng: random.Random) -> list[int]:

@@ -19,8 +19,8 @@ import random
 import time
 from collections.abc import Callable
 
-from audit.cards import Card, Seat, Side
-from audit.deal import PATTERNS, deal_from_order
+from audit.rules.cards import Card, Seat, Side
+from audit.rules.deal import PATTERNS, deal_from_order
 from audit.stacking import StackingResult, combine_p_values, stacking_test
 from audit.stacking.simulate import (
     book_cheat_pack,

@@ -14,7 +14,7 @@ these are interleaved, each of the 4**52 label sequences of the new positions eq
 likely. The likelihood of the four hands is therefore exact: for every vector of packet
 sizes, a dynamic programme over the packets' pointers counts the interleavings that
 send each card to its hand, for each residue of the cut modulo 4 (the bench's cut,
-``audit.generate.cut``: 4..48 uniformly), and the counts are summed
+``audit.record.generate.cut``: 4..48 uniformly), and the counts are summed
 (``bench/interleave_dp.c``, built here with the machine's C compiler; packets of 3 to
 23 cards: leaving out the rarer sizes changed a deal's log-likelihood ratio by about
 0.001 nats where checked, and can only understate the ratio).
@@ -90,7 +90,7 @@ def stacked_llr(seed: int) -> float:
     assert _lib is not None
     rng = random.Random(seed)
     order = four_shuffle(rng)
-    k = rng.randrange(4, 49)  # audit.generate.cut
+    k = rng.randrange(4, 49)  # audit.record.generate.cut
     dealt = order[k:] + order[:k]
     hand = [0] * N
     for pos, card in enumerate(dealt):

@@ -4,7 +4,7 @@ Run: ``make bench`` or ``.venv/bin/python bench/engine_bench.py [--hands N]``. O
 one process; every figure is measured in this run, side by side.
 
 The Python engine (``replay_hand`` and the scorer on typed records) is measured first.
-The last line is the same work in the auditor's native fast path (``audit/csrc/``, when
+The last line is the same work in the auditor's native fast path (``audit/native/csrc/``, when
 built): validating the parsed JSON, replaying and scoring every hand and building the
 report's hands and rubbers, without the stacking tests; it does more than the Python
 lines, so it is a conservative figure for the native replay and scoring.
@@ -19,10 +19,10 @@ import random
 from timing import best_of
 
 from audit import native
-from audit.generate import random_record
-from audit.record import load_record
-from audit.replay import replay_hand
-from audit.sitting import hand_facts, new_sheet
+from audit.record.codec import load_record
+from audit.record.generate import random_record
+from audit.rules.replay import replay_hand
+from audit.rules.sitting import hand_facts, new_sheet
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from timing import best_of
 
-from audit.cards import Seat
+from audit.rules.cards import Seat
 from shuffle import kdf
 from shuffle.permute import shuffle_pack_traced
 from shuffle.protocol import SEAT_ORDER, SeatEntry, Transcript, derive, derive_key

@@ -1,4 +1,4 @@
-"""Build audit/examples/worked-example.json: the book's worked example as a full record.
+"""Build audit/record/examples/worked-example.json: the book's worked example as a full record.
 
 The book gives only the outcomes (who called what, tricks taken, honours held); this
 script searches seeded random deals and plays for hands that produce exactly those
@@ -11,12 +11,12 @@ import json
 import random
 from pathlib import Path
 
-from audit.cards import CARD_TEXT, HONOURS_OF_SUIT, Seat, Side, mask_of, parse_card
-from audit.generate import collect, favour, play_hand, random_policy
-from audit.record import load_record
-from audit.sitting import score_record
+from audit.record.codec import load_record
+from audit.record.generate import collect, favour, play_hand, random_policy
+from audit.rules.cards import CARD_TEXT, HONOURS_OF_SUIT, Seat, Side, mask_of, parse_card
+from audit.rules.sitting import score_record
 
-OUT = Path(__file__).resolve().parent.parent / "audit" / "examples" / "worked-example.json"
+OUT = Path(__file__).resolve().parent.parent / "audit" / "record" / "examples" / "worked-example.json"
 
 
 def honours(state, trump: int, side: Side) -> int:

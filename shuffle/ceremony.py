@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from audit.cards import Seat
-from audit.deal import DEFAULT_PATTERN, check_pattern
+from audit.rules.cards import Seat
+from audit.rules.deal import DEFAULT_PATTERN, check_pattern
 from shuffle import kdf
 from shuffle.errors import CeremonyError, CommitmentMismatchError, ShuffleFormatError
 from shuffle.protocol import SEAT_ORDER, Beacon, Derived, SeatEntry, Transcript, derive, new_seed

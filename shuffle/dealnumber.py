@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import comb
 
-from audit.cards import Card, Seat
+from audit.rules.cards import Card, Seat
 
 BINOM: tuple[tuple[int, ...], ...] = tuple(tuple(comb(n, k) for k in range(14)) for n in range(53))
 """``BINOM[n][k] = C(n, k)`` for ``n <= 52``, ``k <= 13``."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from audit.cards import Seat
+from audit.rules.cards import Seat
 
 VERSION = "cayenne-shuffle/1"
 """The transcript's ``protocol`` value; the labels below carry the same version."""

@@ -1,6 +1,6 @@
 """Fisher–Yates over the canonical card order.
 
-The pack starts in the canonical order of :mod:`audit.cards` (position ``p`` holds card
+The pack starts in the canonical order of :mod:`audit.rules.cards` (position ``p`` holds card
 ``p``: 2S 3S … AS 2H … AC). For ``i`` from 51 down to 1, draw ``j`` uniform in ``0..i``
 and swap positions ``i`` and ``j``. Position 0 is then the top of the pack, the first
 card dealt (the dealing pack) or the card turned for cayenne (the still pack).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hmac
 
-from audit.cards import Card
+from audit.rules.cards import Card
 from shuffle.kdf import field, u64
 from shuffle.stream import LIMIT, ByteStream, Draw
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from audit.cards import CARD_TEXT, Card, Seat, parse_card
-from audit.deal import DEFAULT_PATTERN, deal_from_order
 from audit.errors import FairplayError
+from audit.rules.cards import CARD_TEXT, Card, Seat, parse_card
+from audit.rules.deal import DEFAULT_PATTERN, deal_from_order
 from shuffle import kdf
 from shuffle.dealnumber import DEAL_COUNT, deal_number_unchecked
 from shuffle.errors import ShuffleFormatError, ShuffleIncompleteError

@@ -15,8 +15,8 @@ import hmac
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from audit.cards import CARD_TEXT, Card, Seat, parse_card
 from audit.errors import FairplayError
+from audit.rules.cards import CARD_TEXT, Card, Seat, parse_card
 from shuffle import kdf
 from shuffle.errors import (
     CommitmentMismatchError,

@@ -118,13 +118,13 @@ def notice_of(summary: dict[str, Any]) -> str | None:
 def get_audit(report_id: str) -> Response:
     summary, report, record = store.get_report(services().db.connection(), report_id)
     if wants_html():
-        from audit.report_html import render_html
+        from audit.report.html import render_html
 
         return Response(
             render_html(report, record, notice=notice_of(summary)), mimetype="text/html"
         )
     if wants_text():
-        from audit.report_text import render_text
+        from audit.report.text import render_text
 
         text = render_text(report, notice=notice_of(summary))
         return Response(text, mimetype="text/plain")

@@ -17,8 +17,8 @@ from api.auth import require_admin, signed_reader
 from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
 from api.state import Snapshot, waiting_for
-from audit.cards import Seat
 from audit.errors import InvalidCardError
+from audit.rules.cards import Seat
 
 bp = Blueprint("hands", __name__)
 

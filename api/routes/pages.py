@@ -9,7 +9,7 @@ from flask import Blueprint, Response, render_template
 from api import store
 from api.routes import services
 from api.routes.hands import load_hand
-from audit.cards import SUIT_LETTERS, Seat, parse_card
+from audit.rules.cards import SUIT_LETTERS, Seat, parse_card
 
 bp = Blueprint("pages", __name__)
 
@@ -80,7 +80,7 @@ def hand_page(table_id: str, number: int) -> Response:
 @bp.get("/reports/<report_id>")
 def report_page(report_id: str) -> Response:
     from api.routes.audits import notice_of
-    from audit.report_html import render_html
+    from audit.report.html import render_html
 
     summary, report, record = store.get_report(services().db.connection(), report_id)
     return Response(render_html(report, record, notice=notice_of(summary)), mimetype="text/html")

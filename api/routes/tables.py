@@ -11,9 +11,9 @@ from api.auth import require_admin
 from api.errors import BadRequest
 from api.routes import json_body, limit_arg, services
 from api.routes.players import check_name
-from audit.cards import Seat
 from audit.errors import InvalidCardError, RecordError, RulesetError
-from audit.ruleset import Ruleset
+from audit.rules.cards import Seat
+from audit.rules.ruleset import Ruleset
 
 bp = Blueprint("tables", __name__)
 

@@ -1,7 +1,7 @@
 """The auditor's checks, one module per topic.
 
 Each module exposes ``check(ctx: AuditContext) -> list[Finding]``. The replay
-(:mod:`audit.replay`) has already played every hand once; checks read its outcomes
+(:mod:`audit.rules.replay`) has already played every hand once; checks read its outcomes
 from the context instead of replaying again.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.model import Record
-from audit.replay import HandOutcome
-from audit.scoring import HandScore
+from audit.record.model import Record
+from audit.rules.replay import HandOutcome
+from audit.rules.scoring import HandScore
 
 
 @dataclass(slots=True)

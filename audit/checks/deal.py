@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from audit.cards import CARD_TEXT, Seat, mask_of
 from audit.checks import AuditContext
-from audit.deal import deal_positions, pattern_name
-from audit.findings import Finding
+from audit.checks.findings import Finding
+from audit.rules.cards import CARD_TEXT, Seat, mask_of
+from audit.rules.deal import deal_positions, pattern_name
 
 
 def check(ctx: AuditContext) -> list[Finding]:

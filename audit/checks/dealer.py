@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from audit.cards import CARD_TEXT, RANK_OF, Seat
 from audit.checks import AuditContext
-from audit.findings import Finding
+from audit.checks.findings import Finding
+from audit.rules.cards import CARD_TEXT, RANK_OF, Seat
 
 
 def _cut_rank(card: int) -> int:

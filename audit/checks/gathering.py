@@ -10,11 +10,11 @@ top), the same way for both piles.
 
 from __future__ import annotations
 
-from audit.cards import CARD_TEXT, Side
 from audit.checks import AuditContext
-from audit.findings import Finding
-from audit.model import HandRecord
-from audit.replay import HandOutcome
+from audit.checks.findings import Finding
+from audit.record.model import HandRecord
+from audit.rules.cards import CARD_TEXT, Side
+from audit.rules.replay import HandOutcome
 
 
 def _gathered(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:

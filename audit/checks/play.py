@@ -1,14 +1,14 @@
 """Irregularities of the deal's cards, the calls and the play, as met by the replay.
 
 DEAL_INVALID, CALL_OUT_OF_TURN, LEAD_OUT_OF_TURN, CARD_NOT_HELD, REVOKE,
-ACE_HIGH_INVALID and HAND_NOT_REPLAYABLE come from :func:`audit.replay.replay_hand`;
+ACE_HIGH_INVALID and HAND_NOT_REPLAYABLE come from :func:`audit.rules.replay.replay_hand`;
 this check also flags recorded penalties for revokes the play does not show.
 """
 
 from __future__ import annotations
 
 from audit.checks import AuditContext
-from audit.findings import Finding
+from audit.checks.findings import Finding
 
 
 def check(ctx: AuditContext) -> list[Finding]:

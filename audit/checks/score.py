@@ -12,10 +12,10 @@ from collections import Counter
 from typing import Any
 
 from audit.checks import AuditContext
-from audit.findings import Finding
-from audit.model import Score
-from audit.scoring import GAMES_TO_WIN, score_hand
-from audit.sitting import hand_facts
+from audit.checks.findings import Finding
+from audit.record.model import Score
+from audit.rules.scoring import GAMES_TO_WIN, score_hand
+from audit.rules.sitting import hand_facts
 
 
 def _differences(expected: Score, claimed: Score) -> list[str]:

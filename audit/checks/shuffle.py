@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from audit.checks import AuditContext
-from audit.findings import Finding
-from audit.record import hand_to_json
+from audit.checks.findings import Finding
+from audit.record.codec import hand_to_json
 
 
 def check(ctx: AuditContext) -> list[Finding]:

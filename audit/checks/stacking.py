@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from audit.cards import Seat, Side
 from audit.checks import AuditContext
-from audit.findings import Finding
+from audit.checks.findings import Finding
+from audit.rules.cards import Seat, Side
 from audit.stacking import (
     PILE_TOP_LAST,
     StackingResult,

@@ -33,8 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from audit.cards import Seat
-from audit.deal import PATTERNS, deal_from_order
+from audit.rules.cards import Seat
+from audit.rules.deal import PATTERNS, deal_from_order
 from audit.stacking.hands import advance_score, oriented_score, relative_seats, two_way_score
 from audit.stacking.order import soft_min_descents, two_way_soft_min
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle

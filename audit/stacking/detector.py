@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.cards import FULL_MASK, Card, Seat, Side
-from audit.deal import check_pattern, deal_positions, pattern_name
 from audit.errors import FairplayError
+from audit.rules.cards import FULL_MASK, Card, Seat, Side
+from audit.rules.deal import check_pattern, deal_positions, pattern_name
 from audit.stacking.hands import (
     advance_score,
     advances,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from audit.cards import Card, Seat
+from audit.rules.cards import Card, Seat
 
 
 def relative_seats(deal: Mapping[Seat, Sequence[Card]], dealer: Seat) -> list[int]:

@@ -25,7 +25,7 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from audit.cards import Card
+from audit.rules.cards import Card
 
 N = 52
 

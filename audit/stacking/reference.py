@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit.cards import FULL_MASK, Card, Side
+from audit.rules.cards import FULL_MASK, Card, Side
 
 BLOCKS = 13
 BLOCK = 4

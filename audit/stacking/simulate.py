@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from audit.cards import Card, Side
+from audit.rules.cards import Card, Side
 
 Tricks = list[list[Card]]
 

@@ -2,7 +2,7 @@
 
 Each board stands alone: no games, no rubber, nothing on the marker before it. It
 takes the rubber scorer's pieces where the rules are the same (the ``tricks`` revoke
-penalty, the honours held, the slams: :mod:`audit.scoring`) and differs in four ways:
+penalty, the honours held, the slams: :mod:`audit.rules.scoring`) and differs in four ways:
 there are no games (a side's score is not turned into games), a capped side stops at
 9 for the board, ``deduct`` and ``add`` both take 3 x unit off the revoking side
 (which may fall below 0), and slams are added unmultiplied.
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audit.contract import Contract
-from audit.model import HandRecord
-from audit.replay import replay_hand
-from audit.ruleset import Ruleset
-from audit.scoring import CAPPED, GAME, HandFacts, honours_held, penalised_tricks, slams
-from audit.sitting import hand_facts
+from audit.record.model import HandRecord
+from audit.rules.contract import Contract
+from audit.rules.replay import replay_hand
+from audit.rules.ruleset import Ruleset
+from audit.rules.scoring import CAPPED, GAME, HandFacts, honours_held, penalised_tricks, slams
+from audit.rules.sitting import hand_facts
 
 PENALTY_UNITS = 3
 """A ``deduct`` or ``add`` revoke penalty takes this many units off the revoking side."""

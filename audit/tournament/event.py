@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit.errors import RecordError
-from audit.model import Record
-from audit.record import load_record
+from audit.record.codec import load_record
+from audit.record.model import Record
 from audit.tournament.errors import EventError
 
 DUPLICATE = "pairs-duplicate"

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit.auditor import audit_document
-from audit.cards import CARD_TEXT, Seat
-from audit.findings import Finding
-from audit.model import HandRecord
+from audit.checks.findings import Finding
+from audit.record.model import HandRecord
+from audit.rules.cards import CARD_TEXT, Seat
 from audit.stacking import combine_p_values
 from audit.tournament.event import Event, TableRecord
 

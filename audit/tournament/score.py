@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from audit.auditor import DEFAULT_ALPHA
-from audit.findings import ERROR
+from audit.checks.findings import ERROR
 from audit.tournament.boardscore import score_board_hand
 from audit.tournament.event import DUPLICATE, Event, Pair, TableRecord, read_event
 from audit.tournament.eventaudit import EventAudit, audit_event

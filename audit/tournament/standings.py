@@ -8,7 +8,7 @@ on the order the results arrived in.
 **Match value** (rubber round robin): over the rubbers of a match, a pair's sheet total
 minus the opponents'. A rubber unfinished when the match ends counts the games and
 slams already on its sheet, no rubber bonus, and drops the points on the marker,
-which is what :class:`audit.scoring.Rubber` totals say of an unfinished rubber.
+which is what :class:`audit.rules.scoring.Rubber` totals say of an unfinished rubber.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import TypeVar
 
-from audit.model import Record
-from audit.sitting import score_record
+from audit.record.model import Record
+from audit.rules.sitting import score_record
 
 K = TypeVar("K", bound=Hashable)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client, Identity
-from audit.cards import Seat
+from audit.rules.cards import Seat
 
 SEATS = ("N", "E", "S", "W")
 

@@ -19,7 +19,7 @@ from typing import Any
 from api.bot import TableBots
 from api.ceremony import seat_commitment
 from api.client import ApiCallError
-from audit.cards import Seat
+from audit.rules.cards import Seat
 from tests.api.conftest import Running
 from tests.api.helpers import open_table
 

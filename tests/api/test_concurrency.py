@@ -16,8 +16,8 @@ import pytest
 
 from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client
-from audit.cards import Seat
 from audit.log.events import event_hash, make_event, sign_event
+from audit.rules.cards import Seat
 from tests.api.conftest import ADMIN
 from tests.api.helpers import SEATS, Table, error_of, open_table
 

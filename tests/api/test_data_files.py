@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from api import create_app
-from api.cli import _admin_token
+from audit.cli.serve import _admin_token
 from tests.api.conftest import ADMIN
 from tests.api.helpers import open_table
 

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from api.bot import TableBots
 from api.ceremony import seat_commitment
 from api.client import Identity
-from audit.cards import Seat
 from audit.log.events import make_event, sign_event, signing_input
 from audit.log.schemas import CAYENNE_TYPES, check_cayenne_event
+from audit.rules.cards import Seat
 from tests.api.conftest import Running
 from tests.api.helpers import SEATS, Table, error_of, open_table
 

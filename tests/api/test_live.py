@@ -13,8 +13,8 @@ import pytest
 
 from api.ceremony import seat_commitment
 from api.client import Identity
-from audit.cards import Seat
 from audit.log.events import make_event, sign_event
+from audit.rules.cards import Seat
 from tests.api.conftest import Running
 from tests.api.helpers import SEATS, Table, error_of, open_table
 

@@ -24,8 +24,8 @@ from api import store
 from api.bot import TableBots
 from api.ceremony import seat_commitment
 from api.client import ApiCallError
-from audit.cards import Seat
 from audit.log.events import canonical_json
+from audit.rules.cards import Seat
 from tests.api.conftest import Running
 from tests.api.helpers import error_of, open_table
 

@@ -7,7 +7,7 @@ import random
 
 from api.state import next_start
 from audit.auditor import audit_document
-from audit.generate import random_record
+from audit.record.generate import random_record
 
 
 def test_per_hand_records_chained_by_next_start_give_the_whole_rubbers() -> None:

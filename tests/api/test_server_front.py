@@ -26,7 +26,7 @@ from tests.api.helpers import free_port
 ROOT = Path(__file__).resolve().parents[2]
 MAX_BODY = 8192
 REQUEST_TIMEOUT = 4
-EXAMPLE = json.loads((ROOT / "audit" / "examples" / "worked-example.json").read_text())
+EXAMPLE = json.loads((ROOT / "audit" / "record" / "examples" / "worked-example.json").read_text())
 
 
 @pytest.fixture(scope="module")

@@ -28,8 +28,8 @@ import pytest
 
 from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client
-from audit.cards import Seat
 from audit.log.events import make_event, sign_event
+from audit.rules.cards import Seat
 from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url
 from tests.api.helpers import Table, free_port, open_table
 

@@ -19,7 +19,7 @@ from api.ratelimit import Rate, refill
 from tests.api.conftest import Running
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = json.loads((ROOT / "audit" / "examples" / "worked-example.json").read_text())
+EXAMPLE = json.loads((ROOT / "audit" / "record" / "examples" / "worked-example.json").read_text())
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from audit.cards import CARD_TEXT, Seat
-from audit.deal import deal_from_order
+from audit.rules.cards import CARD_TEXT, Seat
+from audit.rules.deal import deal_from_order
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKED_EXAMPLE = ROOT / "audit" / "examples" / "worked-example.json"
+WORKED_EXAMPLE = ROOT / "audit" / "record" / "examples" / "worked-example.json"
 
 
 def worked_example() -> dict[str, Any]:

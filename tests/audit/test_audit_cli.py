@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from audit.generate import random_record
+from audit.record.generate import random_record
 
 from ..browser import dump_dom, screenshot
 from .helpers import ROOT, WORKED_EXAMPLE, worked_example

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from audit.auditor import audit_document
-from audit.cards import CARD_TEXT
 from audit.errors import RecordError
-from audit.generate import cut, random_record
-from audit.report_html import render_html
-from audit.report_text import render_text
+from audit.record.generate import cut, random_record
+from audit.report.html import render_html
+from audit.report.text import render_text
+from audit.rules.cards import CARD_TEXT
 
 BASES = [
     random_record(random.Random(1), 5, prepare=cut),

@@ -17,9 +17,9 @@ import pytest
 from audit import native
 from audit.auditor import audit_document, audit_record
 from audit.errors import RecordError
-from audit.fastload import fast_load
-from audit.generate import random_record
-from audit.record import _load_checked, dumps, load_record, validate
+from audit.record.codec import _load_checked, dumps, load_record, validate
+from audit.record.fastload import fast_load
+from audit.record.generate import random_record
 
 from ..tournament.events import mitchell_event
 

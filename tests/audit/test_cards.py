@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from audit.cards import (
+from audit.errors import FairplayError, InvalidCardError
+from audit.rules.cards import (
     ALL_CARDS,
     CARD_TEXT,
     Seat,
@@ -15,7 +16,6 @@ from audit.cards import (
     parse_card,
     parse_suit,
 )
-from audit.errors import FairplayError, InvalidCardError
 
 
 def test_every_card_round_trips_through_text() -> None:

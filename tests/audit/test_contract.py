@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from audit.cards import Suit
-from audit.contract import Contract, unit
 from audit.errors import InvalidCardError
+from audit.rules.cards import Suit
+from audit.rules.contract import Contract, unit
 
 # The rules digest's table: cayenne suit -> suits worth 4, 3, 2, 1.
 TABLE = {

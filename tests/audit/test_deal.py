@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from audit.cards import Seat
-from audit.deal import (
+from audit.errors import RulesetError
+from audit.rules.cards import Seat
+from audit.rules.deal import (
     PATTERN_67,
     PATTERN_445,
     PATTERN_ONE_AT_A_TIME,
@@ -11,7 +12,6 @@ from audit.deal import (
     deal_from_order,
     deal_positions,
 )
-from audit.errors import RulesetError
 
 
 def test_445_gives_packets_from_the_dealers_left() -> None:

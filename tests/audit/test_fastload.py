@@ -11,9 +11,9 @@ import fastjsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.fastload import fast_load
-from audit.generate import random_record
-from audit.record import _load_checked, _validator
+from audit.record.codec import _load_checked, _validator
+from audit.record.fastload import fast_load
+from audit.record.generate import random_record
 
 from .helpers import worked_example
 

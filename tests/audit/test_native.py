@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 
 from audit import native
 from audit.auditor import audit_document, audit_record
-from audit.cards import CARD_BY_TEXT
 from audit.errors import RecordError
-from audit.generate import cut, random_record, riffle
-from audit.pbn import import_pbn
-from audit.record import load_record
-from audit.ruleset import Ruleset
+from audit.record.codec import load_record
+from audit.record.generate import cut, random_record, riffle
+from audit.record.pbn import import_pbn
+from audit.rules.cards import CARD_BY_TEXT
+from audit.rules.ruleset import Ruleset
 
 from .helpers import worked_example
 from .test_fastload import mutate, paths, schema_accepts
@@ -36,7 +36,7 @@ from .test_fastload import mutate, paths, schema_accepts
 if not native.available():
     if os.environ.get("FAIRPLAY_TEST_NATIVE") == "required":
         raise RuntimeError(
-            "FAIRPLAY_TEST_NATIVE=required but audit._fastaudit is not built "
+            "FAIRPLAY_TEST_NATIVE=required but audit.native._fastaudit is not built "
             "(pip install -e . needs a C compiler and the Python headers)"
         )
     pytest.skip(

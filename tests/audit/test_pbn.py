@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from audit.cards import Seat
-from audit.pbn import PbnError, export_pbn, import_pbn, parse_games
-from audit.record import load_record
-from audit.replay import replay_hand
+from audit.record.codec import load_record
+from audit.record.pbn import PbnError, export_pbn, import_pbn, parse_games
+from audit.rules.cards import Seat
+from audit.rules.replay import replay_hand
 
 from .helpers import worked_example
 

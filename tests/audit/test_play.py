@@ -4,11 +4,11 @@ import random
 
 import pytest
 
-from audit.cards import Seat, parse_card
-from audit.contract import Contract
-from audit.deal import deal_from_order
 from audit.errors import IllegalActionError
-from audit.play import HandState, trick_winner
+from audit.rules.cards import Seat, parse_card
+from audit.rules.contract import Contract
+from audit.rules.deal import deal_from_order
+from audit.rules.play import HandState, trick_winner
 
 
 def cards(*texts: str) -> list[int]:
@@ -111,7 +111,7 @@ def test_public_state_shows_no_unplayed_card() -> None:
     h.call(Seat.N, "S")
     first = h.hand(Seat.E)[0]
     h.play(Seat.E, first)
-    from audit.cards import CARD_TEXT
+    from audit.rules.cards import CARD_TEXT
 
     public = h.public_state()
     assert public["cayenne"] == "7H"  # turned from the still pack: public

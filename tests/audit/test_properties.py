@@ -7,14 +7,14 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.cards import Seat
-from audit.contract import Contract
-from audit.deal import PATTERN_67, PATTERN_445, PATTERN_ONE_AT_A_TIME
-from audit.generate import CALLS, play_hand, random_record
-from audit.record import dumps, load_record
-from audit.replay import replay_hand
-from audit.scoring import HandFacts, score_hand
-from audit.sitting import score_record
+from audit.record.codec import dumps, load_record
+from audit.record.generate import CALLS, play_hand, random_record
+from audit.rules.cards import Seat
+from audit.rules.contract import Contract
+from audit.rules.deal import PATTERN_67, PATTERN_445, PATTERN_ONE_AT_A_TIME
+from audit.rules.replay import replay_hand
+from audit.rules.scoring import HandFacts, score_hand
+from audit.rules.sitting import score_record
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 patterns = st.sampled_from([PATTERN_445, PATTERN_67, PATTERN_ONE_AT_A_TIME])
@@ -116,7 +116,7 @@ def test_marker_stays_0_to_9_and_games_are_worth_1_to_4(
     games: tuple[int, int],
     revokes: list[tuple[int, str]],
 ) -> None:
-    from audit.cards import Side
+    from audit.rules.cards import Side
 
     facts = HandFacts(
         contract, unit, (ns, 13 - ns), (h, 5 - h), tuple((Side(s), o) for s, o in revokes)

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from audit.errors import RecordError
-from audit.record import dumps, load_record, record_to_json, schema
+from audit.record.codec import dumps, load_record, record_to_json, schema
 
 from .helpers import worked_example
 
@@ -153,13 +153,16 @@ def test_cli_reports_a_bad_record_with_exit_status_2_and_no_traceback(tmp_path: 
 
 
 def test_cli_score_prints_the_books_sheet() -> None:
-    proc = run_cli("score", str(ROOT / "audit" / "examples" / "worked-example.json"))
+    proc = run_cli("score", str(ROOT / "audit" / "record" / "examples" / "worked-example.json"))
     assert proc.returncode == 0, proc.stderr
     assert "2  0  0  0  3  4  4  8  4  = 25" in proc.stdout
     assert "0  2  4  4  0  0  0  = 10" in proc.stdout
     assert "win the rubber by 15" in proc.stdout
     proc = run_cli(
-        "score", "--format", "json", str(ROOT / "audit" / "examples" / "worked-example.json")
+        "score",
+        "--format",
+        "json",
+        str(ROOT / "audit" / "record" / "examples" / "worked-example.json"),
     )
     out = json.loads(proc.stdout)
     assert out["rubbers"][0]["value"] == 15 and out["rubbers"][0]["winner"] == "NS"

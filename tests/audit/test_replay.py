@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from audit.cards import CARD_TEXT, Seat, parse_card
-from audit.generate import play_hand
-from audit.record import load_record
-from audit.replay import replay_hand
+from audit.record.codec import load_record
+from audit.record.generate import play_hand
+from audit.rules.cards import CARD_TEXT, Seat, parse_card
+from audit.rules.replay import replay_hand
 
 from .helpers import record, sorted_deal, worked_example
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from audit.cards import Side
-from audit.contract import Contract
-from audit.model import Bonus, GameWon
-from audit.record import load_record
-from audit.ruleset import Ruleset
-from audit.scoring import HandFacts, Sheet, score_hand
-from audit.sitting import score_record
+from audit.record.codec import load_record
+from audit.record.model import Bonus, GameWon
+from audit.rules.cards import Side
+from audit.rules.contract import Contract
+from audit.rules.ruleset import Ruleset
+from audit.rules.scoring import HandFacts, Sheet, score_hand
+from audit.rules.sitting import score_record
 
 from .helpers import worked_example
 

@@ -11,9 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.cards import Seat, Side
-from audit.deal import PATTERN_67, PATTERN_445, PATTERN_ONE_AT_A_TIME, PATTERNS, deal_from_order
 from audit.errors import FairplayError, RulesetError
+from audit.rules.cards import Seat, Side
+from audit.rules.deal import (
+    PATTERN_67,
+    PATTERN_445,
+    PATTERN_ONE_AT_A_TIME,
+    PATTERNS,
+    deal_from_order,
+)
 from audit.stacking import (
     METHOD_HANDS,
     METHOD_ORDER,

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from audit.cards import CARD_TEXT, Seat
+from audit.rules.cards import CARD_TEXT, Seat
 from shuffle.ceremony import Ceremony
 from shuffle.protocol import new_seed, seat_commitment
 
 auditor = pytest.importorskip("audit.auditor")
-generate = pytest.importorskip("audit.generate")
+generate = pytest.importorskip("audit.record.generate")
 
 
 def certified_record(n: int = 3) -> dict[str, Any]:

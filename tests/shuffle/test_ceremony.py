@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from audit.cards import Seat
+from audit.rules.cards import Seat
 from shuffle.ceremony import Ceremony, Phase
 from shuffle.errors import CeremonyError, CommitmentMismatchError, ShuffleFormatError
 from shuffle.protocol import SEAT_ORDER, Beacon, Transcript, seat_commitment

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from audit.cards import CARD_TEXT, Seat
 from audit.cli import main
+from audit.rules.cards import CARD_TEXT, Seat
 from shuffle.errors import OutcomeMismatchError
 from shuffle.protocol import Transcript
 from shuffle.verify import check_record_hand, verify_transcript

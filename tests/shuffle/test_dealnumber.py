@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.cards import Seat, parse_card
-from audit.deal import deal_from_order
+from audit.rules.cards import Seat, parse_card
+from audit.rules.deal import deal_from_order
 from shuffle.dealnumber import (
     BIG_DEAL_INDEX,
     DEAL_COUNT,

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import shuffle
-from audit.cards import Seat
 from audit.errors import FairplayError
+from audit.rules.cards import Seat
 from shuffle import kdf
 from shuffle import verify as verify_module
 from shuffle.errors import (

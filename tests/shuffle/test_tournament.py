@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from audit.cards import CARD_TEXT
+from audit.rules.cards import CARD_TEXT
 from shuffle import tournament as t
 from shuffle.errors import ShuffleError
 

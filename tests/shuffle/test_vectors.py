@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from audit.cards import CARD_TEXT, Seat, parse_card
+from audit.rules.cards import CARD_TEXT, Seat, parse_card
 from shuffle import kdf
 from shuffle.dealnumber import deal_from_number, deal_number
 from shuffle.errors import ShuffleError

@@ -13,8 +13,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from audit.cards import Card, Seat
-from audit.play import HandState
+from audit.rules.cards import Card, Seat
+from audit.rules.play import HandState
 from audit.tournament.movement import boards_of_set, mitchell, round_robin
 
 EXTREME: dict[Seat, list[Card]] = {s: list(range(13 * s, 13 * s + 13)) for s in Seat}

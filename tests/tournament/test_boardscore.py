@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from audit.cards import Side
-from audit.contract import Contract
-from audit.scoring import HandFacts
+from audit.rules.cards import Side
+from audit.rules.contract import Contract
+from audit.rules.scoring import HandFacts
 from audit.tournament.boardscore import BoardScore, board_score
 
 NS, EW = Side.NS, Side.EW

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit.cards import CARD_BY_TEXT, Seat
 from audit.cli import main
+from audit.rules.cards import CARD_BY_TEXT, Seat
 from audit.tournament.errors import EventError
 from audit.tournament.score import score_event
 

@@ -4,7 +4,7 @@ import random
 from typing import Any
 
 from audit.auditor import audit_document
-from audit.generate import random_record
+from audit.record.generate import random_record
 
 
 def clean_record(hands: int = 6, seed: int = 1, **kw: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ def test_dealt_order_that_is_not_a_pack() -> None:
 
 
 def test_deal_patterns_come_from_the_ruleset() -> None:
-    from audit.ruleset import Ruleset
+    from audit.rules.ruleset import Ruleset
 
     doc = clean_record(3, ruleset=Ruleset(deal_pattern=(6, 7)))
     assert codes(doc) == []

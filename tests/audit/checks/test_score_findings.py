@@ -12,10 +12,10 @@ def test_a_slip_is_reported_once_where_it_happened() -> None:
     wrong = (h["points"]["NS"] + 1) % 10
     h["points"]["NS"] = wrong
     # the players carry their slip on: later claims are recomputed from their own marker
-    from audit.record import load_record
-    from audit.replay import replay_hand
-    from audit.scoring import score_hand
-    from audit.sitting import hand_facts
+    from audit.record.codec import load_record
+    from audit.rules.replay import replay_hand
+    from audit.rules.scoring import score_hand
+    from audit.rules.sitting import hand_facts
 
     rec = load_record(doc)
     points = (wrong, h["points"]["EW"])

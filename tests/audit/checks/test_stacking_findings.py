@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from audit.auditor import audit_document
-from audit.generate import cut, random_record
+from audit.record.generate import cut, random_record
 
 
 def test_a_pack_only_cut_is_reported_as_stacked() -> None:

@@ -14,8 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from audit.cards import CARD_TEXT
-from audit.deal import PATTERN_67
+from audit.rules.cards import CARD_TEXT
+from audit.rules.deal import PATTERN_67
+
 from shuffle import tournament as t
 from shuffle.errors import ShuffleError
 from shuffle.protocol import Beacon

@@ -1,0 +1,7 @@
+"""``python -m audit.cli``: the ``fairplay`` command."""
+
+import sys
+
+from audit.cli import main
+
+sys.exit(main())

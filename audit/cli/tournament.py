@@ -1,0 +1,66 @@
+"""``fairplay tournament score PATH...``: the standings of an event played over the table.
+
+Reads the records of one event (files, or folders walked for ``*.json``), audits them
+as one and prints the standings (docs/tournaments.md). Exit status: 0 when no finding
+is an error, 1 when one is (the standings are still printed), 2 when a record cannot
+be read or the records are not one event (the message names the record and field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from audit.cli.audit import _alpha, _expand
+from audit.errors import FairplayError, RecordError
+from audit.record.codec import read_json_file
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "tournament",
+        help="score an event played over the table",
+        description="Tournaments: score an event from its tables' records.",
+    )
+    sub = p.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND")
+    s: argparse.ArgumentParser = sub.add_parser(
+        "score",
+        help="standings, travelling score sheets and the event-wide audit",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("paths", nargs="+", metavar="PATH", help="record files or folders")
+    s.add_argument("--format", choices=("text", "json", "html"), default="text")
+    s.add_argument("--output", "-o", help="write here instead of standard output")
+    s.add_argument("--alpha", type=_alpha, default=0.001, help="stacking significance level")
+    s.set_defaults(func=run_score)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from audit.tournament.render import render_html, render_text
+    from audit.tournament.score import score_event
+
+    files = list(_expand(args.paths))
+    if not files:
+        raise FairplayError(f"no .json records found in {' '.join(args.paths)}")
+    docs = []
+    for f in files:
+        try:
+            docs.append((str(f), read_json_file(f)))
+        except RecordError as exc:
+            raise RecordError(str(f), exc.problem) from None
+    doc = score_event(docs, alpha=args.alpha)  # a RecordError names the record
+    if args.format == "json":
+        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    elif args.format == "html":
+        text = render_html(doc)
+    else:
+        text = render_text(doc)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 1 if doc["verdict"] == "irregular" else 0

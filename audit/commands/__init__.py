@@ -1,1 +1,0 @@
-"""Subcommands of the ``fairplay`` CLI, one module each."""

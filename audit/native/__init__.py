@@ -1,0 +1,146 @@
+"""The auditor's native fast path, for records in order.
+
+Most records are in order: every hand valid, played by the rules, gathered as won,
+scored right and honestly shuffled. For such a record the C extension
+``audit.native._fastaudit`` does the whole audit of the hands in one pass over the parsed
+JSON and returns the report's ``hands`` and ``rubbers``; this module adds what is
+per record (the cut for the first deal, each dealer's pooled p-value) and the rest of
+the report.
+
+Stacked deals are reported here, from the ``stacking`` objects the extension builds,
+by :func:`audit.checks.stacking.stacked_findings`, as the Python check reports them. For anything else to
+report, and for anything the extension does not handle (``penalties``, ``shuffle``, a
+packet pattern it was not given, a value it is not certain is valid), it answers
+``None``; :func:`audit.auditor.audit_document` then
+runs the Python auditor, which is the definition of the report. The two give the
+same report byte for byte wherever the fast path answers
+(``tests/audit/test_native.py``).
+
+``FAIRPLAY_NATIVE=0`` in the environment turns the fast path off; without a C compiler
+at install time the extension is absent and the auditor is pure Python.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+from audit.checks.dealer import lowest_cut
+from audit.checks.findings import ERROR, Finding
+from audit.checks.stacking import stacked_findings
+from audit.record.fastload import top_level
+from audit.rules.cards import SEAT_BY_TEXT
+from audit.rules.deal import PATTERNS, pattern_name
+from audit.stacking.detector import StackingResult
+from audit.stacking.order import eulerian_cdf, most_likely_riffles
+from audit.stacking.tables import MIN_P, TailTable, load_tables
+
+
+def _load() -> ModuleType | None:
+    try:
+        return importlib.import_module("audit.native._fastaudit")
+    except ImportError:  # built without a C compiler: pure Python
+        return None
+
+
+_native = _load()
+
+REPORT_FORMAT = "cayenne-audit-report/1"
+
+
+def available() -> bool:
+    """Whether the fast path is built and not turned off (``FAIRPLAY_NATIVE=0``)."""
+    return _native is not None and os.environ.get("FAIRPLAY_NATIVE", "1") != "0"
+
+
+def _tail(t: TailTable) -> tuple[tuple[float, ...], int, float]:
+    return (t.grid, t.steps, t.deepest)
+
+
+def _configure(native: ModuleType) -> None:
+    """Hand the detector's constants to the extension, once per process."""
+    if native.is_configured():
+        return
+    tables = load_tables()
+    riffles = [most_likely_riffles(w) for w in range(53)]
+    patterns = []
+    for pattern in PATTERNS.values():
+        pt = tables.patterns.get(pattern)
+        patterns.append(
+            (
+                pattern,
+                pattern_name(pattern),
+                None
+                if pt is None
+                else (
+                    pt.test_weights,
+                    pt.weights_by_riffles,
+                    _tail(pt.null_one_way),
+                    _tail(pt.null_oriented),
+                ),
+            )
+        )
+    native.configure(
+        eulerian_cdf(),
+        tuple(k for k, _ in riffles),
+        tuple(round(llr, 3) for _, llr in riffles),
+        _tail(tables.order_null_one_way),
+        MIN_P,
+        tuple(patterns),
+    )
+
+
+def _result(info: dict[str, Any]) -> StackingResult:
+    return StackingResult(info["p_value"], info["statistic"], info["method"], info["evidence"])
+
+
+def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
+    """The report of a record in order, or ``None`` (the Python auditor decides)."""
+    native = _native
+    if native is None or not available():
+        return None
+    top = top_level(doc)
+    if top is None:
+        return None
+    ruleset, start, players, cut, meta, hands_raw = top
+    _configure(native)
+    independent = bool(meta.get("independent_deals"))
+    result = native.audit_hands(
+        hands_raw,
+        ruleset.deal_pattern,
+        ruleset.seven_is == "double",
+        start.points if start else (0, 0),
+        start.games if start else (0, 0),
+        start.sheet if start else None,
+        independent,
+    )
+    if result is None:
+        return None
+    hands, rubbers = result
+    findings: list[Finding] = []
+    if not independent:
+        first = lowest_cut(cut)
+        if (
+            first is not None
+            and hands
+            and "board" not in hands[0]
+            and hands[0]["dealer"] != first.name
+        ):
+            return None  # WRONG_DEALER: the Python auditor reports it
+        results = [
+            (SEAT_BY_TEXT[h["dealer"]], _result(h["stacking"]) if "stacking" in h else None)
+            for h in hands
+        ]
+        infos = {h["hand"]: h["stacking"] for h in hands if "stacking" in h}
+        findings = stacked_findings(results, infos, players, alpha)
+    findings.sort(key=Finding.sort_key)
+    return {
+        "format": REPORT_FORMAT,
+        "verdict": "irregular" if any(f.severity == ERROR for f in findings) else "clean",
+        "alpha": alpha,
+        "findings": [f.to_json() for f in findings],
+        "hands": hands,
+        "rubbers": rubbers,
+    }

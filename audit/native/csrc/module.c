@@ -1,0 +1,378 @@
+/*
+ * The auditor's native fast path (audit/native/__init__.py is its Python face).
+ *
+ * Most records a director or a card room audits are in order: every hand valid,
+ * played by the rules, gathered as won, scored right and honestly shuffled. For
+ * such a record this module does the whole audit of its hands in one pass over the
+ * parsed JSON (validate, replay, score, every check, the stacking tests) and builds
+ * the report's `hands` and `rubbers`, the very objects the Python auditor builds.
+ *
+ * It is a fast path, not a second auditor: the moment it meets anything it would
+ * have to report (an irregularity, a score slip; not a stacked deal, which
+ * audit/native/__init__.py reports from the stacking object built here) or anything
+ * it does not handle (`penalties`, `shuffle`, a value it is not sure
+ * is valid), it returns None and the Python auditor audits the record from the
+ * start. tests/audit/test_native.py holds the two to the same report, byte for
+ * byte, on clean and on mutated records.
+ *
+ * Floating point follows the Python code operation by operation (same libm exp,
+ * log and pow, no contraction: setup.py passes -ffp-contract=off), so p-values and
+ * statistics are bit-identical. What Python computes with its own algorithms
+ * (lgamma, round) comes from Python: the riffle table is passed in by configure(),
+ * and rounding calls the builtin round().
+ *
+ * This file is the Python module (audit_hands, configure); fastaudit.h lists the others.
+ */
+#include "fastaudit.h"
+
+Tables G;
+#define FA_DEFINE(var, text) PyObject *var;
+FA_STRINGS(FA_DEFINE)
+#undef FA_DEFINE
+PyObject *S_seat_name[4], *S_contract_name[6], *F_26;
+
+/* ------------------------------------------------------------------------ */
+/* audit_hands(hands, pattern, seven_double, points, games, prior_sheet, independent)
+ *   -> (hands_json, rubbers_json) or None                                   */
+
+static const Pattern *find_pattern(PyObject *pattern) {
+    if (!PyTuple_Check(pattern))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(pattern);
+    for (int i = 0; i < G.n_patterns; i++) {
+        const Pattern *p = &G.patterns[i];
+        if (p->len != n)
+            continue;
+        int same = 1;
+        for (Py_ssize_t j = 0; j < n && same; j++)
+            same = PyLong_AsLong(PyTuple_GET_ITEM(pattern, j)) == p->sizes[j];
+        if (same)
+            return p;
+    }
+    return NULL;
+}
+
+static PyObject *audit_hands(PyObject *self, PyObject *args) {
+    PyObject *hands_raw, *pattern_obj, *prior;
+    int seven_double, independent;
+    int p0, p1, g0, g1;
+    if (!PyArg_ParseTuple(args, "O!Op(ii)(ii)Op", &PyList_Type, &hands_raw, &pattern_obj,
+                          &seven_double, &p0, &p1, &g0, &g1, &prior, &independent))
+        return NULL;
+    if (!G.configured) {
+        PyErr_SetString(PyExc_RuntimeError, "audit.native._fastaudit: configure() was not called");
+        return NULL;
+    }
+    const Pattern *pat = find_pattern(pattern_obj);
+    if (pat == NULL)
+        Py_RETURN_NONE; /* a pattern this path was not told about */
+    Py_ssize_t n = PyList_GET_SIZE(hands_raw);
+    Hand *hands = PyMem_Malloc((n ? n : 1) * sizeof(Hand));
+    if (hands == NULL)
+        return PyErr_NoMemory();
+    PyObject *out_hands = NULL, *out_rubbers = NULL, *result = NULL;
+    Rubber *rubbers = NULL;
+    Py_ssize_t n_rubbers = 0;
+    int fast = 1;
+    /* read and replay every hand; the per-hand checks */
+    for (Py_ssize_t i = 0; i < n && fast; i++) {
+        Hand *h = &hands[i];
+        if (!read_hand(PyList_GET_ITEM(hands_raw, i), h)) {
+            fast = 0;
+            break;
+        }
+        if (h->has_order && !follows_order(h, pat))
+            fast = 0;
+        else if (h->has_gathered && !gathered_as_won(h))
+            fast = 0;
+        else if (h->has_collected && !collected_as_won(h))
+            fast = 0;
+        else if (!independent && i > 0 && h->board < 0 && hands[i - 1].board < 0) {
+            /* a duplicate board is dealt by its own dealer with its own pack */
+            const Hand *prev = &hands[i - 1];
+            if (h->dealer != ((prev->dealer + 1) & 3))
+                fast = 0;
+            if (h->pack >= 0 && prev->pack >= 0 && h->pack == prev->pack)
+                fast = 0;
+        }
+    }
+    if (!fast || PyErr_Occurred())
+        goto done;
+    /* score from the start; the claims */
+    rubbers = PyMem_Calloc(n + 1, sizeof(Rubber));
+    out_hands = PyList_New(n);
+    if (rubbers == NULL || out_hands == NULL)
+        goto error;
+    if (!rubber_init(&rubbers[0]))
+        goto error;
+    n_rubbers = 1;
+    rubbers[0].games[0] = g0;
+    rubbers[0].games[1] = g1;
+    if (prior != Py_None) {
+        /* (ns entries, ew entries): columns, the shorter padded with 0 */
+        PyObject *ns = PyTuple_GET_ITEM(prior, 0), *ew = PyTuple_GET_ITEM(prior, 1);
+        Py_ssize_t a = PyTuple_GET_SIZE(ns), b = PyTuple_GET_SIZE(ew);
+        Py_ssize_t width = a > b ? a : b;
+        for (Py_ssize_t k = 0; k < width; k++) {
+            if (k < a ? PyList_Append(rubbers[0].cols[0], PyTuple_GET_ITEM(ns, k)) < 0
+                      : append_int(rubbers[0].cols[0], 0) < 0)
+                goto error;
+            if (k < b ? PyList_Append(rubbers[0].cols[1], PyTuple_GET_ITEM(ew, k)) < 0
+                      : append_int(rubbers[0].cols[1], 0) < 0)
+                goto error;
+        }
+    }
+    int points[2] = {p0, p1}, games[2] = {g0, g1};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Hand *h = &hands[i];
+        HandScore s;
+        score_hand(points, games, h, seven_double, &s);
+        if (h->has_claimed && !claim_agrees(&h->claimed, &s)) {
+            fast = 0;
+            goto done;
+        }
+        Rubber *r = &rubbers[n_rubbers - 1];
+        if (r->first_hand < 0)
+            r->first_hand = (int)i + 1;
+        for (int k = 0; k < s.n_games; k++) {
+            int side = s.games[k].side;
+            if (append_int(r->cols[side], s.games[k].value) < 0 ||
+                append_int(r->cols[side ^ 1], 0) < 0)
+                goto error;
+            r->games[side]++;
+        }
+        for (int k = 0; k < s.n_bonuses; k++) {
+            if (s.bonuses[k].kind == 0)
+                r->rubber_bonus[s.bonuses[k].side] = 1;
+            else if (append_int(r->extra[s.bonuses[k].side], s.bonuses[k].points) < 0)
+                goto error;
+        }
+        points[0] = s.points[0];
+        points[1] = s.points[1];
+        games[0] = s.games_after[0];
+        games[1] = s.games_after[1];
+        if (s.rubber_winner >= 0) {
+            r->winner = s.rubber_winner;
+            if (!rubber_init(&rubbers[n_rubbers]))
+                goto error;
+            n_rubbers++;
+        }
+        /* the hand's report entry */
+        PyObject *entry = h->board < 0
+            ? dict_of(6, S_hand, PyLong_FromSsize_t(i + 1), S_dealer,
+                      new_ref(S_seat_name[h->dealer]), S_contract,
+                      new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
+                      S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s))
+            : dict_of(7, S_hand, PyLong_FromSsize_t(i + 1), S_board, PyLong_FromLong(h->board),
+                      S_dealer, new_ref(S_seat_name[h->dealer]), S_contract,
+                      new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
+                      S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s));
+        if (entry == NULL)
+            goto error;
+        PyList_SET_ITEM(out_hands, i, entry);
+    }
+    /* the stacking tests, each deal against its pack's previous hand */
+    if (!independent) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t j = -1;
+            if (hands[i].pack < 0) {
+                j = i >= 2 ? i - 2 : -1;
+            } else {
+                for (Py_ssize_t k = i - 1; k >= 0; k--)
+                    if (hands[k].pack == hands[i].pack) {
+                        j = k;
+                        break;
+                    }
+            }
+            if (j < 0 || !(hands[j].has_gathered || hands[j].has_collected))
+                continue;
+            if (hands[i].board >= 0 || hands[j].board >= 0)
+                continue; /* a duplicate board is not dealt from the table's last pack */
+            PyObject *info = stacking_json(&hands[i], &hands[j], (int)j + 1, pat);
+            if (info == NULL)
+                goto error;
+            if (info == Py_None) {
+                Py_DECREF(info);
+                continue;
+            }
+            int rc = PyDict_SetItem(PyList_GET_ITEM(out_hands, i), S_stacking, info);
+            Py_DECREF(info);
+            if (rc < 0)
+                goto error;
+        }
+    }
+    out_rubbers = PyList_New(0);
+    if (out_rubbers == NULL)
+        goto error;
+    for (Py_ssize_t k = 0; k < n_rubbers; k++) {
+        const Rubber *r = &rubbers[k];
+        int empty = r->first_hand < 0 && PyList_GET_SIZE(r->cols[0]) == 0;
+        if (empty && k == n_rubbers - 1 && n_rubbers > 1)
+            continue;
+        PyObject *obj = rubber_json(r);
+        if (obj == NULL)
+            goto error;
+        int rc = PyList_Append(out_rubbers, obj);
+        Py_DECREF(obj);
+        if (rc < 0)
+            goto error;
+    }
+    result = PyTuple_Pack(2, out_hands, out_rubbers);
+    goto done;
+error:
+    fast = 1; /* an exception is set: report it */
+done:
+    if (rubbers != NULL) {
+        for (Py_ssize_t k = 0; k < n_rubbers; k++)
+            rubber_free(&rubbers[k]);
+        PyMem_Free(rubbers);
+    }
+    PyMem_Free(hands);
+    Py_XDECREF(out_hands);
+    Py_XDECREF(out_rubbers);
+    if (result != NULL)
+        return result;
+    if (PyErr_Occurred())
+        return NULL;
+    (void)fast;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* configure(cdf, riffles, llr, order_tail, min_p, patterns)                  */
+
+static int read_doubles(PyObject *seq, double *out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(seq, i));
+        if (out[i] == -1.0 && PyErr_Occurred())
+            return 0;
+    }
+    return 1;
+}
+
+/* tail: (grid tuple, steps, deepest) */
+static int read_tail(PyObject *t, Tail *out) {
+    PyObject *grid;
+    if (!PyArg_ParseTuple(t, "O!id", &PyTuple_Type, &grid, &out->steps, &out->deepest))
+        return 0;
+    out->n = PyTuple_GET_SIZE(grid);
+    if (out->n < 2 || out->steps < 1) {
+        PyErr_SetString(PyExc_ValueError, "a tail table needs two values and steps");
+        return 0;
+    }
+    out->grid = PyMem_Malloc(out->n * sizeof(double));
+    if (out->grid == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    return read_doubles(grid, out->grid, out->n);
+}
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *cdf, *riffles, *llr, *order_tail, *patterns;
+    double min_p;
+    if (G.configured) {
+        Py_RETURN_NONE; /* once per process: the tables are constants */
+    }
+    if (!PyArg_ParseTuple(args, "O!O!O!OdO!", &PyTuple_Type, &cdf, &PyTuple_Type, &riffles,
+                          &PyTuple_Type, &llr, &order_tail, &min_p, &PyTuple_Type, &patterns))
+        return NULL;
+    if (PyTuple_GET_SIZE(cdf) != NCARDS + 1 || PyTuple_GET_SIZE(riffles) != NCARDS + 1 ||
+        PyTuple_GET_SIZE(llr) != NCARDS + 1 || PyTuple_GET_SIZE(patterns) > MAX_PATTERNS) {
+        PyErr_SetString(PyExc_ValueError, "configure: tables of the wrong size");
+        return NULL;
+    }
+    if (!read_doubles(cdf, G.cdf, NCARDS + 1))
+        return NULL;
+    for (int w = 0; w <= NCARDS; w++) {
+        G.riffles[w] = (int)PyLong_AsLong(PyTuple_GET_ITEM(riffles, w));
+        G.llr[w] = new_ref(PyTuple_GET_ITEM(llr, w));
+    }
+    if (PyErr_Occurred() || !read_tail(order_tail, &G.order_one_way))
+        return NULL;
+    G.min_p = min_p;
+    G.n_patterns = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(patterns); i++) {
+        /* (sizes, name, tables or None); tables: (test_w, riffle_ws, one_way, oriented) */
+        Pattern *p = &G.patterns[i];
+        PyObject *sizes, *name, *tables;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(patterns, i), "O!UO", &PyTuple_Type, &sizes,
+                              &name, &tables))
+            return NULL;
+        p->len = (int)PyTuple_GET_SIZE(sizes);
+        if (p->len < 1 || p->len > 13) {
+            PyErr_SetString(PyExc_ValueError, "configure: a pattern of 1 to 13 packets");
+            return NULL;
+        }
+        for (int k = 0; k < p->len; k++)
+            p->sizes[k] = (int)PyLong_AsLong(PyTuple_GET_ITEM(sizes, k));
+        p->name = new_ref(name);
+        p->has_tables = tables != Py_None;
+        if (p->has_tables) {
+            PyObject *tw, *rw, *tail, *otail;
+            if (!PyArg_ParseTuple(tables, "O!O!OO", &PyTuple_Type, &tw, &PyTuple_Type, &rw, &tail,
+                                  &otail))
+                return NULL;
+            if (PyTuple_GET_SIZE(tw) != 4 || !read_doubles(tw, p->test_w, 4))
+                return NULL;
+            p->n_riffles = (int)PyTuple_GET_SIZE(rw);
+            p->riffle_w = PyMem_Malloc((p->n_riffles ? p->n_riffles : 1) * sizeof(double[4]));
+            if (p->riffle_w == NULL)
+                return PyErr_NoMemory();
+            for (int k = 0; k < p->n_riffles; k++) {
+                PyObject *ws = PyTuple_GET_ITEM(rw, k);
+                if (!PyTuple_Check(ws) || PyTuple_GET_SIZE(ws) != 4 ||
+                    !read_doubles(ws, p->riffle_w[k], 4))
+                    return NULL;
+            }
+            if (!read_tail(tail, &p->one_way) || !read_tail(otail, &p->oriented))
+                return NULL;
+        }
+        G.n_patterns++;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    G.configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *is_configured(PyObject *self, PyObject *noargs) {
+    return PyBool_FromLong(G.configured);
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS, "Hand over the detector's tables (once)."},
+    {"is_configured", is_configured, METH_NOARGS, "Whether configure() has run."},
+    {"audit_hands", audit_hands, METH_VARARGS,
+     "The report's hands and rubbers for a record in order, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastaudit",
+                                    "The auditor's native fast path.", -1, methods};
+
+#define INTERN(var, text)                                                                      \
+    do {                                                                                       \
+        if ((var = PyUnicode_InternFromString(text)) == NULL)                                  \
+            return NULL;                                                                       \
+    } while (0)
+
+PyMODINIT_FUNC PyInit__fastaudit(void) {
+#define FA_INTERN(var, text) INTERN(var, text);
+    FA_STRINGS(FA_INTERN)
+#undef FA_INTERN
+    const char *seats[4] = {"N", "E", "S", "W"};
+    for (int i = 0; i < 4; i++)
+        INTERN(S_seat_name[i], seats[i]);
+    const char *contracts[6] = {"S", "H", "D", "C", "grand", "nullo"};
+    for (int i = 0; i < 6; i++)
+        INTERN(S_contract_name[i], contracts[i]);
+    if ((F_26 = PyFloat_FromDouble(26.0)) == NULL)
+        return NULL;
+    PyObject *builtins = PyEval_GetBuiltins();
+    G.round_fn = builtins ? PyDict_GetItemString(builtins, "round") : NULL;
+    if (G.round_fn == NULL)
+        return NULL;
+    Py_INCREF(G.round_fn);
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,361 @@
+/* The stacking statistics (audit/stacking/order.py, hands.py; pile_top="last") and the
+ * report's `stacking` object. */
+#include "fastaudit.h"
+
+/* ------------------------------------------------------------------------ */
+/* the stacking statistics (audit/stacking/order.py and hands.py, pile_top="last") */
+
+static double tail_p(const Tail *t, double score, int extrapolate) {
+    const double *grid = t->grid;
+    double step = 1.0 / t->steps;
+    if (score <= grid[0])
+        return 1.0;
+    Py_ssize_t lo = 0, hi = t->n; /* bisect_left */
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (grid[mid] < score)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    Py_ssize_t j = lo;
+    if (j == t->n) {
+        if (!extrapolate)
+            return t->deepest;
+        Py_ssize_t top = t->n - 1;
+        Py_ssize_t span = t->steps < top ? t->steps : top;
+        double width = grid[top] - grid[top - span];
+        double slope = ((double)span * step) / (width > 1e-9 ? width : 1e-9);
+        double log10p = -(double)top * step - slope * (score - grid[top]);
+        double p = pow(10.0, log10p);
+        return p > G.min_p ? p : G.min_p;
+    }
+    if (grid[j] == score)
+        return pow(10.0, (double)(-j) * step);
+    double t0 = grid[j - 1], t1 = grid[j];
+    return pow(10.0, -((double)(j - 1) + (score - t0) / (t1 - t0)) * step);
+}
+
+static double exact_p_value(int w) {
+    if (w <= 0)
+        return 0.0;
+    return G.cdf[w < NCARDS ? w : NCARDS];
+}
+
+static double order_p_value(double soft_w) {
+    const Tail *table = &G.order_one_way;
+    double p = tail_p(table, -soft_w, 0);
+    if (p > table->deepest)
+        return p;
+    int w = (int)floor(soft_w + 13 * log(2.0) / SOFT_MIN_SCALE + 1e-9);
+    double bound = (double)(1 << 13) * exact_p_value(w);
+    double m = p < bound ? p : bound;
+    return m > G.min_p ? m : G.min_p;
+}
+
+/* Each block's first and last position read in play order ([0]) and reversed ([1]),
+ * and its descents in play order (reversed: 3 minus them). */
+static void block_ends(const uint8_t blocks[13][4], const int *pos, int first[13][2],
+                       int last[13][2], int descents[13]) {
+    for (int b = 0; b < 13; b++) {
+        int p0 = pos[blocks[b][0]], p1 = pos[blocks[b][1]], p2 = pos[blocks[b][2]],
+            p3 = pos[blocks[b][3]];
+        descents[b] = (p1 < p0) + (p2 < p1) + (p3 < p2);
+        first[b][0] = p0;
+        first[b][1] = p3;
+        last[b][0] = p3;
+        last[b][1] = p0;
+    }
+}
+
+static double soft_min_descents(const uint8_t blocks[13][4], const int *pos) {
+    double e = exp(-SOFT_MIN_SCALE);
+    int first[13][2], last[13][2], d[13];
+    double inner[13][2];
+    block_ends(blocks, pos, first, last, d);
+    for (int b = 0; b < 13; b++) {
+        inner[b][0] = pow(e, (double)d[b]);
+        inner[b][1] = pow(e, (double)(3 - d[b]));
+    }
+    double total = 0.0;
+    for (int o0 = 0; o0 < 2; o0++) {
+        double v0 = o0 == 0 ? inner[0][0] : 0.0;
+        double v1 = o0 == 1 ? inner[0][1] : 0.0;
+        for (int i = 1; i < 13; i++) {
+            int l0 = last[i - 1][0], l1 = last[i - 1][1], f0 = first[i][0], f1 = first[i][1];
+            double n0 = (v0 * (f0 < l0 ? e : 1.0) + v1 * (f0 < l1 ? e : 1.0)) * inner[i][0];
+            double n1 = (v0 * (f1 < l0 ? e : 1.0) + v1 * (f1 < l1 ? e : 1.0)) * inner[i][1];
+            v0 = n0;
+            v1 = n1;
+        }
+        int f = first[0][o0], l0 = last[12][0], l1 = last[12][1];
+        total += v0 * (f < l0 ? e : 1.0) + v1 * (f < l1 ? e : 1.0);
+    }
+    return -log(total) / SOFT_MIN_SCALE;
+}
+
+static int min_cyclic_descents(const uint8_t blocks[13][4], const int *pos) {
+    int first[13][2], last[13][2], d[13], inner[13][2];
+    block_ends(blocks, pos, first, last, d);
+    for (int b = 0; b < 13; b++) {
+        inner[b][0] = d[b];
+        inner[b][1] = 3 - d[b];
+    }
+    int best = 1000000000;
+    for (int o0 = 0; o0 < 2; o0++) {
+        int big = 1000000;
+        int v[2] = {o0 == 0 ? inner[0][0] : big, o0 == 1 ? inner[0][1] : big};
+        for (int i = 1; i < 13; i++) {
+            int nv[2];
+            for (int o = 0; o < 2; o++) {
+                int f = first[i][o];
+                int c0 = v[0] + (f < last[i - 1][0]);
+                int c1 = v[1] + (f < last[i - 1][1]);
+                nv[o] = (c1 < c0 ? c1 : c0) + inner[i][o];
+            }
+            v[0] = nv[0];
+            v[1] = nv[1];
+        }
+        int f = first[0][o0];
+        for (int o = 0; o < 2; o++) {
+            int total = v[o] + (f < last[12][o]);
+            if (total < best)
+                best = total;
+        }
+    }
+    return best;
+}
+
+static double advance_score(const uint8_t blocks[13][4], const int *rel, const double *weights) {
+    double e[4], er[4];
+    for (int i = 0; i < 4; i++)
+        e[i] = exp(weights[i]);
+    er[0] = e[0];
+    er[1] = e[3];
+    er[2] = e[2];
+    er[3] = e[1];
+    int first[13][2], last[13][2];
+    double within[13][2];
+    for (int b = 0; b < 13; b++) {
+        int s0 = rel[blocks[b][0]], s1 = rel[blocks[b][1]], s2 = rel[blocks[b][2]],
+            s3 = rel[blocks[b][3]];
+        int a = (s1 - s0) & 3, c = (s2 - s1) & 3, d = (s3 - s2) & 3;
+        first[b][0] = s0;
+        first[b][1] = s3;
+        last[b][0] = s3;
+        last[b][1] = s0;
+        within[b][0] = e[a] * e[c] * e[d];
+        within[b][1] = er[a] * er[c] * er[d];
+    }
+    double total = 0.0;
+    for (int o0 = 0; o0 < 2; o0++) {
+        double v0 = o0 == 0 ? within[0][0] : 0.0;
+        double v1 = o0 == 1 ? within[0][1] : 0.0;
+        for (int i = 1; i < 13; i++) {
+            int l0 = last[i - 1][0], l1 = last[i - 1][1], f0 = first[i][0], f1 = first[i][1];
+            double n0 = (v0 * e[(f0 - l0) & 3] + v1 * e[(f0 - l1) & 3]) * within[i][0];
+            double n1 = (v0 * e[(f1 - l0) & 3] + v1 * e[(f1 - l1) & 3]) * within[i][1];
+            v0 = n0;
+            v1 = n1;
+        }
+        int f = first[0][o0], l0 = last[12][0], l1 = last[12][1];
+        total += v0 * e[(f - l0) & 3] + v1 * e[(f - l1) & 3];
+    }
+    return total > 0.0 ? log(total) : -INFINITY;
+}
+
+static double oriented_score(const uint8_t *cycle, const int *rel, const double *w) {
+    int prev = rel[cycle[NCARDS - 1]];
+    double total = 0.0;
+    for (int i = 0; i < NCARDS; i++) {
+        int r = rel[cycle[i]];
+        total += w[(r - prev) & 3];
+        prev = r;
+    }
+    return total;
+}
+
+static void best_orientation(const uint8_t blocks[13][4], const int *rel, const double *w,
+                             int *path) {
+    double wr[4] = {w[0], w[3], w[2], w[1]};
+    int first[13][2], last[13][2];
+    double within[13][2];
+    for (int b = 0; b < 13; b++) {
+        int s[4];
+        for (int i = 0; i < 4; i++)
+            s[i] = rel[blocks[b][i]];
+        double f = 0.0, r = 0.0;
+        for (int i = 0; i < 3; i++) {
+            int a = (s[i + 1] - s[i]) & 3;
+            f = i ? f + w[a] : w[a];
+            r = i ? r + wr[a] : wr[a];
+        }
+        first[b][0] = s[0];
+        first[b][1] = s[3];
+        last[b][0] = s[3];
+        last[b][1] = s[0];
+        within[b][0] = f;
+        within[b][1] = r;
+    }
+    double best = -INFINITY;
+    for (int o0 = 0; o0 < 2; o0++) {
+        double v[2] = {o0 == 0 ? within[0][0] : -INFINITY, o0 == 1 ? within[0][1] : -INFINITY};
+        int back[13][2];
+        for (int i = 1; i < 13; i++) {
+            double nv[2];
+            for (int o = 0; o < 2; o++) {
+                int f = first[i][o];
+                double c0 = v[0] + w[(f - last[i - 1][0]) & 3];
+                double c1 = v[1] + w[(f - last[i - 1][1]) & 3];
+                back[i][o] = c1 > c0 ? 1 : 0;
+                nv[o] = (c0 >= c1 ? c0 : c1) + within[i][o];
+            }
+            v[0] = nv[0];
+            v[1] = nv[1];
+        }
+        int f = first[0][o0];
+        for (int o = 0; o < 2; o++) {
+            double total = v[o] + w[(f - last[12][o]) & 3];
+            if (total > best) {
+                best = total;
+                int cur = o;
+                path[12] = cur;
+                for (int i = 12; i >= 1; i--) {
+                    cur = back[i][cur];
+                    path[i - 1] = cur;
+                }
+            }
+        }
+    }
+}
+
+
+/* The report's `stacking` object of hand `h` against the pack's previous hand `prev`
+ * (1-based number `prev_number`); Py_None when untested. A p-value below alpha is a
+ * finding (STACKED_DEAL) that audit/native/__init__.py makes from this object. */
+PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
+                               const Pattern *pat) {
+    int rel[NCARDS];
+    for (int s = 0; s < 4; s++) {
+        int r = (s - h->dealer - 1) & 3;
+        for (int i = 0; i < 13; i++)
+            rel[h->deal[s][i]] = r;
+    }
+    /* the reference: the collected pack (its order known), else the gathering: each
+     * side's pile read from its last trick, N-S's pile first, each trick either way */
+    int oriented = prev->has_collected;
+    uint8_t blocks[13][4];
+    if (oriented) {
+        memcpy(blocks, prev->collected, NCARDS);
+    } else {
+        int nb = 0;
+        for (int s = 0; s < 2; s++)
+            for (int i = prev->n_gathered[s] - 1; i >= 0; i--)
+                memcpy(blocks[nb++], prev->cards[prev->gathered[s][i] - 1], 4);
+    }
+    const uint8_t *cycle = &blocks[0][0];
+    if (!h->has_order && !pat->has_tables)
+        return new_ref(Py_None);
+    int together[13], spread[13], n_together = 0, n_spread = 0;
+    for (int t = 0; t < 13; t++) {
+        const uint8_t *c = prev->cards[t];
+        int r0 = rel[c[0]], r1 = rel[c[1]], r2 = rel[c[2]], r3 = rel[c[3]];
+        if (r0 == r1 && r1 == r2 && r2 == r3)
+            together[n_together++] = t + 1;
+        else if (((1 << r0) | (1 << r1) | (1 << r2) | (1 << r3)) == 15)
+            spread[n_spread++] = t + 1;
+    }
+    PyObject *ev = PyDict_New();
+    if (ev == NULL)
+        return NULL;
+    if (!put(ev, S_reference, new_ref(oriented ? S_collected : S_gathered_v)) ||
+        !put(ev, S_pattern, new_ref(pat->name)) ||
+        !put(ev, S_tricks_together, int_list(together, n_together)) ||
+        !put(ev, S_tricks_spread, int_list(spread, n_spread)) ||
+        (!oriented && !put(ev, S_direction, new_ref(S_forward))))
+        goto fail;
+    double p, statistic;
+    PyObject *method;
+    if (h->has_order) {
+        int pos[NCARDS];
+        for (int i = 0; i < NCARDS; i++)
+            pos[h->order[i]] = i;
+        int w;
+        if (oriented) {
+            int prev_pos = pos[cycle[NCARDS - 1]];
+            w = 0;
+            for (int i = 0; i < NCARDS; i++) {
+                w += pos[cycle[i]] < prev_pos;
+                prev_pos = pos[cycle[i]];
+            }
+            p = exact_p_value(w);
+            p = p > G.min_p ? p : G.min_p;
+            statistic = (double)w;
+        } else {
+            statistic = soft_min_descents(blocks, pos);
+            p = order_p_value(statistic);
+            w = min_cyclic_descents(blocks, pos);
+        }
+        int close[13], n_close = 0;
+        for (int t = 0; t < 13; t++) {
+            int lo = NCARDS, hi = -1;
+            for (int i = 0; i < 4; i++) {
+                int q = pos[prev->cards[t][i]];
+                lo = q < lo ? q : lo;
+                hi = q > hi ? q : hi;
+            }
+            if (hi - lo < CLOSE_SPAN)
+                close[n_close++] = t + 1;
+        }
+        int k = G.riffles[w];
+        method = S_m_order;
+        if (!put(ev, S_method, new_ref(method)) ||
+            !put(ev, S_rising_sequences, PyLong_FromLong(w)) ||
+            !put(ev, S_expected_rising, new_ref(F_26)) ||
+            !put(ev, S_riffles, k < THOROUGH_RIFFLES ? PyLong_FromLong(k) : new_ref(Py_None)) ||
+            !put(ev, S_llr, new_ref(G.llr[w])) ||
+            !put(ev, S_tricks_close, int_list(close, n_close)))
+            goto fail;
+    } else {
+        if (oriented) {
+            statistic = oriented_score(cycle, rel, pat->test_w);
+            p = tail_p(&pat->oriented, statistic, 1);
+        } else {
+            statistic = advance_score(blocks, rel, pat->test_w);
+            p = tail_p(&pat->one_way, statistic, 1);
+        }
+        method = S_m_hands;
+        if (!put(ev, S_method, new_ref(method)) || !put(ev, S_score, round_to(statistic, 4)) ||
+            !put(ev, S_riffles, new_ref(Py_None)))
+            goto fail;
+        if (p < EVIDENCE_P) {
+            int path[13] = {0}, counts[4] = {0, 0, 0, 0}, cyc[NCARDS], n = 0;
+            if (!oriented)
+                best_orientation(blocks, rel, pat->test_w, path);
+            for (int b = 0; b < 13; b++)
+                for (int i = 0; i < 4; i++)
+                    cyc[n++] = blocks[b][path[b] ? 3 - i : i];
+            for (int i = 0; i < NCARDS; i++)
+                counts[(rel[cyc[(i + 1) % NCARDS]] - rel[cyc[i]]) & 3]++;
+            if (!put(ev, S_advances, int_list(counts, 4)))
+                goto fail;
+            double best = 0.0;
+            for (int k = 0; k < pat->n_riffles; k++) {
+                double sc = oriented ? oriented_score(cycle, rel, pat->riffle_w[k])
+                                     : advance_score(blocks, rel, pat->riffle_w[k]);
+                if (sc > best) {
+                    best = sc;
+                    if (!put(ev, S_riffles, PyLong_FromLong(k)))
+                        goto fail;
+                }
+            }
+        }
+    }
+    return dict_of(5, S_p_value, PyFloat_FromDouble(p), S_statistic,
+                   PyFloat_FromDouble(statistic), S_method, new_ref(method), S_evidence, ev,
+                   S_reference_hand, PyLong_FromLong(prev_number));
+fail:
+    Py_DECREF(ev);
+    return NULL;
+}
+

@@ -1,0 +1,123 @@
+"""Typed values of a parsed game record (cayenne-record/1).
+
+:mod:`audit.record.codec` turns JSON into these and back. Cards are ints, seats and sides
+enums; counts are *not* enforced here (a hand of twelve cards is a finding of the
+auditor, not a parse error), so every hand that parses can be reported on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.rules.cards import Card, Seat, Side
+from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
+
+HAND_FIELDS = frozenset(
+    (
+        "dealer",
+        "board",
+        "pack",
+        "deal",
+        "dealt_order",
+        "cayenne",
+        "calls",
+        "tricks",
+        "gathered",
+        "collected",
+        "penalties",
+        "claimed",
+        "shuffle",
+    )
+)
+"""The fields of a record hand that cayenne-record/1 defines; any other is kept as is."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrickRecord:
+    leader: Seat
+    cards: tuple[Card, ...]
+    ace_high: tuple[Card, ...] | None = None
+    """Aces declared high in a nullo; ``None`` when the field is absent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    trick: int
+    seat: Seat
+    option: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameWon:
+    side: Side
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bonus:
+    side: Side
+    kind: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """What one hand put on the marker and the sheet (the record's ``claimed`` shape)."""
+
+    points: tuple[int, int]
+    games: tuple[GameWon, ...] = ()
+    bonuses: tuple[Bonus, ...] = ()
+    has_games: bool = True
+    """False when a claim omitted ``games`` (then they are not checked)."""
+    has_bonuses: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "points": {"NS": self.points[0], "EW": self.points[1]},
+            "games": [{"side": g.side.name, "value": g.value} for g in self.games],
+            "bonuses": [
+                {"side": b.side.name, "kind": b.kind, "points": b.points} for b in self.bonuses
+            ],
+        }
+
+
+@dataclass(slots=True)
+class HandRecord:
+    number: int
+    """1-based position in the record."""
+    dealer: Seat
+    deal: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+    cayenne: Card
+    calls: tuple[tuple[Seat, str], ...]
+    tricks: tuple[TrickRecord, ...]
+    board: int | None = None
+    """In a duplicate tournament, the board number (from 1); its dealer is the board's."""
+    pack: int | None = None
+    dealt_order: tuple[Card, ...] | None = None
+    gathered: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    """Trick numbers per side (index by :class:`Side`), first stacked first."""
+    collected: tuple[Card, ...] | None = None
+    penalties: tuple[Penalty, ...] = ()
+    claimed: Score | None = None
+    shuffle: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields this version does not interpret (``x-`` names), kept for round trips."""
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    points: tuple[int, int] = (0, 0)
+    games: tuple[int, int] = (0, 0)
+    sheet: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+
+
+@dataclass(slots=True)
+class Record:
+    hands: list[HandRecord]
+    ruleset: Ruleset = DEFAULT_RULESET
+    start: Start | None = None
+    players: dict[str, str] | None = None
+    cut: dict[str, Card] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    """event, site, date, table, round (an int) and any ``x-`` fields, as given."""
