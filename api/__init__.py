@@ -12,12 +12,12 @@ from typing import Any
 from flask import Flask
 
 from api.config import Config, load_config
-from api.db import Database
+from api.database import Database
 from api.errors import register_error_handlers
-from api.ledger import Ledger
-from api.live import Live
+from api.hand_log import Ledger
 from api.migrations import migrate
-from api.repair import recover
+from api.room import Live
+from api.room.repair import recover
 from api.text import check_request
 
 
@@ -32,7 +32,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     ledger = Ledger(cfg, db.url)
     live = Live(db, cfg, ledger)
-    recover(live)  # rows the log is ahead of, after a crash (api/repair.py)
+    recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)

@@ -7,10 +7,10 @@ import hmac
 from flask import request
 
 from api.config import Config
-from api.db import Connection
+from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, NotFound, Unauthorized
+from api.rows import get_player
 from api.signing import parse_player_key, parse_read_header, read_message
-from api.store import get_player
 from audit.log.errors import LogSignatureInvalid
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from api.db import Connection, Database
+from api.database import Connection, Database
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from api.db import Connection
+from api.database import Connection
 from api.errors import TooManyRequests
 
 

@@ -4,7 +4,7 @@ gunicorn's ``gthread`` worker hands a connection to a thread as soon as its firs
 arrive; the thread then blocks until the client has sent the whole head and body. Forty
 clients trickling a body one byte a second hold forty threads, and the service stops
 answering anyone. :class:`FrontWorker` keeps gthread (threads let one process commit
-many requests' log appends together, see ``api/ledger.py``) but reads each request in
+many requests' log appends together, see ``api/hand_log.py``) but reads each request in
 the worker's event loop, without a thread, until it is complete: the head, then the body
 by ``Content-Length`` or to the last chunk. Only then does a thread take it, and the
 thread never waits for the network. A request that is not complete within

@@ -7,7 +7,7 @@ JSON body. The request's strings are checked here, once, before a handler sees t
 parser of client JSON), so a handler never holds text it cannot store. Storable text
 is valid Unicode that encodes as UTF-8 (no lone surrogate, which JSON's ``\\ud800``
 escape can smuggle in) and holds no NUL (PostgreSQL's text type cannot hold one).
-:meth:`api.db.Connection.execute` refuses the same text as a last line of defence.
+:meth:`api.database.Connection.execute` refuses the same text as a last line of defence.
 
 JSON bodies are bounded in depth before they are parsed (:data:`MAX_DEPTH`): a scan of
 the brackets outside strings is cheap, while Python's recursive parser overflows its

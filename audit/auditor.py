@@ -22,10 +22,10 @@ from audit.checks.findings import ERROR, Finding
 from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.record.model import Record
+from audit.report import REPORT_FORMAT
 from audit.rules.replay import replay_hand
 from audit.rules.sitting import score_record
 
-REPORT_FORMAT = "cayenne-audit-report/1"
 DEFAULT_ALPHA = 0.001
 CHECKS = (
     play_check,

@@ -3,7 +3,7 @@
 Every append to the log takes one cluster-wide lock (``LOCK TABLE log_entries IN SHARE ROW
 EXCLUSIVE MODE``, held until the commit is on disk), so the log's throughput is bounded by
 how long each transaction holds it. Each process commits all the events that arrived
-while its previous transaction ran in one transaction (``api.ledger.GroupCommit``).
+while its previous transaction ran in one transaction (``audit.log.group.GroupCommit``).
 
 This starts one, then two ``fairplay serve`` hosts (gunicorn, ``--workers`` each) on one
 fresh PostgreSQL schema and the same log key, drives ``--tables`` bot tables split

@@ -136,11 +136,11 @@ def group_commit_rate(url: str, threads: int, count: int) -> float:
     """``threads`` request threads each appending one event per call through GroupCommit."""
     import threading
 
-    from audit.log.store import GroupCommit
+    from audit.log.group import GroupCommit
 
     per_thread = [make_events(f"g{i}", count) for i in range(threads)]
     log = open_log(url, ORIGIN, _log_key(), require_registered_keys=False)
-    writer = GroupCommit(log)
+    writer = GroupCommit(log, 10.0)
     barrier = threading.Barrier(threads + 1)
 
     def run(events: list[dict[str, Any]]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import store
+from api import rows
 from api.auth import is_admin, require_admin
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
@@ -64,8 +64,8 @@ def post_audit() -> tuple[Response, int, dict[str, str]]:
     conn = s.db.connection()
     report_id = upload_id(doc)
     location = url_for("audits.get_audit", report_id=report_id)
-    if store.has_report(conn, report_id):  # the same record again: the same report
-        summary, report, _ = store.get_report(conn, report_id)
+    if rows.has_report(conn, report_id):  # the same record again: the same report
+        summary, report, _ = rows.get_report(conn, report_id)
         return jsonify(dict(summary, report=report)), 200, {"Location": location}
     if not is_admin(s.config):
         rate = Rate(s.config.upload_burst, s.config.upload_per_hour)
@@ -74,10 +74,10 @@ def post_audit() -> tuple[Response, int, dict[str, str]]:
     players = doc.get("players")
     names = [str(v) for v in players.values()] if isinstance(players, dict) else []
     with conn.transaction():
-        if store.has_report(conn, report_id):  # uploaded meanwhile by someone else
-            summary, report, _ = store.get_report(conn, report_id)
+        if rows.has_report(conn, report_id):  # uploaded meanwhile by someone else
+            summary, report, _ = rows.get_report(conn, report_id)
             return jsonify(dict(summary, report=report)), 200, {"Location": location}
-        store.insert_report(
+        rows.insert_report(
             conn,
             report_id,
             # Never linked to a table of the service, whatever the record names.
@@ -86,11 +86,11 @@ def post_audit() -> tuple[Response, int, dict[str, str]]:
             report=report,
             record=doc,
             players=names,
-            created_at=store.now_iso(s.config.clock()),
-            source=store.UPLOAD,
+            created_at=rows.now_iso(s.config.clock()),
+            source=rows.UPLOAD,
             listed=listed,
         )
-    summary, report, _ = store.get_report(conn, report_id)
+    summary, report, _ = rows.get_report(conn, report_id)
     return jsonify(dict(summary, report=report)), 201, {"Location": location}
 
 
@@ -111,12 +111,12 @@ def wants_text() -> bool:
 
 
 def notice_of(summary: dict[str, Any]) -> str | None:
-    return UPLOAD_NOTICE if summary.get("source") == store.UPLOAD else None
+    return UPLOAD_NOTICE if summary.get("source") == rows.UPLOAD else None
 
 
 @bp.get("/v1/audits/<report_id>")
 def get_audit(report_id: str) -> Response:
-    summary, report, record = store.get_report(services().db.connection(), report_id)
+    summary, report, record = rows.get_report(services().db.connection(), report_id)
     if wants_html():
         from audit.report.html import render_html
 
@@ -133,7 +133,7 @@ def get_audit(report_id: str) -> Response:
 
 @bp.get("/v1/audits/<report_id>/record")
 def get_audit_record(report_id: str) -> Response:
-    _, _, record = store.get_report(services().db.connection(), report_id)
+    _, _, record = rows.get_report(services().db.connection(), report_id)
     return jsonify(record)
 
 
@@ -165,7 +165,7 @@ def date_arg(name: str) -> str | None:
 def list_audits() -> Response:
     """Report summaries, newest first, by table, player, finding code and date, paginated."""
     cursor = decode_cursor(request.args.get("cursor"), 2)
-    q = store.ReportQuery(
+    q = rows.ReportQuery(
         table=request.args.get("table") or None,
         player=request.args.get("player") or None,
         code=request.args.get("code") or None,
@@ -174,10 +174,12 @@ def list_audits() -> Response:
         limit=limit_arg(),
         cursor=None if cursor is None else (cursor[0], cursor[1]),
     )
-    rows = store.query_reports(services().db.connection(), q)
-    for r in rows:
+    reports = rows.query_reports(services().db.connection(), q)
+    for r in reports:
         r["links"] = {"self": url_for("audits.get_audit", report_id=r["id"])}
     next_cursor = (
-        encode_cursor([rows[-1]["created_at"], rows[-1]["id"]]) if len(rows) == q.limit else None
+        encode_cursor([reports[-1]["created_at"], reports[-1]["id"]])
+        if len(reports) == q.limit
+        else None
     )
-    return jsonify({"reports": rows, "next_cursor": next_cursor})
+    return jsonify({"reports": reports, "next_cursor": next_cursor})

@@ -12,11 +12,12 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, url_for
 
-from api import repair, store
+from api import rows
 from api.auth import require_admin, signed_reader
 from api.errors import BadRequest, Forbidden, NotFound
+from api.handstate import Snapshot, waiting_for
+from api.room import repair
 from api.routes import json_body, services
-from api.state import Snapshot, waiting_for
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -25,19 +26,19 @@ bp = Blueprint("hands", __name__)
 MAX_HAND = 2**31 - 1
 
 
-def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, Snapshot | None]:
+def load_hand(table_id: str, number: int) -> tuple[rows.Table, rows.HandRow, Snapshot | None]:
     s = services()
     conn = s.db.connection()
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
-    table = store.get_table(conn, table_id)
-    hand = store.get_hand(conn, table_id, number)
+    table = rows.get_table(conn, table_id)
+    hand = rows.get_hand(conn, table_id, number)
     if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
-        hand = store.get_hand(conn, table_id, number)
+        hand = rows.get_hand(conn, table_id, number)
     return table, hand, s.live.snapshot(hand)
 
 
-def hand_json(table: store.Table, hand: store.HandRow, state: Snapshot | None) -> dict[str, Any]:
+def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> dict[str, Any]:
     c = hand.ceremony
     over = hand.phase == "over"
     published = over or hand.phase == "void"  # the void event publishes the server's seed
@@ -82,7 +83,7 @@ def hand_json(table: store.Table, hand: store.HandRow, state: Snapshot | None) -
 @bp.get("/v1/tables/<table_id>/hands")
 def list_hands(table_id: str) -> Response:
     conn = services().db.connection()
-    store.get_table(conn, table_id)
+    rows.get_table(conn, table_id)
     return jsonify(
         {
             "hands": [
@@ -97,7 +98,7 @@ def list_hands(table_id: str) -> Response:
                         "self": url_for("hands.get_hand", table_id=table_id, number=h.number)
                     },
                 }
-                for h in store.list_hands(conn, table_id)
+                for h in rows.list_hands(conn, table_id)
             ]
         }
     )
@@ -187,7 +188,7 @@ def hand_report(table_id: str, number: int) -> Response:
     _, hand, _ = load_hand(table_id, number)
     if hand.report_id is None:
         raise NotFound("the hand is not over; its report is written at the end")
-    _, report, _ = store.get_report(services().db.connection(), hand.report_id)
+    _, report, _ = rows.get_report(services().db.connection(), hand.report_id)
     return jsonify({"id": hand.report_id, "report": report})
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, render_template
 
-from api import store
+from api import rows
 from api.routes import services
 from api.routes.hands import load_hand
 from audit.rules.cards import SUIT_LETTERS, Seat, parse_card
@@ -19,11 +19,13 @@ SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
     """(symbol, ranks high to low, red) per suit, for a hand diagram."""
     parsed = sorted((parse_card(c) for c in cards), reverse=True)
-    rows = []
+    suit_rows = []
     for i, letter in enumerate(SUIT_LETTERS):
         ranks = "".join("23456789TJQKA"[c % 13] for c in parsed if c // 13 == i)
-        rows.append((SUIT_SYMBOLS[letter], ranks.replace("T", "10") or "\u2014", letter in "HD"))
-    return rows
+        suit_rows.append(
+            (SUIT_SYMBOLS[letter], ranks.replace("T", "10") or "\u2014", letter in "HD")
+        )
+    return suit_rows
 
 
 def page(template: str, **context: Any) -> Response:
@@ -34,21 +36,21 @@ def page(template: str, **context: Any) -> Response:
 @bp.get("/")
 def index() -> Response:
     conn = services().db.connection()
-    tables = store.list_tables(conn, 50, "")
-    reports = store.query_reports(conn, store.ReportQuery(limit=20))
-    names = store.player_names(conn, [p for t in tables for p in t.seats.values()])
+    tables = rows.list_tables(conn, 50, "")
+    reports = rows.query_reports(conn, rows.ReportQuery(limit=20))
+    names = rows.player_names(conn, [p for t in tables for p in t.seats.values()])
     return page("index.html", tables=tables, reports=reports, names=names)
 
 
 @bp.get("/tables/<table_id>")
 def table_page(table_id: str) -> Response:
     conn = services().db.connection()
-    table = store.get_table(conn, table_id)
+    table = rows.get_table(conn, table_id)
     _, hand, state = load_hand(table_id, table.hand_count)
-    hands = store.list_hands(conn, table_id)
+    hands = rows.list_hands(conn, table_id)
     return page(
         "table.html",
-        names=store.player_names(conn, list(table.seats.values())),
+        names=rows.player_names(conn, list(table.seats.values())),
         table=table,
         hand=hand,
         public=None if state is None else state.public,
@@ -62,9 +64,9 @@ def hand_page(table_id: str, number: int) -> Response:
     table, hand, state = load_hand(table_id, number)
     report = None
     if hand.report_id is not None:
-        _, report, _ = store.get_report(services().db.connection(), hand.report_id)
+        _, report, _ = rows.get_report(services().db.connection(), hand.report_id)
     record_hand = hand.record["hands"][0] if hand.record else None
-    names = store.player_names(services().db.connection(), list(table.seats.values()))
+    names = rows.player_names(services().db.connection(), list(table.seats.values()))
     return page(
         "hand.html",
         names=names,
@@ -82,5 +84,5 @@ def report_page(report_id: str) -> Response:
     from api.routes.audits import notice_of
     from audit.report.html import render_html
 
-    summary, report, record = store.get_report(services().db.connection(), report_id)
+    summary, report, record = rows.get_report(services().db.connection(), report_id)
     return Response(render_html(report, record, notice=notice_of(summary)), mimetype="text/html")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import store, text
+from api import rows, text
 from api.auth import is_admin, require_admin
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
@@ -37,16 +37,16 @@ def create_player() -> tuple[Response, int, dict[str, str]]:
         take(
             s.db.connection(), "register", request.remote_addr or "unknown", rate, s.config.clock()
         )
-    player = store.Player(player_id(key), name, key.text(), store.now_iso(s.config.clock()))
+    player = rows.Player(player_id(key), name, key.text(), rows.now_iso(s.config.clock()))
     conn = s.db.connection()
     # A refused registration changes nothing: the conflict is found before the log's key
     # table is written. (The id is derived from the raw key, so the same key under
     # another name is the same player.) Should a crash fall between the two writes, the
     # retry finds no player, registers the same key again (a no-op) and stores the row.
-    store.check_new_player(conn, player)
+    rows.check_new_player(conn, player)
     s.ledger.register_player(player.id, key)
     with conn.transaction():
-        store.insert_player(conn, player)
+        rows.insert_player(conn, player)
     location = url_for("players.get_player", player_id=player.id)
     return jsonify(player.to_json()), 201, {"Location": location}
 
@@ -56,11 +56,11 @@ def list_players() -> Response:
     s = services()
     limit = limit_arg()
     after = request.args.get("after", "")
-    players = store.list_players(s.db.connection(), limit, after)
+    players = rows.list_players(s.db.connection(), limit, after)
     next_after = players[-1].id if len(players) == limit else None
     return jsonify({"players": [p.to_json() for p in players], "next_after": next_after})
 
 
 @bp.get("/v1/players/<player_id>")
 def get_player(player_id: str) -> Response:
-    return jsonify(store.get_player(services().db.connection(), player_id).to_json())
+    return jsonify(rows.get_player(services().db.connection(), player_id).to_json())

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import store
+from api import rows
 from api.auth import require_admin
 from api.errors import BadRequest
 from api.routes import json_body, limit_arg, services
@@ -55,7 +55,7 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     return jsonify(table_json(table)), 201, {"Location": location}
 
 
-def table_json(table: store.Table) -> dict[str, Any]:
+def table_json(table: rows.Table) -> dict[str, Any]:
     out = table.to_json()
     out["current_hand"] = table.hand_count
     out["links"] = {
@@ -71,22 +71,22 @@ def table_json(table: store.Table) -> dict[str, Any]:
 def list_tables() -> Response:
     s = services()
     limit = limit_arg()
-    tables = store.list_tables(s.db.connection(), limit, request.args.get("after", ""))
+    tables = rows.list_tables(s.db.connection(), limit, request.args.get("after", ""))
     next_after = tables[-1].id if len(tables) == limit else None
     return jsonify({"tables": [table_json(t) for t in tables], "next_after": next_after})
 
 
 @bp.get("/v1/tables/<table_id>")
 def get_table(table_id: str) -> Response:
-    return jsonify(table_json(store.get_table(services().db.connection(), table_id)))
+    return jsonify(table_json(rows.get_table(services().db.connection(), table_id)))
 
 
 @bp.get("/v1/tables/<table_id>/record")
 def table_record(table_id: str) -> Response:
     """Every finished hand of the table as one cayenne-record/1 document."""
     conn = services().db.connection()
-    table = store.get_table(conn, table_id)
-    hands = [h for h in store.list_hands(conn, table_id) if h.record is not None]
+    table = rows.get_table(conn, table_id)
+    hands = [h for h in rows.list_hands(conn, table_id) if h.record is not None]
     doc: dict[str, Any] = {
         "format": "cayenne-record/1",
         "table": table.id,

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from audit.log.bundle import verify_bundle
+from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.checkpoint import fork_evidence
 from audit.log.errors import EventError, KeyFormatError, LogError, LogHandPartial
 from audit.log.events import loads
@@ -129,7 +129,7 @@ def _verify_log(args: argparse.Namespace) -> int:
 
 def _bundle(args: argparse.Namespace) -> int:
     with _open(args, signed=args.key is not None) as log:
-        bundle = log.proof_bundle(args.table, args.hand)
+        bundle = build_bundle(log, args.table, str(args.hand))
     text = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
     if args.out:
         Path(args.out).write_text(text)

@@ -114,7 +114,7 @@ def _admin_token(data_dir: str) -> str:
         return token
     path = Path(data_dir) / "admin-token"
     if not path.exists():
-        from api.db import private_dir
+        from api.database import private_dir
 
         private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -127,8 +127,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
     from api import create_app
+    from api.rows import count_rows
     from api.server import front_worker
-    from api.store import count_rows
 
     settings = _settings(args)
     settings["admin_token"] = _admin_token(args.data_dir)

@@ -10,6 +10,7 @@ EXCLUSIVE MODE``), so appends from several processes are serialised.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 import urllib.parse
@@ -183,13 +184,28 @@ def _pg_ident(name: str) -> str:
     return '"' + name + '"'
 
 
+_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def split_schema(url: str) -> tuple[str, str | None]:
+    """A PostgreSQL URL without its ``schema=NAME`` parameter, and that name.
+
+    The one parser of ``schema=`` in database URLs: the log's backends and the service's
+    database (``api.database``) keep their tables in that schema, created on first use.
+    Raises :class:`StoreError` naming the schema if it is not a plain identifier.
+    """
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    schema = next((v for k, v in query if k == "schema"), None)
+    if schema is not None and not _SCHEMA_NAME.match(schema):
+        raise StoreError(f"schema {schema!r}: letters, digits and _ only")
+    rest = urllib.parse.urlencode([(k, v) for k, v in query if k != "schema"])
+    return urllib.parse.urlunsplit(parts._replace(query=rest)), schema
+
+
 def connect(url: str) -> Backend:
     if url.startswith(("postgresql://", "postgres://")):
-        parts = urllib.parse.urlsplit(url)
-        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-        schema = next((v for k, v in query if k == "schema"), None)
-        rest = urllib.parse.urlencode([(k, v) for k, v in query if k != "schema"])
-        return _Postgres(urllib.parse.urlunsplit(parts._replace(query=rest)), schema)
+        return _Postgres(*split_schema(url))
     if url.startswith("sqlite:///"):
         return _SQLite(url[len("sqlite:///") :] or ":memory:")
     if url.startswith("sqlite://"):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import sqlite3
 import threading
 import time
@@ -33,9 +34,10 @@ from typing import Any
 
 from audit.log import merkle
 from audit.log.backends import NID_SHIFT, Backend, as_bytes, connect, migrate, nid
-from audit.log.checkpoint import Checkpoint
+from audit.log.checkpoint import Checkpoint, format_tlog_proof
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.errors import (
+    EventError,
     LogChainBroken,
     LogError,
     LogInconsistent,
@@ -44,10 +46,11 @@ from audit.log.errors import (
 )
 from audit.log.events import canonical_json, check_event, parse_event, verify_event
 from audit.log.keys import Signer, Verifier
+from audit.log.note import parse as parse_note
 from audit.log.note import verify as verify_note
 from audit.log.schemas import admit_event
 
-__all__ = ["NID_SHIFT", "GroupCommit", "Log", "as_bytes", "nid", "open_log"]
+__all__ = ["NID_SHIFT", "Log", "as_bytes", "nid", "open_log"]
 
 # --------------------------------------------------------------------------- the log
 
@@ -180,8 +183,6 @@ class Log:
         for i, raw in enumerate(events):
             ev = check_event(raw, encodable=False)  # encoding is checked just below
             if ev["origin"] != self.origin:
-                from audit.log.errors import EventError
-
                 raise EventError(f"events[{i}].origin: {ev['origin']!r} is not {self.origin!r}")
             leaf = canonical_json(ev)
             admit_event(ev, root=f"events[{i}]", canonical=leaf)
@@ -460,8 +461,6 @@ class Log:
             raise LogInconsistent(
                 f"rollback: the log has {size} entries but a checkpoint it signed has {cp.size}"
             )
-        import hmac
-
         if not hmac.compare_digest(self.root(cp.size), cp.root):
             raise LogInconsistent(
                 f"the log's tree of size {cp.size} does not have the checkpoint's root"
@@ -473,8 +472,6 @@ class Log:
             note_text = self.checkpoint() if self.signer else self.latest_checkpoint()
         if note_text is None:
             raise StoreError("no checkpoint has been issued yet")
-        from audit.log.note import parse as parse_note
-
         return note_text, parse_checkpoint(parse_note(note_text)[0])
 
     def serve_inclusion(self, index: int, checkpoint: str | None = None) -> dict[str, Any]:
@@ -509,17 +506,9 @@ class Log:
 
     def tlog_proof(self, index: int, checkpoint: str | None = None) -> str:
         """Entry ``index``'s inclusion as a c2sp.org/tlog-proof naming its checkpoint."""
-        from audit.log.checkpoint import format_tlog_proof
-
         served = self.serve_inclusion(index, checkpoint)
         proof = [base64.b64decode(h) for h in served["proof"]]
         return format_tlog_proof(index, proof, served["checkpoint"])
-
-    def proof_bundle(self, table: str, hand: str | int) -> dict[str, Any]:
-        """A self-contained proof of one hand, checked by ``fairplay verify BUNDLE``."""
-        from audit.log.bundle import build_bundle
-
-        return build_bundle(self, table, str(hand))
 
     def tree_hash_b64(self, size: int | None = None) -> str:
         return base64.b64encode(self.root(size)).decode()
@@ -554,6 +543,3 @@ def open_log(
         db.close()
         raise StoreError(f"cannot migrate the log database: {exc}") from exc
     return Log(db, origin, signer, require_registered_keys=require_registered_keys, clock=clock)
-
-
-from audit.log.group import GroupCommit  # noqa: E402  (re-exported; group needs Log)

@@ -31,6 +31,7 @@ from audit.checks.dealer import lowest_cut
 from audit.checks.findings import ERROR, Finding
 from audit.checks.stacking import stacked_findings
 from audit.record.fastload import top_level
+from audit.report import REPORT_FORMAT
 from audit.rules.cards import SEAT_BY_TEXT
 from audit.rules.deal import PATTERNS, pattern_name
 from audit.stacking.detector import StackingResult
@@ -46,8 +47,6 @@ def _load() -> ModuleType | None:
 
 
 _native = _load()
-
-REPORT_FORMAT = "cayenne-audit-report/1"
 
 
 def available() -> bool:

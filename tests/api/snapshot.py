@@ -6,7 +6,7 @@ assert the two are equal, row for row, on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
-from api.db import Database
+from api.database import Database
 
 Snapshot = dict[str, list[str]]
 

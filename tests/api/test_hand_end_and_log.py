@@ -172,9 +172,9 @@ def test_the_writer_signs_appends_no_hand_end_covered(
     until then a proof for them is refused (404), not signed for the reader."""
     import time
 
-    from api import ledger
+    from api import hand_log
 
-    monkeypatch.setattr(ledger, "CHECKPOINT_INTERVAL", 0.5)
+    monkeypatch.setattr(hand_log, "CHECKPOINT_INTERVAL", 0.5)
     service = make_service()
     c = service.client()
     bots = TableBots.open(c, random.Random(3))

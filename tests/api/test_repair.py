@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from api import store
+from api import rows
 from api.bot import TableBots
 from api.ceremony import seat_commitment
 from api.client import ApiCallError
@@ -37,7 +37,7 @@ def crash_at_end_of_hand(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[
     def die(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("simulated crash after the log append")
 
-    monkeypatch.setattr(store, "insert_report", die)
+    monkeypatch.setattr(rows, "insert_report", die)
     yield lambda: monkeypatch.undo()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import random
 
-from api.state import next_start
+from api.handstate import next_start
 from audit.auditor import audit_document
 from audit.record.generate import random_record
 

@@ -145,13 +145,13 @@ def test_group_commit_gives_each_request_its_own_answer(tmp_path: Path) -> None:
     import threading
 
     from audit.log.errors import LogChainBroken
+    from audit.log.group import GroupCommit
     from audit.log.keys import generate_signer
-    from audit.log.store import GroupCommit
 
     log = open_log(
         str(tmp_path / "g.db"), ORIGIN, generate_signer(ORIGIN), require_registered_keys=False
     )
-    writer = GroupCommit(log)
+    writer = GroupCommit(log, 10.0)
     players = [generate_signer(f"p{i}") for i in range(8)]
     results: dict[int, list[int]] = {}
     errors: dict[int, BaseException] = {}

@@ -16,7 +16,6 @@ from typing import Any
 
 from audit.rules.cards import CARD_TEXT
 from audit.rules.deal import PATTERN_67
-
 from shuffle import tournament as t
 from shuffle.errors import ShuffleError
 from shuffle.protocol import Beacon

@@ -16,7 +16,6 @@ from typing import Any
 
 from audit.rules.cards import CARD_TEXT, Seat
 from audit.rules.deal import PATTERN_67, PATTERN_445, PATTERN_ONE_AT_A_TIME
-
 from shuffle import kdf
 from shuffle.dealnumber import DEAL_COUNT, deal_from_number
 from shuffle.permute import shuffle_pack_traced

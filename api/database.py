@@ -26,11 +26,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlparse, urlsplit, urlunsplit
+from urllib.parse import urlparse
 
 from api.config import ConfigError
 from api.errors import BadRequest
 from api.text import text_problem
+from audit.log.backends import split_schema as log_split_schema
+from audit.log.errors import StoreError
 
 Row = tuple[Any, ...]
 
@@ -127,24 +129,14 @@ class Connection:
 
 
 _PG_SCHEME = re.compile(r"^postgres(ql)?://")
-_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 
 def split_schema(url: str) -> tuple[str, str | None]:
-    """A PostgreSQL URL without its ``schema=NAME`` parameter, and that name.
-
-    The same convention as the log's (``audit.log.store``): both keep their tables in
-    that schema, created on first use.
-    """
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    schema = next((v for k, v in query if k == "schema"), None)
-    if schema is not None and not _SCHEMA_NAME.match(schema):
-        raise ConfigError(
-            f"schema {schema!r}: letters, digits and _ only", details={"field": "database_url"}
-        )
-    rest = urlencode([(k, v) for k, v in query if k != "schema"])
-    return urlunsplit(parts._replace(query=rest)), schema
+    """:func:`audit.log.backends.split_schema`, its refusal as the service's config error."""
+    try:
+        return log_split_schema(url)
+    except StoreError as exc:
+        raise ConfigError(exc.message, details={"field": "database_url"}) from None
 
 
 class Database:

@@ -7,7 +7,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from api import store
+from api import rows
 from api.errors import BadRequest
 from audit.rules.cards import Seat, parse_card
 from audit.rules.deal import check_pattern
@@ -39,7 +39,7 @@ def next_start(report: dict[str, Any]) -> dict[str, Any]:
     return start
 
 
-def waiting_for(hand: store.HandRow, to_act: Seat | None) -> list[str]:
+def waiting_for(hand: rows.HandRow, to_act: Seat | None) -> list[str]:
     """The seats whose action the hand waits for (``to_act`` once it is dealt)."""
     c = hand.ceremony
     if hand.phase == "committing":

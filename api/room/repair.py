@@ -1,4 +1,5 @@
-"""Repairs: voiding a ceremony that cannot finish, and rows the log is ahead of.
+"""Repairs, part of the room: voiding a ceremony that cannot finish, and rows the log is
+ahead of. They use only the public methods of :class:`api.room.Live`.
 
 :func:`void` ends a hand whose ceremony cannot finish: an administrator's call, or
 :func:`expire` once the ceremony has waited ``ceremony_timeout`` seconds for a seat.
@@ -9,7 +10,7 @@ card, the server's reveal, the ``end`` event and the next hand's opening while t
 know none of them. Nothing is lost: the log is the hand's history, every seed is in it
 once the hand is over, the record and the report are recomputed from it (the ``end``
 event's ``record_sha256`` must match), and the next hand's server seed is derived, not
-drawn (:meth:`api.ledger.Ledger.server_seed`), so its logged commitment can be opened.
+drawn (:meth:`api.hand_log.Ledger.server_seed`), so its logged commitment can be opened.
 
 :func:`catch_up` replays a hand's logged events onto its row with the same checks as a
 live request and, at the end of a hand or after a void, writes the report and the next
@@ -27,23 +28,23 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from api import store
-from api.db import Connection
+from api import rows
+from api.database import Connection
 from api.errors import Conflict, NotFound, WrongPhase
-from api.state import PLAYER_KINDS, next_start
+from api.handstate import PLAYER_KINDS, next_start
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
 
 if TYPE_CHECKING:
-    from api.live import Live
+    from api.room import Live
 
 log = logging.getLogger(__name__)
 
 CEREMONY = ("committing", "revealing")
 
 
-def _refuse(hand: store.HandRow, seq: int, kind: str, why: str) -> Conflict:
+def _refuse(hand: rows.HandRow, seq: int, kind: str, why: str) -> Conflict:
     return Conflict(
         f"hand {hand.number}'s log is ahead of the service at seq {seq} ({kind}): {why}; "
         "an operator must repair it",
@@ -51,9 +52,7 @@ def _refuse(hand: store.HandRow, seq: int, kind: str, why: str) -> Conflict:
     )
 
 
-def catch_up(
-    live: Live, conn: Connection, table: store.Table, hand: store.HandRow
-) -> store.HandRow:
+def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow) -> rows.HandRow:
     """Apply the hand's logged events the row has not seen; returns the row as stored."""
     before = hand.event_count
     for item in live.ledger.hand_events(table.id, hand.number)[before:]:
@@ -65,11 +64,11 @@ def catch_up(
             seat = table.seat_of(ev["actor"])
             if seat is None:
                 raise _refuse(hand, seq, kind, "the actor is not seated")
-            live._accept(table, hand, seat, kind, ev)
+            live.accept(table, hand, seat, kind, ev)
         elif kind == "server_reveal" and hand.phase == "over":
             if body.get("seed") != hand.server_seed:
                 raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
-            live._log(hand, ev)
+            live.log_event(hand, ev)
         elif kind == "end" and hand.phase == "over" and hand.end_report is not None:
             assert hand.record is not None
             digest = hashlib.sha256(canonical_json(hand.record)).hexdigest()
@@ -78,27 +77,27 @@ def catch_up(
             hand.report_id = str(body.get("report"))
             hand.finished_at = live.now()
             hand.end_score = next_start(hand.end_report)
-            live._log(hand, ev)
+            live.log_event(hand, ev)
         elif kind == "void" and hand.phase in ("committing", "revealing"):
             if body.get("server_seed") != hand.server_seed:
                 raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
             hand.phase = "void"
             hand.finished_at = live.now()
-            live._log(hand, ev)
+            live.log_event(hand, ev)
         else:
             raise _refuse(hand, seq, kind, f"not expected in phase {hand.phase}")
     hand.pending = []
-    live._forget((table.id, hand.number))
+    live.forget((table.id, hand.number))
     if hand.event_count == before:
         return hand
     ended = hand.phase == "void" or (hand.phase == "over" and hand.report_id is not None)
     following = _following(live, table, hand) if ended else None
     with conn.transaction():
-        if not store.update_hand(conn, hand, before):
-            return store.get_hand(conn, table.id, hand.number)  # repaired meanwhile
+        if not rows.update_hand(conn, hand, before):
+            return rows.get_hand(conn, table.id, hand.number)  # repaired meanwhile
         if hand.phase == "over" and hand.end_report is not None and hand.record is not None:
             assert hand.report_id is not None
-            store.insert_report(
+            rows.insert_report(
                 conn,
                 hand.report_id,
                 table_id=table.id,
@@ -109,15 +108,15 @@ def catch_up(
                 created_at=hand.finished_at or live.now(),
             )
         if following is not None:
-            store.set_hand_count(conn, table.id, following.number)
-            store.insert_hand(conn, following)
+            rows.set_hand_count(conn, table.id, following.number)
+            rows.insert_hand(conn, following)
     if ended:
         live.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
     return hand
 
 
-def _following(live: Live, table: store.Table, hand: store.HandRow) -> store.HandRow:
+def _following(live: Live, table: rows.Table, hand: rows.HandRow) -> rows.HandRow:
     """The next hand's row, rebuilt from its logged opening (appended with the end)."""
     number = hand.number + 1
     if hand.phase == "over":
@@ -125,7 +124,7 @@ def _following(live: Live, table: store.Table, hand: store.HandRow) -> store.Han
         start, dealer, pack = hand.end_score, hand.dealer.left, 1 - hand.pack
     else:  # void: the same dealer deals again from the same pack
         start, dealer, pack = hand.start_score, hand.dealer, hand.pack
-    row = live._open_hand(table, number, start, dealer, pack)
+    row = live.open_hand(table, number, start, dealer, pack)
     logged = live.ledger.hand_events(table.id, number)
     if not logged:  # pragma: no cover - the opening is appended with the end, atomically
         live.ledger.append(row.pending)
@@ -159,14 +158,14 @@ def recover(live: Live) -> int:
     """
     conn = live.db.connection()
     repaired = 0
-    for table_id, number in store.unfinished_hands(conn):
-        if live.ledger.head(table_id, number) <= store.get_hand(conn, table_id, number).event_count:
+    for table_id, number in rows.unfinished_hands(conn):
+        if live.ledger.head(table_id, number) <= rows.get_hand(conn, table_id, number).event_count:
             continue
         key = (table_id, number)
-        with live._hand_lock(key):
+        with live.hand_lock(key):
             try:
-                table = store.get_table(conn, table_id)
-                hand = store.get_hand(conn, table_id, number)
+                table = rows.get_table(conn, table_id)
+                hand = rows.get_hand(conn, table_id, number)
                 catch_up(live, conn, table, hand)
                 repaired += 1
             except (Conflict, NotFound) as exc:
@@ -184,13 +183,13 @@ def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
     its append and its row write, or is between the two) is brought up to the log first.
     """
     conn = live.db.connection()
-    table = live._table(conn, table_id)
+    table = live.table(conn, table_id)
     key = (table_id, number)
-    with live._hand_lock(key):
+    with live.hand_lock(key):
         for _ in range(3):  # each retry follows an event another host logged meanwhile
-            hand = store.get_hand(conn, table_id, number)
+            hand = rows.get_hand(conn, table_id, number)
             if live.ledger.head(table_id, number) > hand.event_count:
-                live._forget(key)
+                live.forget(key)
                 hand = catch_up(live, conn, table, hand)
             done = _void_once(live, conn, table, hand, reason)
             if done is not None:
@@ -199,7 +198,7 @@ def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
 
 
 def _void_once(
-    live: Live, conn: Connection, table: store.Table, hand: store.HandRow, reason: str
+    live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow, reason: str
 ) -> dict[str, Any] | None:
     """Log and write the void of ``hand``; ``None`` if another host's event came first."""
     if hand.phase not in CEREMONY:
@@ -209,7 +208,7 @@ def _void_once(
     before = hand.event_count
     c = hand.ceremony
     done = c["commitments"] if hand.phase == "committing" else c["seeds"]
-    live._server_event(
+    live.server_event(
         hand,
         "void",
         {
@@ -221,23 +220,23 @@ def _void_once(
     )
     hand.phase = "void"
     hand.finished_at = live.now()
-    following = live._open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
+    following = live.open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
     try:
         live.ledger.append(hand.pending + following.pending)
     except LogChainBroken:
         return None
     with conn.transaction():
-        written = store.update_hand(conn, hand, before)
+        written = rows.update_hand(conn, hand, before)
         if written:
-            store.set_hand_count(conn, table.id, following.number)
-            store.insert_hand(conn, following)
-    live._forget((table.id, number))
+            rows.set_hand_count(conn, table.id, following.number)
+            rows.insert_hand(conn, following)
+    live.forget((table.id, number))
     if not written:  # logged; another host brought the row up to the log first
-        catch_up(live, conn, table, store.get_hand(conn, table.id, number))
+        catch_up(live, conn, table, rows.get_hand(conn, table.id, number))
     return answer
 
 
-def expire(live: Live, hand: store.HandRow) -> bool:
+def expire(live: Live, hand: rows.HandRow) -> bool:
     """Void ``hand`` if its ceremony has waited longer than the configured timeout.
 
     The clock starts at the first commitment, so a table that pauses between hands

@@ -1,6 +1,6 @@
 """Reading and writing the service's rows: players, tables, hands, events and reports.
 
-Plain functions over a :class:`api.db.Connection`; JSON columns are stored as text.
+Plain functions over a :class:`api.database.Connection`; JSON columns are stored as text.
 Callers group writes in ``conn.transaction()``; a hand's row is written back with a
 compare-and-set on its event count (:func:`update_hand`), so two workers never both
 move a hand on.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from api.db import Connection, Row
+from api.database import Connection, Row
 from api.errors import Conflict, NotFound
 from audit.rules.cards import Seat
 

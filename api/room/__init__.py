@@ -1,4 +1,10 @@
-"""Live tables: opening hands, the shuffle ceremony, signed calls and plays, the end.
+"""The room: it owns a hand's life, from its opening through the shuffle ceremony, the
+signed calls and plays, to its end, and the repairs of :mod:`api.room.repair`.
+
+The room's public interface is :class:`Live`'s public methods (``create_table``,
+``submit``, ``state``, ``snapshot``, ``record_of``, and the steps the repairs reuse:
+``table``, ``hand_lock``, ``open_hand``, ``accept``, ``server_event``, ``log_event``,
+``forget``); nothing outside this package touches its private members.
 
 A player's action is an event of the log's format, signed with the player's key. It is
 checked in this order, and nothing is stored or logged unless every check passes:
@@ -21,7 +27,7 @@ event count.
 The log is the truth and the rows are derived from it. An event refused while the log
 is ahead of the hand's row (a host died between its append and its row write, or is
 between the two) is judged again once the row is brought up to the log
-(:func:`api.repair.catch_up`), whoever wrote it; an event the log already holds (a
+(:func:`api.room.repair.catch_up`), whoever wrote it; an event the log already holds (a
 client's retry, or the same event sent to two hosts) answers with its result, on any
 host: a refused action is never one the log holds. The log is the hand's history; the rules state is rebuilt from it and cached per
 process, keyed by the hand's event count, so a play costs no replay.
@@ -29,7 +35,7 @@ process, keyed by the hand's event count, so a play costs no replay.
 At the end of the hand the server reveals its seed (a logged event), the record (with its
 shuffle transcript) is audited, the report stored, an ``end`` event logged, the log's
 checkpoint advanced, and the next hand opened with the next dealer and pack. Rows the
-log is ahead of after a crash, and voids, are :mod:`api.repair`'s.
+log is ahead of after a crash, and voids, are :mod:`api.room.repair`'s.
 """
 
 from __future__ import annotations
@@ -39,14 +45,13 @@ import hmac
 import threading
 from typing import Any
 
-from api import ceremony, faults, repair, store
+from api import ceremony, faults, rows
 from api.cache import Bounded
 from api.config import Config
-from api.db import Connection, Database
+from api.database import Connection, Database
 from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
-from api.ledger import Ledger
-from api.signing import parse_player_key
-from api.state import (
+from api.hand_log import Ledger
+from api.handstate import (
     PLAYER_KINDS,
     ZERO_SCORE,
     Snapshot,
@@ -55,6 +60,8 @@ from api.state import (
     ruleset_pattern,
     waiting_for,
 )
+from api.room import repair
+from api.signing import parse_player_key
 from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import canonical_json, check_event, event_hash, verify_event
@@ -69,7 +76,7 @@ MAX_CACHED = 4096
 
 
 class Live:
-    """The live side of the service for one process."""
+    """The room of one process: the hands' lives (see the module docstring)."""
 
     def __init__(self, db: Database, config: Config, ledger: Ledger) -> None:
         self.db = db
@@ -77,34 +84,34 @@ class Live:
         self.ledger = ledger
         self._states: Bounded[tuple[str, int], tuple[int, HandState]] = Bounded(MAX_CACHED)
         """A dealt hand's rules state and the event count it reflects."""
-        self._rows: Bounded[tuple[str, int], store.HandRow] = Bounded(MAX_CACHED)
+        self._rows: Bounded[tuple[str, int], rows.HandRow] = Bounded(MAX_CACHED)
         """The last hand row this process wrote (checked against each event)."""
         self._locks: Bounded[tuple[str, int], threading.Lock] = Bounded(MAX_CACHED)
-        self._tables: Bounded[str, store.Table] = Bounded(MAX_CACHED)
+        self._tables: Bounded[str, rows.Table] = Bounded(MAX_CACHED)
         self._keys: Bounded[str, Verifier] = Bounded(MAX_CACHED)
         """The last hand row this process wrote, per hand (checked against each event)."""
 
     def now(self) -> str:
-        return store.now_iso(self.config.clock())
+        return rows.now_iso(self.config.clock())
 
     # ------------------------------------------------------------------ tables, hands
 
     def create_table(
         self, name: str, seats: dict[Seat, str], ruleset: dict[str, Any], first_dealer: Seat
-    ) -> store.Table:
+    ) -> rows.Table:
         conn = self.db.connection()
         ruleset_pattern(ruleset)
         if len(set(seats.values())) != 4:
             raise BadRequest("seats: four different players", details={"path": "seats"})
         for seat, pid in seats.items():
             try:
-                store.get_player(conn, pid)
+                rows.get_player(conn, pid)
             except FairplayError:
                 raise BadRequest(
                     f"seats.{seat.name}: no player {pid!r}", details={"path": f"seats.{seat.name}"}
                 ) from None
-        table = store.Table(
-            id=store.new_id("t"),
+        table = rows.Table(
+            id=rows.new_id("t"),
             name=name,
             ruleset=ruleset,
             seats=seats,
@@ -112,20 +119,20 @@ class Live:
             hand_count=1,
             created_at=self.now(),
         )
-        hand = self._open_hand(table, 1, ZERO_SCORE, first_dealer, 0)
+        hand = self.open_hand(table, 1, ZERO_SCORE, first_dealer, 0)
         self.ledger.append(hand.pending)
         with conn.transaction():
-            store.insert_table(conn, table)
-            store.insert_hand(conn, hand)
+            rows.insert_table(conn, table)
+            rows.insert_hand(conn, hand)
         return table
 
-    def _open_hand(
-        self, table: store.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
-    ) -> store.HandRow:
+    def open_hand(
+        self, table: rows.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
+    ) -> rows.HandRow:
         """A new hand: the server's seed and commitment, logged as the hand's event 0."""
         seed = self.ledger.server_seed(table.id, number)
         commitment = ceremony.server_commitment(seed, table.id, number)
-        hand = store.HandRow(
+        hand = rows.HandRow(
             table_id=table.id,
             number=number,
             phase="committing",
@@ -143,7 +150,7 @@ class Live:
             started_at=self.now(),
             finished_at=None,
         )
-        self._server_event(
+        self.server_event(
             hand,
             "open",
             {
@@ -156,15 +163,15 @@ class Live:
         )
         return hand
 
-    def _server_event(self, hand: store.HandRow, kind: str, body: dict[str, Any]) -> None:
+    def server_event(self, hand: rows.HandRow, kind: str, body: dict[str, Any]) -> None:
         prev = hand.last_hash or None
         event = self.ledger.server_event(
             hand.table_id, hand.number, hand.event_count, prev, kind, body
         )
-        self._log(hand, event)
+        self.log_event(hand, event)
 
     @staticmethod
-    def _log(hand: store.HandRow, event: dict[str, Any]) -> None:
+    def log_event(hand: rows.HandRow, event: dict[str, Any]) -> None:
         """Accept ``event`` as the hand's next; it reaches the log with the request's others."""
         hand.pending.append(event)
         hand.event_count += 1
@@ -172,7 +179,7 @@ class Live:
 
     # ------------------------------------------------------------------------- state
 
-    def state(self, hand: store.HandRow) -> HandState | None:
+    def state(self, hand: rows.HandRow) -> HandState | None:
         """The rules state of a dealt hand (``None`` during the ceremony)."""
         if "deal" not in hand.ceremony:
             return None
@@ -197,7 +204,7 @@ class Live:
         self._remember(key, hand.event_count, state)
         return state
 
-    def snapshot(self, hand: store.HandRow) -> Snapshot | None:
+    def snapshot(self, hand: rows.HandRow) -> Snapshot | None:
         """A consistent view of a dealt hand's rules state (``None`` during the ceremony).
 
         The cached state is shared with the writers of this process, so it is read
@@ -205,7 +212,7 @@ class Live:
         """
         if "deal" not in hand.ceremony:
             return None
-        with self._hand_lock((hand.table_id, hand.number)):
+        with self.hand_lock((hand.table_id, hand.number)):
             state = self.state(hand)
             assert state is not None
             to_act = state.to_act
@@ -225,7 +232,7 @@ class Live:
         if cached is None or cached[0] <= count:  # a reader may have rebuilt an older one
             self._states.put(key, (count, state))
 
-    def _forget(self, key: tuple[str, int]) -> None:
+    def forget(self, key: tuple[str, int]) -> None:
         self._states.pop(key)
         self._rows.pop(key)
 
@@ -257,7 +264,7 @@ class Live:
                 "event.table, event.hand: not this table and hand", details={"path": "event.hand"}
             )
         conn = self.db.connection()
-        table = self._table(conn, table_id)
+        table = self.table(conn, table_id)
         actor = event["actor"]
         seat = table.seat_of(actor)
         if seat is None:
@@ -269,15 +276,15 @@ class Live:
         except LogSignatureInvalid as exc:
             raise InvalidSignature(exc.message, details={"path": "event.signature"}) from None
         if kind in ("commit", "reveal"):
-            repair.expire(self, store.get_hand(conn, table_id, number))
-        with self._hand_lock((table_id, number)):
+            repair.expire(self, rows.get_hand(conn, table_id, number))
+        with self.hand_lock((table_id, number)):
             return self._submit_locked(conn, table, seat, kind, event)
 
-    def _table(self, conn: Connection, table_id: str) -> store.Table:
+    def table(self, conn: Connection, table_id: str) -> rows.Table:
         """A table's seats and ruleset (they never change), cached per process."""
         table = self._tables.get(table_id)
         if table is None:
-            table = store.get_table(conn, table_id)
+            table = rows.get_table(conn, table_id)
             self._tables.put(table_id, table)
         return table
 
@@ -285,16 +292,16 @@ class Live:
         """A player's registered key (it never changes), cached per process."""
         key = self._keys.get(player_id)
         if key is None:
-            key = parse_player_key(store.get_player(conn, player_id).public_key)
+            key = parse_player_key(rows.get_player(conn, player_id).public_key)
             self._keys.put(player_id, key)
         return key
 
-    def _hand_lock(self, key: tuple[str, int]) -> threading.Lock:
+    def hand_lock(self, key: tuple[str, int]) -> threading.Lock:
         """Serialises this process's threads on one hand (other processes: the log's chain)."""
         return self._locks.get_or_make(key, threading.Lock)
 
     def _submit_locked(
-        self, conn: Connection, table: store.Table, seat: Seat, kind: str, event: dict[str, Any]
+        self, conn: Connection, table: rows.Table, seat: Seat, kind: str, event: dict[str, Any]
     ) -> dict[str, Any]:
         """Judge the event against the hand's row; if it is refused while the log is ahead
         of the row (a host died between its append and its row write), bring the row up
@@ -307,13 +314,13 @@ class Live:
             # Not cached, or another process moved the hand on: read it. (A stale cached
             # row cannot let a wrong event through: the log accepts an event only at its
             # hand's true head, and the state at a given head is the same everywhere.)
-            hand = store.get_hand(conn, table_id, number)
+            hand = rows.get_hand(conn, table_id, number)
         try:
             return self._judge(conn, table, seat, kind, event, hand)
         except FairplayError:
-            hand = store.get_hand(conn, table_id, number)
+            hand = rows.get_hand(conn, table_id, number)
             if self.ledger.head(table_id, number) > hand.event_count:
-                self._forget(key)
+                self.forget(key)
                 hand = repair.catch_up(self, conn, table, hand)
             elif not self._logged_already(event):
                 raise  # the row is the log's: the refusal stands
@@ -324,11 +331,11 @@ class Live:
     def _judge(
         self,
         conn: Connection,
-        table: store.Table,
+        table: rows.Table,
         seat: Seat,
         kind: str,
         event: dict[str, Any],
-        hand: store.HandRow,
+        hand: rows.HandRow,
     ) -> dict[str, Any]:
         """Check the event against ``hand``, log it and write the row; the new head."""
         key = (table.id, hand.number)
@@ -341,7 +348,7 @@ class Live:
             )
         before = hand.event_count
         try:
-            state = self._accept(table, hand, seat, kind, event)
+            state = self.accept(table, hand, seat, kind, event)
             finished = (
                 self._finish(table, hand, state) if state is not None and state.is_over else None
             )
@@ -356,16 +363,16 @@ class Live:
             if not self._write(conn, table, hand, before, kind, finished):
                 # The event is logged; another host brought the row up to the log first
                 # (it saw the log ahead): the action stands, the row follows the log.
-                self._forget(key)
-                fresh = repair.catch_up(self, conn, table, store.get_hand(conn, *key))
+                self.forget(key)
+                fresh = repair.catch_up(self, conn, table, rows.get_hand(conn, *key))
                 return self._result(event, fresh)
         except BaseException:
-            self._forget(key)
+            self.forget(key)
             raise
         if state is not None and not state.is_over:
             self._remember(key, hand.event_count, state)
         elif hand.phase == "over":
-            self._forget(key)
+            self.forget(key)
         if hand.phase != "over":
             hand.pending = []
             self._rows.put(key, hand)
@@ -374,23 +381,23 @@ class Live:
     def _write(
         self,
         conn: Connection,
-        table: store.Table,
-        hand: store.HandRow,
+        table: rows.Table,
+        hand: rows.HandRow,
         before: int,
         kind: str,
-        finished: tuple[str, dict[str, Any], dict[str, Any], store.HandRow] | None,
+        finished: tuple[str, dict[str, Any], dict[str, Any], rows.HandRow] | None,
     ) -> bool:
         """Write the rows of a logged action; ``False`` if the row moved on meanwhile."""
         faults.after_append(kind, finished is not None)
         if finished is None:
-            write = store.advance_hand if kind in ("call", "play") else store.update_hand
+            write = rows.advance_hand if kind in ("call", "play") else rows.update_hand
             return write(conn, hand, before)  # one statement, autocommitted
         self.ledger.sign_checkpoint()
         with conn.transaction():
-            if not store.update_hand(conn, hand, before):
+            if not rows.update_hand(conn, hand, before):
                 return False  # nothing written: the transaction commits empty
             report_id, report, record, following = finished
-            store.insert_report(
+            rows.insert_report(
                 conn,
                 report_id,
                 table_id=table.id,
@@ -400,12 +407,12 @@ class Live:
                 players=list(table.seats.values()),
                 created_at=hand.finished_at or self.now(),
             )
-            store.set_hand_count(conn, table.id, following.number)
-            store.insert_hand(conn, following)
+            rows.set_hand_count(conn, table.id, following.number)
+            rows.insert_hand(conn, following)
         return True
 
     def _result(
-        self, event: dict[str, Any], hand: store.HandRow, state: HandState | None = None
+        self, event: dict[str, Any], hand: rows.HandRow, state: HandState | None = None
     ) -> dict[str, Any]:
         """The answer to a logged event: its seq and hash, and the hand's head now."""
         if state is None and hand.phase in ("calling", "playing"):
@@ -425,8 +432,8 @@ class Live:
         seq = event["seq"]
         return seq < len(logged) and event_hash(logged[seq]["event"]) == event_hash(event)
 
-    def _accept(
-        self, table: store.Table, hand: store.HandRow, seat: Seat, kind: str, event: dict[str, Any]
+    def accept(
+        self, table: rows.Table, hand: rows.HandRow, seat: Seat, kind: str, event: dict[str, Any]
     ) -> HandState | None:
         """Validate and log the action; the rules state after it (``None`` in the ceremony)."""
         body = event["body"]
@@ -437,13 +444,13 @@ class Live:
             if seat.name in c["commitments"]:
                 raise WrongPhase(f"{seat.name} has already committed")
             if not c["commitments"]:
-                c["since"] = self.now()  # the ceremony's clock (api.repair.expire)
+                c["since"] = self.now()  # the ceremony's clock (api.room.repair.expire)
             commitment = ceremony.parse_commitment(body.get("commitment"))
             ceremony.check_fresh_commitment(
                 commitment, seat, c["commitments"], hand.server_commitment
             )
             c["commitments"][seat.name] = commitment
-            self._log(hand, event)
+            self.log_event(hand, event)
             if len(c["commitments"]) == 4:
                 hand.phase = "revealing"
             return None
@@ -459,7 +466,7 @@ class Live:
                 seed, c["commitments"][seat.name], seat, table.seats[seat], table.id, hand.number
             )
             c["seeds"][seat.name] = seed.hex()
-            self._log(hand, event)
+            self.log_event(hand, event)
             if len(c["seeds"]) == 4:
                 self._deal(table, hand)
                 return self.state(hand)
@@ -474,11 +481,11 @@ class Live:
 
             hand.record = self.record_of(table, hand, state)
             hand.end_report = audit_document(hand.record)
-        self._log(hand, event)
+        self.log_event(hand, event)
         hand.phase = state.phase
         return state
 
-    def _transcript(self, table: store.Table, hand: store.HandRow) -> Transcript:
+    def _transcript(self, table: rows.Table, hand: rows.HandRow) -> Transcript:
         c = hand.ceremony
         return ceremony.transcript(
             table=table.id,
@@ -493,7 +500,7 @@ class Live:
             server_seed_hex=hand.server_seed,
         )
 
-    def _deal(self, table: store.Table, hand: store.HandRow) -> None:
+    def _deal(self, table: rows.Table, hand: rows.HandRow) -> None:
         """All seeds are in: derive the deal (known to the server only until the end)."""
         derived = ceremony.derive(self._transcript(table, hand))
         c = hand.ceremony
@@ -507,9 +514,7 @@ class Live:
 
     # --------------------------------------------------------------------------- end
 
-    def record_of(
-        self, table: store.Table, hand: store.HandRow, state: HandState
-    ) -> dict[str, Any]:
+    def record_of(self, table: rows.Table, hand: rows.HandRow, state: HandState) -> dict[str, Any]:
         """The finished hand as a cayenne-record/1 document (one hand, with its start)."""
         rec_hand = state.to_record_hand()
         rec_hand["pack"] = hand.pack
@@ -527,17 +532,17 @@ class Live:
         }
 
     def _finish(
-        self, table: store.Table, hand: store.HandRow, state: HandState
-    ) -> tuple[str, dict[str, Any], dict[str, Any], store.HandRow]:
+        self, table: rows.Table, hand: rows.HandRow, state: HandState
+    ) -> tuple[str, dict[str, Any], dict[str, Any], rows.HandRow]:
         """After the last card: reveal, log the end, checkpoint, open the next hand."""
         record, report = hand.record, hand.end_report
         assert record is not None and report is not None
-        self._server_event(hand, "server_reveal", {"seed": hand.server_seed})
-        report_id = store.new_id("r")
+        self.server_event(hand, "server_reveal", {"seed": hand.server_seed})
+        report_id = rows.new_id("r")
         hand.report_id = report_id
         hand.finished_at = self.now()
         hand.end_score = next_start(report)
-        self._server_event(
+        self.server_event(
             hand,
             "end",
             {
@@ -548,7 +553,7 @@ class Live:
             },
         )
         # The deal passes to the left, and the packs alternate.
-        following = self._open_hand(
+        following = self.open_hand(
             table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack
         )
         return report_id, report, record, following
