@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from audit.cli import main
-from audit.log.bundle import verify_bundle
+from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.errors import LogHandPartial
 from audit.log.events import event_hash, make_event, sign_event
 from audit.log.keys import Signer, generate_signer
@@ -54,7 +54,7 @@ def test_saved_checkpoint_of_every_size(
     log.append(hand_events(seats, "t", "y", 3))
     between = log.checkpoint()  # size 7
     log.append(hand_events(seats, "t", "z", 2))
-    bundle = log.proof_bundle("t", "x")  # later: a checkpoint of size 9
+    bundle = build_bundle(log, "t", "x")  # later: a checkpoint of size 9
     log.append(hand_events(seats, "t", "w", 2))
     newer = log.checkpoint()  # size 11
     log.close()
@@ -93,7 +93,7 @@ def test_partial_is_raised_last_and_can_be_allowed(
     log = open_log(str(tmp_path / "p.db"), ORIGIN, log_signer, require_registered_keys=False)
     log.append(finished_hand(seats, server, "t", "x", 3)[:-1])
     log.checkpoint()
-    bundle = log.proof_bundle("t", "x")
+    bundle = build_bundle(log, "t", "x")
     log.close()
     vkey = log_signer.verifier_key()
     with pytest.raises(LogHandPartial, match="last event is 'play' \\(seq 2\\)") as info:

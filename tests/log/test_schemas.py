@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from audit.log import schemas, store
-from audit.log.bundle import verify_bundle
+from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.errors import EventError, LogInconsistent
 from audit.log.events import (
     canonical_json,
@@ -111,7 +111,7 @@ def test_a_log_written_before_the_schemas_still_verifies(
         with open_log(url, ORIGIN, log_signer, require_registered_keys=False) as log:
             log.append([first, second])
             log.checkpoint()
-            bundle = log.proof_bundle("t", "h")
+            bundle = build_bundle(log, "t", "h")
     with open_log(url, ORIGIN, log_signer) as log:
         assert verify_log(log, verifier=log_signer.verifier()) == []
         assert [e["event"]["body"] for e in log.hand_events("t", "h")][1]["note"]

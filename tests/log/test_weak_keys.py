@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.cli import main
 from audit.log import note
-from audit.log.bundle import verify_bundle
+from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.ed25519 import NON_CANONICAL_SMALL_ORDER, SMALL_ORDER_POINTS, L, P
 from audit.log.errors import LogError, LogSignatureInvalid, WeakKeyError
 from audit.log.events import canonical_json, make_event, signing_input, verify_event
@@ -202,7 +202,7 @@ def _log_with_a_forged_leaf(tmp_path: Path, signer: Signer) -> tuple[str, dict[s
     seats = [generate_signer(n) for n in ("north", "east")]
     log.append(hand_events(seats, "t", "1", 4))
     log.checkpoint()
-    bundle = log.proof_bundle("t", "1")
+    bundle = build_bundle(log, "t", "1")
     log.close()
     evs = [item["event"] for item in bundle["events"]]
     forged = _forged_event(seq=2, prev=evs[2]["prev"])
