@@ -13,6 +13,8 @@ BENCHES = [
     "shuffle_bench.py",
     "detection.py",
     "detection_bound.py",
+    "record_decision.py",
+    "big_record.py",
     "log_bench.py",
     "api_bench.py",
     "hosts_bench.py",

@@ -49,11 +49,13 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "STACKED_DEAL": (
         ERROR,
-        "the deal keeps the structure of the tricks last gathered from that pack (p < alpha)",
+        "the deal keeps the structure of the tricks last gathered from that pack (p < alpha; "
+        "an error below the deal's share of alpha for the record, a warning above)",
     ),
     "STACKED_DEALER": (
         ERROR,
-        "one dealer's deals, taken together, keep the gathered structure (combined p < alpha)",
+        "one dealer's deals, taken together, keep the gathered structure (combined p < alpha; "
+        "an error below the dealer's share of alpha for the record, a warning above)",
     ),
     "FOULED_BOARD": (
         ERROR,

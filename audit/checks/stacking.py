@@ -2,9 +2,12 @@
 
 For each hand whose pack was last played earlier in the record with its gathering
 known, :func:`audit.stacking.stacking_test` gives a calibrated p-value (see
-docs/detection.md). Below ``alpha`` the deal is reported; one dealer's p-values are
-also pooled (Fisher), so a dealer who under-shuffles every time is reported even when
-no single deal is conclusive.
+docs/detection.md), with both readings of a gathered pile. Below ``alpha`` the deal is
+reported; one dealer's p-values are also pooled (Fisher), so a dealer who
+under-shuffles every time is reported even when no single deal is conclusive. Each is
+an error only below its share of ``alpha`` for the whole record
+(:mod:`audit.stacking.decision`), so an honest record of any length is irregular with
+probability at most ``alpha``; otherwise it is a warning.
 
 A duplicate board (a hand with ``board``) is not dealt from the pack the table last
 gathered, so it is neither tested nor a reference.
@@ -16,15 +19,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audit.checks import AuditContext
-from audit.checks.findings import Finding
+from audit.checks.findings import ERROR, WARNING, Finding
 from audit.rules.cards import Seat, Side
 from audit.stacking import (
-    PILE_TOP_LAST,
+    PILE_TOP_EITHER,
     StackingResult,
     combine_by_dealer,
     previous_hand_with_pack,
     stacking_test,
 )
+from audit.stacking.decision import RecordThresholds, record_thresholds
 
 
 def check(ctx: AuditContext) -> list[Finding]:
@@ -53,9 +57,10 @@ def check(ctx: AuditContext) -> list[Finding]:
             hand.dealer,
             pattern,
             None if hand.dealt_order is None else list(hand.dealt_order),
-            # `gathered` is first stacked first: face down, each pile's last trick is on
-            # top (docs/record-format.md).
-            pile_top=PILE_TOP_LAST,
+            # `gathered` is first stacked first, so face down each pile's last trick is
+            # on top (docs/record-format.md); but a greek who turns a pile over loses
+            # nothing, and producers differ: both readings count (docs/detection.md).
+            pile_top=PILE_TOP_EITHER,
         )
         if result is None:
             continue
@@ -73,48 +78,74 @@ def stacked_findings(
     alpha: float,
 ) -> list[Finding]:
     """STACKED_DEAL for each deal below ``alpha``, then STACKED_DEALER for each dealer
-    whose deals pooled fall below it. ``results``: hand by hand, the dealer and the test's
-    result (``None`` when untested); ``infos``: hand number -> the report's ``stacking``."""
+    whose deals pooled fall below it; each an error only below its share of ``alpha``
+    for the record (:mod:`audit.stacking.decision`), a warning (evidence) otherwise.
+    ``results``: hand by hand, the dealer and the test's result (``None`` when
+    untested); ``infos``: hand number -> the report's ``stacking``."""
+    rule = record_thresholds(results, alpha)
     out: list[Finding] = []
     for number, (dealer, result) in enumerate(results, start=1):
         if result is not None and result.p_value < alpha:
-            out.append(_deal_finding(number, dealer, infos[number], alpha))
+            out.append(_deal_finding(number, dealer, infos[number], rule))
     for dealer, pooled in combine_by_dealer(results).items():
         if pooled["deals"] < 2 or pooled["p_value"] >= alpha:
             continue
         who = (players or {}).get(dealer.name) or dealer.name
         hands = pooled["hands"]
         p_values = [infos[h]["p_value"] for h in hands]
-        out.append(_dealer_finding(who, hands, p_values, pooled["p_value"], alpha))
+        out.append(_dealer_finding(who, hands, p_values, pooled["p_value"], rule))
     return out
 
 
-def _deal_finding(number: int, dealer: Seat, info: dict[str, Any], alpha: float) -> Finding:
+def _level(p: float, threshold: float, what: str, rule: RecordThresholds) -> tuple[str, str]:
+    """The severity and the words for a p-value below alpha against its error level."""
+    share = f"alpha {rule.alpha:g} shared over {rule.deals} tested deal(s)" + (
+        f" and {rule.dealers} dealer(s)" if rule.dealers else ""
+    )
+    if p < threshold:
+        return ERROR, f"p = {p:.2g} < {threshold:.2g}, {what}'s level ({share})"
+    return WARNING, (
+        f"p = {p:.2g} < alpha {rule.alpha:g}, but not below {threshold:.2g}, {what}'s level "
+        f"({share}): evidence, not a finding that the record is irregular"
+    )
+
+
+def _deal_finding(
+    number: int, dealer: Seat, info: dict[str, Any], rule: RecordThresholds
+) -> Finding:
     """STACKED_DEAL for hand ``number`` from its report ``stacking`` object."""
     ev = dict(info["evidence"])
     riffles = ev.get("riffles")
     together = ev.get("tricks_together") or []
     p, reference = info["p_value"], info["reference_hand"]
+    severity, level = _level(p, rule.deal, "one deal", rule)
     return Finding(
         "STACKED_DEAL",
         f"hand {number}: the deal keeps the structure of the tricks gathered in hand "
-        f"{reference} (p = {p:.2g} < {alpha:g})"
+        f"{reference} ({level})"
         + (f"; most likely {riffles} riffle(s)" if riffles is not None else "")
         + (f"; tricks {together} stayed together" if together else ""),
         hand=number,
         seat=dealer,
-        evidence={"p_value": p, "alpha": alpha, "reference_hand": reference, **ev},
+        evidence={
+            "p_value": p,
+            "alpha": rule.alpha,
+            "threshold": rule.deal,
+            "reference_hand": reference,
+            **ev,
+        },
+        severity=severity,
     )
 
 
 def _dealer_finding(
-    who: str, hands: list[int], p_values: list[float], combined: float, alpha: float
+    who: str, hands: list[int], p_values: list[float], combined: float, rule: RecordThresholds
 ) -> Finding:
     """STACKED_DEALER: ``who``'s deals ``hands`` pooled (Fisher) below ``alpha``."""
+    severity, level = _level(combined, rule.dealer, "one dealer", rule)
     return Finding(
         "STACKED_DEALER",
-        f"{who}'s {len(hands)} deals together keep the gathered structure "
-        f"(combined p = {combined:.2g} < {alpha:g})",
+        f"{who}'s {len(hands)} deals together keep the gathered structure (combined {level})",
         hand=None,
         evidence={
             "dealer": who,
@@ -122,5 +153,8 @@ def _dealer_finding(
             "p_values": p_values,
             "combined_p_value": combined,
             "method": "fisher",
+            "alpha": rule.alpha,
+            "threshold": rule.dealer,
         },
+        severity=severity,
     )

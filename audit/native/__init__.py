@@ -76,7 +76,7 @@ def _configure(native: ModuleType) -> None:
                 else (
                     pt.test_weights,
                     pt.weights_by_riffles,
-                    _tail(pt.null_one_way),
+                    _tail(pt.null),
                     _tail(pt.null_oriented),
                 ),
             )
@@ -85,7 +85,7 @@ def _configure(native: ModuleType) -> None:
         eulerian_cdf(),
         tuple(k for k, _ in riffles),
         tuple(round(llr, 3) for _, llr in riffles),
-        _tail(tables.order_null_one_way),
+        _tail(tables.order_null),
         MIN_P,
         tuple(patterns),
     )

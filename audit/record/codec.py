@@ -11,9 +11,11 @@ reports them as findings, hand by hand.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -126,10 +128,29 @@ def validate(doc: Any) -> None:
         raise _schema_error(exc) from None
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (restored after, if it was on).
+
+    Parsing a big record allocates millions of containers, each of which counts
+    towards the collector's thresholds, so it would scan the growing tree again and
+    again (a record of 20,000 hands: 2.0 s to parse with it on, 0.5 s with it off).
+    A JSON tree holds no reference cycles, so nothing is lost by not looking.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def parse_json_text(text: str | bytes) -> Any:
     """Parse JSON, turning a syntax error into a :class:`RecordError` with line and column."""
     try:
-        return json.loads(text)
+        with collector_paused():
+            return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(
             "", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"

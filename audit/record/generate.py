@@ -68,16 +68,20 @@ def play_hand(
     return state, order
 
 
-def collect(state: HandState) -> list[Card]:
+def collect(state: HandState, *, turned: bool = False) -> list[Card]:
     """The pack as put together after the hand, top card first.
 
     Each side stacks its tricks face down as it wins them, so the last trick won lies
-    on top of its pile; N-S's pile is put on E-W's.
+    on top of its pile; N-S's pile is put on E-W's. ``turned``: each pile turned over
+    (its first trick on top, each trick's cards the other way round), as a greek may
+    put it together at no cost.
     """
     out: list[Card] = []
     for side in (Side.NS, Side.EW):
-        for n in reversed(state.gathered[side]):
-            out.extend(state.tricks[n - 1].cards)
+        pile = state.gathered[side]
+        for n in pile if turned else reversed(pile):
+            cards = state.tricks[n - 1].cards
+            out.extend(reversed(cards) if turned else cards)
     return out
 
 
@@ -90,12 +94,16 @@ def random_record(
     claimed: bool = True,
     gathered: bool = True,
     prepare: Callable[[list[Card], random.Random], list[Card]] | None = None,
+    stacker: Seat | None = None,
+    turn_piles: float = 0.0,
 ) -> dict[str, Any]:
     """A record of ``hands`` random legal hands, packs alternating, deal passing left.
 
     Each pack is collected after its hand (N-S's pile on E-W's, tricks in the order
-    won). With ``prepare``, a pack's next deal is ``prepare(collected, rng)`` (a cut,
-    a few riffles: a stacked deal); without it every deal is a fresh random pack.
+    won; with probability ``turn_piles`` both piles turned over, see :func:`collect`).
+    With ``prepare``, a pack's next deal is ``prepare(collected, rng)`` (a cut, a few
+    riffles: a stacked deal), for every dealer or only for ``stacker``; every other
+    deal is a fresh random pack.
     """
     doc: dict[str, Any] = {
         "format": "cayenne-record/1",
@@ -108,9 +116,12 @@ def random_record(
     packs: dict[int, list[Card]] = {}
     for i in range(hands):
         previous = packs.get(i % 2)
-        order = None if prepare is None or previous is None else prepare(previous, rng)
+        order = None
+        if prepare is not None and previous is not None and stacker in (None, dealer):
+            order = prepare(previous, rng)
         state, order = play_hand(rng, dealer, pattern=ruleset.deal_pattern, order=order)
-        packs[i % 2] = collect(state)
+        turned = turn_piles > 0.0 and rng.random() < turn_piles
+        packs[i % 2] = collect(state, turned=turned)
         h = state.to_record_hand()
         if not gathered:
             del h["gathered"]

@@ -123,6 +123,21 @@ def test_stacked_deals_are_reported_as_the_python_auditor_reports_them(
     )
 
 
+@pytest.mark.parametrize("riffles", [0, 1, 2, 7])
+@pytest.mark.parametrize("dealt_order", [True, False], ids=["dealt_order", "hands"])
+def test_turned_piles_give_the_same_report(riffles: int, dealt_order: bool) -> None:
+    """Both readings of a gathered pile: the backward one, its advances and riffles too."""
+    rng = random.Random(300 + riffles)
+    doc = random_record(rng, 16, dealt_order=dealt_order, prepare=stacked(riffles), turn_piles=0.5)
+    report = json.loads(assert_same(doc))
+    directions = {h["stacking"]["evidence"]["direction"] for h in report["hands"][2:]}
+    if riffles <= 2:
+        assert directions == {
+            "first trick of each pile on top",
+            "last trick of each pile on top",
+        }
+
+
 @pytest.mark.parametrize("riffles", [0, 1, 3, 7])
 @pytest.mark.parametrize("dealt_order", [True, False], ids=["dealt_order", "hands"])
 @pytest.mark.parametrize("rising", [False, True], ids=["last-on-top", "first-on-top"])

@@ -45,8 +45,8 @@ typedef struct {
     double test_w[4];
     int n_riffles;
     double (*riffle_w)[4];
-    Tail one_way;
-    Tail oriented;
+    Tail two_way;  /* orientations and direction unknown (gathered) */
+    Tail oriented; /* card order known (collected) */
 } Pattern;
 
 typedef struct {
@@ -54,7 +54,7 @@ typedef struct {
     double cdf[NCARDS + 1];
     int riffles[NCARDS + 1];
     PyObject *llr[NCARDS + 1];
-    Tail order_one_way;
+    Tail order_two_way;
     double min_p;
     int n_patterns;
     Pattern patterns[MAX_PATTERNS];
@@ -120,6 +120,7 @@ extern Tables G;
     X(S_little_slam, "little_slam") \
     X(S_gathered_v, "gathered") \
     X(S_forward, "last trick of each pile on top") \
+    X(S_backward, "first trick of each pile on top") \
     X(S_m_order, "rising-sequences") \
     X(S_m_hands, "hands") \
     X(S_pass, "pass")

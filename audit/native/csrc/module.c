@@ -288,12 +288,12 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         G.riffles[w] = (int)PyLong_AsLong(PyTuple_GET_ITEM(riffles, w));
         G.llr[w] = new_ref(PyTuple_GET_ITEM(llr, w));
     }
-    if (PyErr_Occurred() || !read_tail(order_tail, &G.order_one_way))
+    if (PyErr_Occurred() || !read_tail(order_tail, &G.order_two_way))
         return NULL;
     G.min_p = min_p;
     G.n_patterns = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(patterns); i++) {
-        /* (sizes, name, tables or None); tables: (test_w, riffle_ws, one_way, oriented) */
+        /* (sizes, name, tables or None); tables: (test_w, riffle_ws, two_way, oriented) */
         Pattern *p = &G.patterns[i];
         PyObject *sizes, *name, *tables;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(patterns, i), "O!UO", &PyTuple_Type, &sizes,
@@ -325,7 +325,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
                     !read_doubles(ws, p->riffle_w[k], 4))
                     return NULL;
             }
-            if (!read_tail(tail, &p->one_way) || !read_tail(otail, &p->oriented))
+            if (!read_tail(tail, &p->two_way) || !read_tail(otail, &p->oriented))
                 return NULL;
         }
         G.n_patterns++;

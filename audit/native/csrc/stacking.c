@@ -1,9 +1,9 @@
-/* The stacking statistics (audit/stacking/order.py, hands.py; pile_top="last") and the
- * report's `stacking` object. */
+/* The stacking statistics (audit/stacking/order.py, hands.py; pile_top="either": both
+ * readings of a gathered pile count) and the report's `stacking` object. */
 #include "fastaudit.h"
 
 /* ------------------------------------------------------------------------ */
-/* the stacking statistics (audit/stacking/order.py and hands.py, pile_top="last") */
+/* the stacking statistics (audit/stacking/order.py and hands.py, pile_top="either") */
 
 static double tail_p(const Tail *t, double score, int extrapolate) {
     const double *grid = t->grid;
@@ -42,13 +42,15 @@ static double exact_p_value(int w) {
     return G.cdf[w < NCARDS ? w : NCARDS];
 }
 
+/* Tables.order_p_value(two_way=True): the table, then the union bound over the 2**14
+ * readings of the cycle (orientations and directions). */
 static double order_p_value(double soft_w) {
-    const Tail *table = &G.order_one_way;
+    const Tail *table = &G.order_two_way;
     double p = tail_p(table, -soft_w, 0);
     if (p > table->deepest)
         return p;
-    int w = (int)floor(soft_w + 13 * log(2.0) / SOFT_MIN_SCALE + 1e-9);
-    double bound = (double)(1 << 13) * exact_p_value(w);
+    int w = (int)floor(soft_w + 14 * log(2.0) / SOFT_MIN_SCALE + 1e-9);
+    double bound = (double)(1 << 14) * exact_p_value(w);
     double m = p < bound ? p : bound;
     return m > G.min_p ? m : G.min_p;
 }
@@ -175,6 +177,41 @@ static double oriented_score(const uint8_t *cycle, const int *rel, const double 
     return total;
 }
 
+/* two_way_soft_min: the soft minimum over both directions of the cycle (read backwards
+ * every position p becomes 51 - p); *backward when the backward reading is lower. */
+static double two_way_soft_min(const uint8_t blocks[13][4], const int *pos, const int *rpos,
+                               int *backward) {
+    double forward = soft_min_descents(blocks, pos);
+    double back = soft_min_descents(blocks, rpos);
+    double low = forward < back ? forward : back;
+    double total = exp(-SOFT_MIN_SCALE * (forward - low)) + exp(-SOFT_MIN_SCALE * (back - low));
+    *backward = back < forward;
+    return low - log(total) / SOFT_MIN_SCALE;
+}
+
+/* mirrored(): the weights of advances read the other way round the cycle */
+static void mirror(const double *w, double *out) {
+    out[0] = w[0];
+    out[1] = w[3];
+    out[2] = w[2];
+    out[3] = w[1];
+}
+
+/* two_way_score: log((exp(S_forward) + exp(S_backward)) / 2) */
+static double two_way_score(const uint8_t blocks[13][4], const int *rel, const double *w,
+                            int *backward) {
+    double mw[4];
+    mirror(w, mw);
+    double forward = advance_score(blocks, rel, w);
+    double back = advance_score(blocks, rel, mw);
+    double top = forward >= back ? forward : back;
+    *backward = 0;
+    if (top == -INFINITY)
+        return top;
+    *backward = back > forward;
+    return top + log(exp(forward - top) + exp(back - top)) - log(2.0);
+}
+
 static void best_orientation(const uint8_t blocks[13][4], const int *rel, const double *w,
                              int *path) {
     double wr[4] = {w[0], w[3], w[2], w[1]};
@@ -273,7 +310,8 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
         !put(ev, S_tricks_together, int_list(together, n_together)) ||
         !put(ev, S_tricks_spread, int_list(spread, n_spread)) ||
         (!oriented && !put(ev, S_direction, new_ref(S_forward))))
-        goto fail;
+        goto fail; /* the key's place; set again below when the backward reading wins */
+    int backward = 0;
     double p, statistic;
     PyObject *method;
     if (h->has_order) {
@@ -292,9 +330,12 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             p = p > G.min_p ? p : G.min_p;
             statistic = (double)w;
         } else {
-            statistic = soft_min_descents(blocks, pos);
+            int rpos[NCARDS];
+            for (int i = 0; i < NCARDS; i++)
+                rpos[i] = NCARDS - 1 - pos[i];
+            statistic = two_way_soft_min(blocks, pos, rpos, &backward);
             p = order_p_value(statistic);
-            w = min_cyclic_descents(blocks, pos);
+            w = min_cyclic_descents(blocks, backward ? rpos : pos);
         }
         int close[13], n_close = 0;
         for (int t = 0; t < 13; t++) {
@@ -321,8 +362,8 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             statistic = oriented_score(cycle, rel, pat->test_w);
             p = tail_p(&pat->oriented, statistic, 1);
         } else {
-            statistic = advance_score(blocks, rel, pat->test_w);
-            p = tail_p(&pat->one_way, statistic, 1);
+            statistic = two_way_score(blocks, rel, pat->test_w, &backward);
+            p = tail_p(&pat->two_way, statistic, 1);
         }
         method = S_m_hands;
         if (!put(ev, S_method, new_ref(method)) || !put(ev, S_score, round_to(statistic, 4)) ||
@@ -330,19 +371,34 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             goto fail;
         if (p < EVIDENCE_P) {
             int path[13] = {0}, counts[4] = {0, 0, 0, 0}, cyc[NCARDS], n = 0;
+            double tw[4];
+            if (backward)
+                mirror(pat->test_w, tw);
+            else
+                memcpy(tw, pat->test_w, sizeof tw);
             if (!oriented)
-                best_orientation(blocks, rel, pat->test_w, path);
+                best_orientation(blocks, rel, tw, path);
             for (int b = 0; b < 13; b++)
                 for (int i = 0; i < 4; i++)
                     cyc[n++] = blocks[b][path[b] ? 3 - i : i];
             for (int i = 0; i < NCARDS; i++)
                 counts[(rel[cyc[(i + 1) % NCARDS]] - rel[cyc[i]]) & 3]++;
+            if (backward) {
+                int c1 = counts[1];
+                counts[1] = counts[3];
+                counts[3] = c1;
+            }
             if (!put(ev, S_advances, int_list(counts, 4)))
                 goto fail;
             double best = 0.0;
             for (int k = 0; k < pat->n_riffles; k++) {
+                double rw[4];
+                if (backward)
+                    mirror(pat->riffle_w[k], rw);
+                else
+                    memcpy(rw, pat->riffle_w[k], sizeof rw);
                 double sc = oriented ? oriented_score(cycle, rel, pat->riffle_w[k])
-                                     : advance_score(blocks, rel, pat->riffle_w[k]);
+                                     : advance_score(blocks, rel, rw);
                 if (sc > best) {
                     best = sc;
                     if (!put(ev, S_riffles, PyLong_FromLong(k)))
@@ -351,6 +407,8 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             }
         }
     }
+    if (backward && !put(ev, S_direction, new_ref(S_backward)))
+        goto fail;
     return dict_of(5, S_p_value, PyFloat_FromDouble(p), S_statistic,
                    PyFloat_FromDouble(statistic), S_method, new_ref(method), S_evidence, ev,
                    S_reference_hand, PyLong_FromLong(prev_number));
