@@ -5,14 +5,17 @@
 an extra ``schema=NAME`` query parameter selects, and creates, a schema). Both use the
 same schema (:mod:`audit.log.migrations`) and behave the same.
 
-Appends: every event is shape-checked and its Ed25519 signature verified *before* the
-writer lock is taken; then, under the lock (SQLite ``BEGIN IMMEDIATE``, PostgreSQL
-``LOCK TABLE ... SHARE ROW EXCLUSIVE``), the hand chains are checked (``seq`` dense from
-0, ``prev`` = hash of the previous event of the hand), and the entries and the new
-complete-subtree hashes are inserted in one transaction. An append costs O(log n): the
-tree's right edge (frontier) is cached, or re-read as O(log n) nodes when another
-process appended. A batch is all or nothing. SQLite runs in WAL mode with
-``synchronous=FULL``, so an acknowledged append survives a crash or ``kill -9``.
+Appends: every event is shape-checked, its Ed25519 signature verified and its key
+checked *before* the writer lock is taken; then, under the lock, the hand chains are
+checked (``seq`` dense from 0, ``prev`` = hash of the previous event of the hand), and
+the entries and the new complete-subtree hashes are inserted in one transaction. On
+PostgreSQL that is one autocommitted statement per batch (``log_append_batch``, see
+:mod:`audit.log.migrations`), so the cluster-wide lock (``LOCK TABLE ... SHARE ROW
+EXCLUSIVE``) is never held across a round trip to this process; on SQLite
+(``BEGIN IMMEDIATE``) this process does the same steps, with the tree's right edge
+(frontier) cached, or re-read as O(log n) nodes when another process appended. A batch
+is all or nothing. SQLite runs in WAL mode with ``synchronous=FULL``, so an
+acknowledged append survives a crash or ``kill -9``.
 
 Actors' keys: each event carries its signer's verifier key (``key``). The log accepts
 it only if that key is registered for the event's ``actor`` (``register_key``), or is
