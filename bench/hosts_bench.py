@@ -232,14 +232,14 @@ def main() -> int:
     for r in rows:
         print(
             f"{r.mode:>9} {r.hosts:5} {r.rate:8.0f} {r.busy:10.1%} {r.per_batch:13.1f}"
-            f" {r.hold_ms:14.2f} {r.busy / r.rate * 100:21.1%}"
+            f" {r.hold_ms:14.2f} {r.busy / max(r.rate, 1e-9) * 100:21.1%}"
         )
     if len(modes) == 2:
         print(f"ratios {modes[1]} / {modes[0]}, same host count, measured back to back:")
         for hosts in (1, 2):
             a, b = (next(r for r in rows if r.mode == m and r.hosts == hosts) for m in modes)
             print(
-                f"  {hosts} host(s): plays/s x{b.rate / a.rate:.2f}, lock busy "
+                f"  {hosts} host(s): plays/s x{b.rate / max(a.rate, 1e-9):.2f}, lock busy "
                 f"x{b.busy / max(a.busy, 1e-9):.2f}, ms held per batch "
                 f"x{b.hold_ms / max(a.hold_ms, 1e-9):.2f}"
             )
