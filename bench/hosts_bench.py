@@ -190,7 +190,8 @@ def run_one(args: argparse.Namespace, mode: str, hosts: int) -> Row:
     row = Row(mode, hosts, rate, busy, batches, events, window)
     print(
         f"{mode:6} sequencer, {hosts} host(s): {rate:6.0f} plays/s, log lock busy "
-        f"{busy:5.1%}, {row.per_batch:5.1f} events/batch, {row.hold_ms:5.2f} ms held/batch",
+        f"{busy:5.1%}, {row.per_batch:5.1f} events/batch, {row.hold_ms:5.2f} ms held/batch"
+        f" (load average {os.getloadavg()[0]:.1f}: rows are comparable when it is alike)",
         flush=True,
     )
     return row
