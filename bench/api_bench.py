@@ -64,7 +64,11 @@ def drive(url: str, seconds: float, seed: int, start_at: float, out: Any) -> Non
 
 
 def run_server(
-    url_db: str | None, workers: int, threads: int, data: Path
+    url_db: str | None,
+    workers: int,
+    threads: int,
+    data: Path,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     cmd = [
@@ -83,7 +87,7 @@ def run_server(
     ]
     if url_db:
         cmd += ["--database", url_db]
-    env = dict(os.environ, FAIRPLAY_ADMIN_TOKEN=ADMIN)
+    env = dict(os.environ, FAIRPLAY_ADMIN_TOKEN=ADMIN, **(extra_env or {}))
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
     )

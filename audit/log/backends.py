@@ -5,7 +5,8 @@
 needed). Both take SQL with ``?`` placeholders, run the same schema
 (:mod:`audit.log.migrations`) and offer ``write()``: one transaction holding the log's
 writer lock (SQLite ``BEGIN IMMEDIATE``; PostgreSQL ``LOCK TABLE log_entries IN SHARE ROW
-EXCLUSIVE MODE``), so appends from several processes are serialised.
+EXCLUSIVE MODE``), so appends from several processes are serialised. (PostgreSQL appends
+take the same lock inside ``log_append_batch`` instead, one statement per batch.)
 """
 
 from __future__ import annotations

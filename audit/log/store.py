@@ -5,14 +5,17 @@
 an extra ``schema=NAME`` query parameter selects, and creates, a schema). Both use the
 same schema (:mod:`audit.log.migrations`) and behave the same.
 
-Appends: every event is shape-checked and its Ed25519 signature verified *before* the
-writer lock is taken; then, under the lock (SQLite ``BEGIN IMMEDIATE``, PostgreSQL
-``LOCK TABLE ... SHARE ROW EXCLUSIVE``), the hand chains are checked (``seq`` dense from
-0, ``prev`` = hash of the previous event of the hand), and the entries and the new
-complete-subtree hashes are inserted in one transaction. An append costs O(log n): the
-tree's right edge (frontier) is cached, or re-read as O(log n) nodes when another
-process appended. A batch is all or nothing. SQLite runs in WAL mode with
-``synchronous=FULL``, so an acknowledged append survives a crash or ``kill -9``.
+Appends: every event is shape-checked, its Ed25519 signature verified and its key
+checked *before* the writer lock is taken; then, under the lock, the hand chains are
+checked (``seq`` dense from 0, ``prev`` = hash of the previous event of the hand), and
+the entries and the new complete-subtree hashes are inserted in one transaction. On
+PostgreSQL that is one autocommitted statement per batch (``log_append_batch``, see
+:mod:`audit.log.migrations`), so the cluster-wide lock (``LOCK TABLE ... SHARE ROW
+EXCLUSIVE``) is never held across a round trip to this process; on SQLite
+(``BEGIN IMMEDIATE``) this process does the same steps, with the tree's right edge
+(frontier) cached, or re-read as O(log n) nodes when another process appended. A batch
+is all or nothing. SQLite runs in WAL mode with ``synchronous=FULL``, so an
+acknowledged append survives a crash or ``kill -9``.
 
 Actors' keys: each event carries its signer's verifier key (``key``). The log accepts
 it only if that key is registered for the event's ``actor`` (``register_key``), or is
@@ -25,6 +28,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import sqlite3
 import threading
 import time
@@ -54,6 +58,20 @@ __all__ = ["NID_SHIFT", "Log", "as_bytes", "nid", "open_log"]
 
 # --------------------------------------------------------------------------- the log
 
+APPEND_ENV = "FAIRPLAY_LOG_APPEND"
+"""``client`` makes a PostgreSQL log sequence from the process (the code SQLite runs)
+instead of ``log_append_batch``: for the side-by-side benchmark and the cross-check tests."""
+
+
+class _Refused(Exception):
+    """The sequencer function refused a batch (SQLSTATE ``FP...``)."""
+
+    def __init__(self, sqlstate: str, message: str, detail: str) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.message = message
+        self.detail = detail
+
 
 class Log:
     """One hand log (one origin) in one database. Thread-safe; use one per process."""
@@ -66,8 +84,13 @@ class Log:
         *,
         require_registered_keys: bool = True,
         clock: Callable[[], float] = time.time,
+        append_in_server: bool | None = None,
     ) -> None:
         self._db = db
+        if append_in_server is None:
+            append_in_server = os.environ.get(APPEND_ENV, "server") != "client"
+        self.append_in_server = append_in_server and db.kind == "postgresql"
+        """Appends run as one ``log_append_batch`` statement (PostgreSQL only)."""
         self.origin = origin
         self.signer = signer
         self.require_registered_keys = require_registered_keys
@@ -109,15 +132,32 @@ class Log:
 
     @contextmanager
     def _write(self) -> Iterator[None]:
+        """One transaction holding the writer lock; database errors become StoreError."""
         try:
-            with self._db.write():
+            with self._db_errors(), self._db.write():
                 yield
-        except LogError:
+        except BaseException:
             self._frontier = None
             raise
+
+    @contextmanager
+    def _db_errors(self, *, refusals: bool = False) -> Iterator[None]:
+        """Turn a driver's error into :class:`StoreError` (with ``refusals``, the
+        sequencer's refusals, SQLSTATE ``FP...``, into :class:`_Refused`)."""
+        try:
+            yield
+        except LogError:
+            raise
         except (sqlite3.Error, Exception) as exc:
-            self._frontier = None
             if isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("psycopg"):
+                state = str(getattr(exc, "sqlstate", "") or "")
+                if refusals and state.startswith("FP"):
+                    diag = getattr(exc, "diag", None)
+                    raise _Refused(
+                        state,
+                        str(getattr(diag, "message_primary", "") or ""),
+                        str(getattr(diag, "message_detail", "") or ""),
+                    ) from exc
                 raise StoreError(f"log database error: {exc}") from exc
             raise
 
@@ -191,17 +231,79 @@ class Log:
             prepared.append((ev, leaf, hashlib.sha256(leaf).hexdigest()))
         if not prepared:
             return []
-        with self._lock, self._write():
+        with self._lock:
             if self.require_registered_keys:
-                for ev, _, _ in prepared:
-                    if (keys and ev["actor"] in keys) or self._key_allowed(ev["actor"], ev["key"]):
-                        continue
-                    raise LogSignatureInvalid(
-                        f"key {ev['key'].split('+')[0]}+{ev['key'].split('+')[1]} is not "
-                        f"registered for actor {ev['actor']!r}"
-                    )
-            # One round trip for the tree's size and every hand's head: the lock is held
-            # for as few round trips as the batch needs, whatever its size.
+                # Outside the writer lock: the key table is append-only, so a key
+                # registered once stays registered.
+                with self._db_errors():
+                    for ev, _, _ in prepared:
+                        if (keys and ev["actor"] in keys) or self._key_allowed(
+                            ev["actor"], ev["key"]
+                        ):
+                            continue
+                        raise LogSignatureInvalid(
+                            f"key {ev['key'].split('+')[0]}+{ev['key'].split('+')[1]} is not "
+                            f"registered for actor {ev['actor']!r}"
+                        )
+            if self.append_in_server:
+                size = self._append_in_server(prepared)
+            else:
+                size = self._append_here(prepared)
+        return [size + i for i in range(len(prepared))]
+
+    @staticmethod
+    def _chain_error(
+        offset: int, ev: Mapping[str, Any], want_seq: int, *, seq_wrong: bool
+    ) -> LogChainBroken:
+        where = f"table {ev['table']!r} hand {ev['hand']!r}"
+        if seq_wrong:
+            return LogChainBroken(
+                f"events[{offset}]: {where}: seq {ev['seq']} but the next is {want_seq}"
+            )
+        return LogChainBroken(
+            f"events[{offset}]: {where}: prev does not match the hand's last event"
+        )
+
+    def _append_in_server(self, prepared: Sequence[tuple[dict[str, Any], bytes, str]]) -> int:
+        """Sequence and integrate a batch in one autocommitted statement (PostgreSQL).
+
+        ``log_append_batch`` (migration 2) takes the writer lock, checks the chains,
+        inserts the entries and the tree's new nodes and returns the first index; the
+        lock is released at that statement's commit, so it is never held across a round
+        trip to this process. A refused batch is rolled back whole.
+        """
+        columns = (
+            [ev["table"] for ev, _, _ in prepared],
+            [ev["hand"] for ev, _, _ in prepared],
+            [ev["seq"] for ev, _, _ in prepared],
+            [ev["prev"] for ev, _, _ in prepared],
+            [ev["actor"] for ev, _, _ in prepared],
+            [ev["type"] for ev, _, _ in prepared],
+            [ehash for _, _, ehash in prepared],
+            [leaf for _, leaf, _ in prepared],
+        )
+        try:
+            with self._db_errors(refusals=True):
+                rows = self._db.query(
+                    "SELECT log_append_batch(?::text[], ?::text[], ?::bigint[], ?::text[],"
+                    " ?::text[], ?::text[], ?::text[], ?::bytea[])",
+                    columns,
+                )
+        except _Refused as refused:
+            if refused.sqlstate == "FPTRE":
+                raise LogInconsistent(refused.message) from None
+            offset, want_seq = (int(x) for x in refused.detail.split())
+            raise self._chain_error(
+                offset, prepared[offset][0], want_seq, seq_wrong=refused.sqlstate == "FPSEQ"
+            ) from None
+        return int(rows[0][0])
+
+    def _append_here(self, prepared: Sequence[tuple[dict[str, Any], bytes, str]]) -> int:
+        """Sequence and integrate a batch from this process, in one transaction holding
+        the writer lock (SQLite, whose lock is local to the machine; and PostgreSQL when
+        ``append_in_server`` is off). The same steps as ``log_append_batch``."""
+        with self._write():
+            # One round trip for the tree's size and every hand's head.
             size, heads = self._size_and_heads({(ev["table"], ev["hand"]) for ev, _, _ in prepared})
             frontier = self._load_frontier(size)
             entry_rows: list[tuple[Any, ...]] = []
@@ -210,15 +312,8 @@ class Log:
                 key = (ev["table"], ev["hand"])
                 head = heads.get(key)
                 want_seq, want_prev = (0, None) if head is None else (head[0] + 1, head[1])
-                where = f"table {ev['table']!r} hand {ev['hand']!r}"
-                if ev["seq"] != want_seq:
-                    raise LogChainBroken(
-                        f"events[{offset}]: {where}: seq {ev['seq']} but the next is {want_seq}"
-                    )
-                if ev["prev"] != want_prev:
-                    raise LogChainBroken(
-                        f"events[{offset}]: {where}: prev does not match the hand's last event"
-                    )
+                if ev["seq"] != want_seq or ev["prev"] != want_prev:
+                    raise self._chain_error(offset, ev, want_seq, seq_wrong=ev["seq"] != want_seq)
                 heads[key] = (ev["seq"], ehash)
                 idx = size + offset
                 entry_rows.append(
@@ -233,7 +328,7 @@ class Log:
             )
             self._db.executemany("INSERT INTO log_nodes (nid, hash) VALUES (?, ?)", node_rows)
         self._frontier = frontier
-        return [size + i for i in range(len(prepared))]
+        return size
 
     def _size(self) -> int:
         row = self._db.query("SELECT MAX(idx) FROM log_entries")
@@ -400,15 +495,16 @@ class Log:
         assert self.signer is not None
         root = self.root(size)
         text = Checkpoint(self.origin, size, root).sign(self.signer)
-        with self._write():
-            rows = self._db.query("SELECT note FROM log_checkpoints WHERE size = ?", (size,))
-            if rows:
-                return str(rows[0][0])
+        # The tree of ``size`` never changes, so this needs no writer lock: the first
+        # checkpoint stored for a size stays, and every issuer returns that one.
+        with self._db_errors():
             self._db.execute(
-                "INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (size) DO NOTHING",
                 (size, root, text, self._clock()),
             )
-        return text
+            rows = self._db.query("SELECT note FROM log_checkpoints WHERE size = ?", (size,))
+        return str(rows[0][0])
 
     def _latest(self) -> tuple[int, str, float] | None:
         rows = self._db.query(
@@ -521,8 +617,13 @@ def open_log(
     *,
     require_registered_keys: bool = True,
     clock: Callable[[], float] = time.time,
+    append_in_server: bool | None = None,
 ) -> Log:
     """Open (create, migrate) the log at ``url``; see the module docstring.
+
+    ``append_in_server`` (PostgreSQL): sequence each batch in the database, in one
+    statement (the default), or from this process; ``None`` reads
+    ``FAIRPLAY_LOG_APPEND`` (``client`` for the latter).
 
     ``origin`` may be omitted to open an existing log under its stored origin.
     """
@@ -542,4 +643,12 @@ def open_log(
     except Exception as exc:
         db.close()
         raise StoreError(f"cannot migrate the log database: {exc}") from exc
-    return Log(db, origin, signer, require_registered_keys=require_registered_keys, clock=clock)
+    return Log(
+        db,
+        origin,
+        signer,
+        require_registered_keys=require_registered_keys,
+        clock=clock,
+        append_in_server=append_in_server,
+    )
+

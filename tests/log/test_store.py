@@ -162,7 +162,7 @@ def test_reopen_migrations_origin_and_key(log_url: str, log_signer: Signer) -> N
         pass
     with open_log(log_url, ORIGIN, log_signer) as log:  # second open: nothing re-applied
         versions = log._db.query("SELECT version FROM log_schema_version")
-        assert [v[0] for v in versions] == [LATEST_VERSION]
+        assert sorted(v[0] for v in versions) == list(range(1, LATEST_VERSION + 1))
     with pytest.raises(StoreError):
         open_log(log_url, "another.example/log", log_signer)
     with pytest.raises(StoreError):
