@@ -26,6 +26,13 @@ from audit.report import REPORT_FORMAT
 from audit.rules.replay import replay_hand
 from audit.rules.sitting import score_record
 
+__all__ = [
+    "CHECKS",
+    "DEFAULT_ALPHA",
+    "audit_document",
+    "audit_record",
+]
+
 DEFAULT_ALPHA = 0.001
 CHECKS = (
     play_check,

@@ -58,8 +58,7 @@ def main() -> None:
                 replay_hand(h)
 
     fast = native._native if native.available() else None
-    if fast is not None:
-        native._configure(fast)
+    native._configure()
 
     def native_replay_score() -> None:
         assert fast is not None

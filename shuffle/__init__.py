@@ -9,5 +9,9 @@ machine between the server and the seats), ``cli`` (``fairplay shuffle``).
 
 from pathlib import Path
 
+__all__ = [
+    "SCHEMA_PATH",
+]
+
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 """JSON Schema of the transcript, the record hand's ``shuffle`` object."""

@@ -1,20 +1,40 @@
 """Errors of the shuffle protocol.
 
 Every failure names the transcript field (as a JSON path inside the ``shuffle`` object,
-``seats.E.seed``) and says what failed. The auditor reports any of them as its
-``SHUFFLE_MISMATCH`` finding; the ``code`` separates a malformed transcript from one
-that is well formed but does not hold.
+``seats.E.seed``) and says what failed. Each kind of failure has its own ``code``, so a
+client tells a malformed transcript (``SHUFFLE_INVALID``), a seed never revealed
+(``SHUFFLE_INCOMPLETE``), a seed that does not open its commitment
+(``SHUFFLE_COMMITMENT_MISMATCH``), an outcome that does not follow from the seeds
+(``SHUFFLE_OUTCOME_MISMATCH``) and a ceremony step out of order (``SHUFFLE_CEREMONY``)
+apart. The auditor reports any of them as its ``SHUFFLE_MISMATCH`` finding (the finding
+code, :data:`FINDING`), with the error's ``code`` in the finding's evidence.
 """
 
 from __future__ import annotations
 
 from audit.errors import FairplayError
 
+__all__ = [
+    "FINDING",
+    "CeremonyError",
+    "CommitmentMismatchError",
+    "OutcomeMismatchError",
+    "ShuffleError",
+    "ShuffleFormatError",
+    "ShuffleIncompleteError",
+]
+
+FINDING = "SHUFFLE_MISMATCH"
+"""The audit finding code for any shuffle failure (docs/findings.md); not an error code."""
+
 
 class ShuffleError(FairplayError, ValueError):
-    """A shuffle transcript that does not prove the deal; ``path`` names the field."""
+    """A shuffle transcript that does not prove the deal; ``path`` names the field.
 
-    code = "SHUFFLE_MISMATCH"
+    Only its subclasses are raised; each has its own ``code``.
+    """
+
+    code = "SHUFFLE_FAILED"
 
     def __init__(self, path: str, problem: str) -> None:
         message = f"shuffle.{path}: {problem}" if path else f"shuffle: {problem}"
@@ -38,13 +58,13 @@ class ShuffleIncompleteError(ShuffleFormatError):
 class CommitmentMismatchError(ShuffleError):
     """A revealed seed that does not open the commitment made before it."""
 
-    code = "SHUFFLE_MISMATCH"
+    code = "SHUFFLE_COMMITMENT_MISMATCH"
 
 
 class OutcomeMismatchError(ShuffleError):
     """A deal, dealt order, cayenne card or deal number that does not follow from the seeds."""
 
-    code = "SHUFFLE_MISMATCH"
+    code = "SHUFFLE_OUTCOME_MISMATCH"
 
 
 class CeremonyError(ShuffleError):

@@ -24,6 +24,19 @@ from shuffle.dealnumber import DEAL_COUNT, deal_number_unchecked
 from shuffle.errors import ShuffleFormatError, ShuffleIncompleteError
 from shuffle.permute import shuffle_pack
 
+__all__ = [
+    "SEAT_ORDER",
+    "Beacon",
+    "Derived",
+    "SeatEntry",
+    "Transcript",
+    "derive",
+    "derive_key",
+    "new_seed",
+    "transcript_from_json",
+    "transcript_to_json",
+]
+
 SEAT_ORDER: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
 _HEX = re.compile(r"(?:[0-9a-f]{2})+")
 

@@ -26,6 +26,14 @@ from shuffle.errors import (
 )
 from shuffle.protocol import SEAT_ORDER, Transcript, derive, transcript_from_json
 
+__all__ = [
+    "Result",
+    "check_commitments",
+    "check_record_hand",
+    "verify",
+    "verify_transcript",
+]
+
 ct_equal = hmac.compare_digest
 """Constant-time equality of two byte strings; every commitment check goes through it."""
 

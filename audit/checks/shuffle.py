@@ -14,7 +14,7 @@ def check(ctx: AuditContext) -> list[Finding]:
     hands = [h for h in ctx.record.hands if h.shuffle is not None]
     if not hands:
         return out
-    from shuffle.errors import ShuffleError
+    from shuffle.errors import FINDING, ShuffleError
     from shuffle.verify import check_record_hand
 
     for hand in hands:
@@ -24,7 +24,7 @@ def check(ctx: AuditContext) -> list[Finding]:
         except ShuffleError as exc:
             out.append(
                 Finding(
-                    "SHUFFLE_MISMATCH",
+                    FINDING,
                     f"hand {hand.number}: {exc.message}",
                     hand=hand.number,
                     evidence={"code": exc.code, **exc.details},

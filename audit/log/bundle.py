@@ -34,6 +34,13 @@ from audit.log.note import parse as parse_note
 if TYPE_CHECKING:
     from audit.log.store import Log
 
+__all__ = [
+    "FINAL_TYPES",
+    "FORMAT",
+    "build_bundle",
+    "verify_bundle",
+]
+
 FORMAT = "cayenne-fairplay/hand-proof/v1"
 FINAL_TYPES = ("end", "void")
 """The event types that close a hand: the service's ``end`` (after the last card and the

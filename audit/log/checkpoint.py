@@ -18,6 +18,17 @@ from audit.log.errors import LogInconsistent, NoteError
 from audit.log.keys import Signer, Verifier
 from audit.log.merkle import HASH_SIZE
 
+__all__ = [
+    "TLOG_PROOF_HEADER",
+    "Checkpoint",
+    "fork_evidence",
+    "format_tlog_proof",
+    "parse",
+    "verify_checkpoint",
+    "verify_fork_evidence",
+    "verify_tlog_proof",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:

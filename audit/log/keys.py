@@ -32,6 +32,18 @@ from cryptography.hazmat.primitives.serialization import (
 from audit.log.ed25519 import check_public_key, check_signature_encoding
 from audit.log.errors import KeyFormatError, LogSignatureInvalid
 
+__all__ = [
+    "PRIVATE_PREFIX",
+    "Signer",
+    "Verifier",
+    "check_key_name",
+    "generate_signer",
+    "key_hash",
+    "load_signer",
+    "load_verifier",
+    "save_signer",
+]
+
 ALG_ED25519 = 0x01
 PRIVATE_PREFIX = "PRIVATE+KEY+"
 

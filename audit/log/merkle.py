@@ -6,9 +6,14 @@ empty tree as ``SHA-256("")``. A tree of ``n`` leaves splits at ``k``, the large
 of two smaller than ``n``. Indices are 0-based. Proof paths run from the leaf's sibling up
 to the root's child, as in RFC 6962 section 2.1.1.
 
-The public names below are kept stable for third-party verifiers. ``verify_*`` return
-``None`` and raise :class:`audit.log.errors.ProofError` (code ``LOG_INCONSISTENT``); hashes
-and proofs are ``bytes``. The verification follows transparency-dev/merkle exactly,
+The stable verifier API for third parties is ``__all__``: :func:`verify_inclusion`,
+:func:`verify_consistency`, :func:`root_from_inclusion_proof`, :func:`leaf_hash`,
+:func:`node_hash`, :func:`root_hash`, :func:`inclusion_proof`, :func:`consistency_proof`
+and the constants ``HASH_SIZE``, ``LEAF_PREFIX``, ``NODE_PREFIX``, ``EMPTY_ROOT``; their
+names and signatures do not change. The other names (the node planning, ``Frontier``)
+serve the log's own store and may change. ``verify_*`` return ``None`` and raise
+:class:`audit.log.errors.ProofError` (code ``LOG_INCONSISTENT``); hashes and proofs are
+``bytes``. The verification follows transparency-dev/merkle exactly,
 including its edge cases: the leaf hash must be 32 bytes, the proof must have exactly the
 expected length, and a consistency proof from size 0 always fails (even 0 to 0).
 
@@ -27,6 +32,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from audit.log.errors import ProofError
+
+__all__ = [
+    "HASH_SIZE",
+    "LEAF_PREFIX",
+    "NODE_PREFIX",
+    "EMPTY_ROOT",
+    "leaf_hash",
+    "node_hash",
+    "root_hash",
+    "inclusion_proof",
+    "consistency_proof",
+    "root_from_inclusion_proof",
+    "verify_inclusion",
+    "verify_consistency",
+]
 
 HASH_SIZE = 32
 LEAF_PREFIX = b"\x00"

@@ -16,6 +16,16 @@ from dataclasses import dataclass
 from audit.log.errors import NoteError
 from audit.log.keys import Signer, Verifier, check_key_name
 
+__all__ = [
+    "MAX_SIGNATURES",
+    "SIG_PREFIX",
+    "NoteSignature",
+    "add_signature",
+    "parse",
+    "sign",
+    "verify",
+]
+
 SIG_PREFIX = "\u2014 "
 MAX_SIGNATURES = 100
 

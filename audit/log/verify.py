@@ -30,6 +30,12 @@ from audit.log.keys import Verifier
 from audit.log.note import verify as verify_note
 from audit.log.store import Log, as_bytes, nid
 
+__all__ = [
+    "Finding",
+    "check_log",
+    "verify_log",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:

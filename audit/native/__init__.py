@@ -18,11 +18,16 @@ same report byte for byte wherever the fast path answers
 
 ``FAIRPLAY_NATIVE=0`` in the environment turns the fast path off; without a C compiler
 at install time the extension is absent and the auditor is pure Python.
+
+The contract between the two is mechanical: every table and scalar of the detector the
+C code uses (``EVIDENCE_P``, ``CLOSE_SPAN``, ``THOROUGH_RIFFLES``, ``SOFT_MIN_SCALE``, the
+tail tables) is handed over from Python by ``configure()``; the C code keeps only array
+bounds (``NCARDS``, ``MAX_PATTERNS``), which it exports and :func:`_configure` checks
+against Python's values. ``_fastaudit.pyi`` types the extension for mypy.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from types import ModuleType
 from typing import Any
@@ -30,23 +35,21 @@ from typing import Any
 from audit.checks.dealer import lowest_cut
 from audit.checks.findings import ERROR, Finding
 from audit.checks.stacking import stacked_findings
+from audit.errors import FairplayError
 from audit.record.fastload import top_level
 from audit.report import REPORT_FORMAT
-from audit.rules.cards import SEAT_BY_TEXT
+from audit.rules.cards import ALL_CARDS, SEAT_BY_TEXT
 from audit.rules.deal import PATTERNS, pattern_name
-from audit.stacking.detector import StackingResult
-from audit.stacking.order import eulerian_cdf, most_likely_riffles
+from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, StackingResult
+from audit.stacking.order import SOFT_MIN_SCALE, eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
 
-
-def _load() -> ModuleType | None:
-    try:
-        return importlib.import_module("audit.native._fastaudit")
-    except ImportError:  # built without a C compiler: pure Python
-        return None
-
-
-_native = _load()
+try:
+    from audit.native import _fastaudit
+except ImportError:  # built without a C compiler: pure Python
+    _native: ModuleType | None = None
+else:
+    _native = _fastaudit
 
 
 def available() -> bool:
@@ -58,10 +61,32 @@ def _tail(t: TailTable) -> tuple[tuple[float, ...], int, float]:
     return (t.grid, t.steps, t.deepest)
 
 
-def _configure(native: ModuleType) -> None:
-    """Hand the detector's constants to the extension, once per process."""
-    if native.is_configured():
+class NativeContractError(FairplayError):
+    """The built extension's array bounds disagree with Python's values (a stale build)."""
+
+    code = "NATIVE_CONTRACT"
+
+
+def check_bounds(native: ModuleType) -> None:
+    """Raise unless the extension's fixed array bounds fit Python's values."""
+    if len(ALL_CARDS) != native.NCARDS:
+        raise NativeContractError(f"_fastaudit.NCARDS is {native.NCARDS}, not {len(ALL_CARDS)}")
+    if len(PATTERNS) > native.MAX_PATTERNS:
+        raise NativeContractError(
+            f"_fastaudit.MAX_PATTERNS is {native.MAX_PATTERNS}, below {len(PATTERNS)} patterns"
+        )
+
+
+def scalars() -> tuple[float, int, int, float]:
+    """The detector's scalars, as configure() takes them."""
+    return (EVIDENCE_P, CLOSE_SPAN, THOROUGH_RIFFLES, SOFT_MIN_SCALE)
+
+
+def _configure() -> None:
+    """Hand the detector's tables and scalars to the extension, once per process."""
+    if _native is None or _fastaudit.is_configured():
         return
+    check_bounds(_fastaudit)
     tables = load_tables()
     riffles = [most_likely_riffles(w) for w in range(53)]
     patterns = []
@@ -81,13 +106,14 @@ def _configure(native: ModuleType) -> None:
                 ),
             )
         )
-    native.configure(
+    _fastaudit.configure(
         eulerian_cdf(),
         tuple(k for k, _ in riffles),
         tuple(round(llr, 3) for _, llr in riffles),
         _tail(tables.order_null),
         MIN_P,
         tuple(patterns),
+        scalars(),
     )
 
 
@@ -97,16 +123,15 @@ def _result(info: dict[str, Any]) -> StackingResult:
 
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     """The report of a record in order, or ``None`` (the Python auditor decides)."""
-    native = _native
-    if native is None or not available():
+    if not available():
         return None
     top = top_level(doc)
     if top is None:
         return None
     ruleset, start, players, cut, meta, hands_raw = top
-    _configure(native)
+    _configure()
     independent = bool(meta.get("independent_deals"))
-    result = native.audit_hands(
+    result = _fastaudit.audit_hands(
         hands_raw,
         ruleset.deal_pattern,
         ruleset.seven_is == "double",

@@ -39,6 +39,21 @@ from audit.record.model import (
 from audit.rules.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat, Side
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 
+__all__ = [
+    "FORMAT",
+    "SCHEMA_RESOURCE",
+    "dumps",
+    "hand_to_json",
+    "json_path",
+    "load_record",
+    "parse_json_text",
+    "read_json_file",
+    "read_record_file",
+    "record_to_json",
+    "schema",
+    "validate",
+]
+
 FORMAT = "cayenne-record/1"
 SCHEMA_RESOURCE = "cayenne-record-1.json"
 _META_FIELDS = ("event", "site", "date", "table", "round", "independent_deals")

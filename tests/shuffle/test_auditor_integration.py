@@ -65,9 +65,11 @@ def test_certified_record_audits_clean_and_tampering_is_reported() -> None:
     found = shuffle_findings(auditor.audit_document(bad))
     assert [(f["code"], f["hand"]) for f in found] == [("SHUFFLE_MISMATCH", 2)]
     assert "seats.E.seed" in found[0]["message"]
+    assert found[0]["evidence"]["code"] == "SHUFFLE_COMMITMENT_MISMATCH"
 
     swapped = copy.deepcopy(doc)
     h = swapped["hands"][2]
     h["cayenne"] = next(c for c in ("AS", "KS") if c != h["cayenne"])
     found = shuffle_findings(auditor.audit_document(swapped))
     assert [(f["code"], f["hand"]) for f in found] == [("SHUFFLE_MISMATCH", 3)]
+    assert found[0]["evidence"]["code"] == "SHUFFLE_OUTCOME_MISMATCH"

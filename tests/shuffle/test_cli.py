@@ -180,7 +180,11 @@ def test_record_hands_checked_against_their_shuffles(
     path.write_text(json.dumps(record))
     assert main(["shuffle", "verify", str(path)]) == 1
     text = capsys.readouterr().out
-    assert "hand 1: OK" in text and "hand 3: FAIL SHUFFLE_MISMATCH" in text and "hand 2" not in text
+    assert (
+        "hand 1: OK" in text
+        and "hand 3: FAIL SHUFFLE_OUTCOME_MISMATCH" in text
+        and "hand 2" not in text
+    )
     assert main(["shuffle", "verify", "--json", str(path)]) == 1
     summary = json.loads(capsys.readouterr().out)
     assert (summary["checked"], summary["failed"]) == (2, 1)

@@ -285,14 +285,14 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
       const opened = [];
       if (t.serverSeed) {
         if (toHex(await serverCommitment(t.serverSeed, t.table, t.hand)) !== toHex(t.serverCommitment)) {
-          throw new VerifyError("SHUFFLE_MISMATCH", "server.seed: the server's seed does not open the server commitment");
+          throw new VerifyError("SHUFFLE_COMMITMENT_MISMATCH", "server.seed: the server's seed does not open the server commitment");
         }
         opened.push("the server's");
       }
       for (const s of SEATS) {
         const e = t.seats[s];
         if (e.seed && toHex(await seatCommitment(e.seed, s, e.player, t.table, t.hand)) !== toHex(e.commitment)) {
-          throw new VerifyError("SHUFFLE_MISMATCH", `seats.${s}.seed: ${s}'s seed does not open ${s}'s commitment`);
+          throw new VerifyError("SHUFFLE_COMMITMENT_MISMATCH", `seats.${s}.seed: ${s}'s seed does not open ${s}'s commitment`);
         }
         if (e.seed) opened.push(s);
       }
@@ -330,15 +330,15 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
     }
     const h = record.hands?.[0] ?? {};
     if (h.cayenne !== cayenne) {
-      throw new VerifyError("SHUFFLE_MISMATCH", `hand.cayenne: the record's cayenne card ${h.cayenne} is not the derived ${cayenne}`);
+      throw new VerifyError("SHUFFLE_OUTCOME_MISMATCH", `hand.cayenne: the record's cayenne card ${h.cayenne} is not the derived ${cayenne}`);
     }
     for (const s of SEATS) {
       const want = cardsText(d.deal[s]).sort().join(" ");
       const got = [...(h.deal?.[s] ?? [])].sort().join(" ");
-      if (want !== got) throw new VerifyError("SHUFFLE_MISMATCH", `hand.deal.${s}: the record's cards are not the derived deal`);
+      if (want !== got) throw new VerifyError("SHUFFLE_OUTCOME_MISMATCH", `hand.deal.${s}: the record's cards are not the derived deal`);
     }
     if (JSON.stringify(h.dealt_order) !== JSON.stringify(cardsText(d.packOrder))) {
-      throw new VerifyError("SHUFFLE_MISMATCH", "hand.dealt_order: the record's dealt order is not the shuffled pack");
+      throw new VerifyError("SHUFFLE_OUTCOME_MISMATCH", "hand.dealt_order: the record's dealt order is not the shuffled pack");
     }
     return `${cayenne}, as the record the server signed says (and its deal and dealt order)`;
   });

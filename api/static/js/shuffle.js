@@ -31,7 +31,8 @@ export const SEAT_SEED_MIN = 16;
 export const SEAT_SEED_MAX = 64;
 const MAX_TEXT_BYTES = 256;
 
-/** A shuffle error: code SHUFFLE_INVALID, SHUFFLE_INCOMPLETE or SHUFFLE_MISMATCH, and the
+/** A shuffle error: code SHUFFLE_INVALID, SHUFFLE_INCOMPLETE, SHUFFLE_COMMITMENT_MISMATCH or
+ * SHUFFLE_OUTCOME_MISMATCH, and the
  * field inside the transcript (`seats.E.seed`), as shuffle/errors.py names them. */
 export class ShuffleError extends VerifyError {
   constructor(code, path, problem) {
@@ -363,7 +364,7 @@ export async function checkCommitments(t) {
   }
   const opened = await serverCommitment(t.serverSeed, t.table, t.hand);
   if (!ctEqual(opened, t.serverCommitment)) {
-    throw new ShuffleError("SHUFFLE_MISMATCH", "server.seed", "the server's seed does not open the server commitment");
+    throw new ShuffleError("SHUFFLE_COMMITMENT_MISMATCH", "server.seed", "the server's seed does not open the server commitment");
   }
   for (const s of SEATS) {
     const e = t.seats[s];
@@ -373,7 +374,7 @@ export async function checkCommitments(t) {
     const mine = await seatCommitment(e.seed, s, e.player, t.table, t.hand);
     if (!ctEqual(mine, e.commitment)) {
       throw new ShuffleError(
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         `seats.${s}.seed`,
         `${s}'s seed does not open ${s}'s commitment (for this seat, player, table and hand)`,
       );
@@ -387,14 +388,14 @@ export async function verify(t) {
   const d = await derive(t);
   if (t.claimedDealNumber !== null && t.claimedDealNumber !== d.dealNumber) {
     throw new ShuffleError(
-      "SHUFFLE_MISMATCH",
+      "SHUFFLE_OUTCOME_MISMATCH",
       "deal_number",
       `the stated deal number ${t.claimedDealNumber} is not the derived ${d.dealNumber}`,
     );
   }
   if (t.claimedCayenne !== null && t.claimedCayenne !== d.cayenne) {
     throw new ShuffleError(
-      "SHUFFLE_MISMATCH",
+      "SHUFFLE_OUTCOME_MISMATCH",
       "cayenne",
       `the stated cayenne card ${CARD_TEXT[t.claimedCayenne]} is not the derived ${CARD_TEXT[d.cayenne]}`,
     );

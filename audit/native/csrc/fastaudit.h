@@ -19,13 +19,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Array bounds. NCARDS and MAX_PATTERNS are exported to Python, which checks them against
+ * its own values at configure(); MAX_CLAIMED is this path's own limit (a longer claim
+ * goes to the Python auditor). Every scalar of the detector comes from Python:
+ * configure() hands it over (Tables below). */
 #define NCARDS 52
 #define MAX_PATTERNS 8
 #define MAX_CLAIMED 8
-#define EVIDENCE_P 0.05
-#define CLOSE_SPAN 8
-#define THOROUGH_RIFFLES 7
-#define SOFT_MIN_SCALE 2.0
 
 /* ------------------------------------------------------------------------ */
 /* tables handed over by configure()                                        */
@@ -59,6 +59,11 @@ typedef struct {
     int n_patterns;
     Pattern patterns[MAX_PATTERNS];
     PyObject *round_fn;
+    /* the detector's scalars (audit.stacking.detector, audit.stacking.order) */
+    double evidence_p; /* EVIDENCE_P */
+    int close_span; /* CLOSE_SPAN */
+    int thorough_riffles; /* THOROUGH_RIFFLES */
+    double soft_min_scale; /* SOFT_MIN_SCALE */
 } Tables;
 
 extern Tables G;

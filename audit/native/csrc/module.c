@@ -239,7 +239,8 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
-/* configure(cdf, riffles, llr, order_tail, min_p, patterns)                  */
+/* configure(cdf, riffles, llr, order_tail, min_p, patterns, scalars)
+ *   scalars: (evidence_p, close_span, thorough_riffles, soft_min_scale)       */
 
 static int read_doubles(PyObject *seq, double *out, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -270,13 +271,24 @@ static int read_tail(PyObject *t, Tail *out) {
 
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *cdf, *riffles, *llr, *order_tail, *patterns;
-    double min_p;
+    double min_p, evidence_p, soft_min_scale;
+    int close_span, thorough_riffles;
     if (G.configured) {
         Py_RETURN_NONE; /* once per process: the tables are constants */
     }
-    if (!PyArg_ParseTuple(args, "O!O!O!OdO!", &PyTuple_Type, &cdf, &PyTuple_Type, &riffles,
-                          &PyTuple_Type, &llr, &order_tail, &min_p, &PyTuple_Type, &patterns))
+    if (!PyArg_ParseTuple(args, "O!O!O!OdO!(diid)", &PyTuple_Type, &cdf, &PyTuple_Type,
+                          &riffles, &PyTuple_Type, &llr, &order_tail, &min_p, &PyTuple_Type,
+                          &patterns, &evidence_p, &close_span, &thorough_riffles,
+                          &soft_min_scale))
         return NULL;
+    if (!(soft_min_scale > 0.0) || close_span < 1 || thorough_riffles < 1) {
+        PyErr_SetString(PyExc_ValueError, "configure: a scalar out of range");
+        return NULL;
+    }
+    G.evidence_p = evidence_p;
+    G.close_span = close_span;
+    G.thorough_riffles = thorough_riffles;
+    G.soft_min_scale = soft_min_scale;
     if (PyTuple_GET_SIZE(cdf) != NCARDS + 1 || PyTuple_GET_SIZE(riffles) != NCARDS + 1 ||
         PyTuple_GET_SIZE(llr) != NCARDS + 1 || PyTuple_GET_SIZE(patterns) > MAX_PATTERNS) {
         PyErr_SetString(PyExc_ValueError, "configure: tables of the wrong size");
@@ -341,7 +353,7 @@ static PyObject *is_configured(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
-    {"configure", configure, METH_VARARGS, "Hand over the detector's tables (once)."},
+    {"configure", configure, METH_VARARGS, "Hand over the detector's tables and scalars (once)."},
     {"is_configured", is_configured, METH_NOARGS, "Whether configure() has run."},
     {"audit_hands", audit_hands, METH_VARARGS,
      "The report's hands and rubbers for a record in order, or None."},
@@ -374,5 +386,13 @@ PyMODINIT_FUNC PyInit__fastaudit(void) {
     if (G.round_fn == NULL)
         return NULL;
     Py_INCREF(G.round_fn);
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "NCARDS", NCARDS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_PATTERNS", MAX_PATTERNS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -49,7 +49,7 @@ static double order_p_value(double soft_w) {
     double p = tail_p(table, -soft_w, 0);
     if (p > table->deepest)
         return p;
-    int w = (int)floor(soft_w + 14 * log(2.0) / SOFT_MIN_SCALE + 1e-9);
+    int w = (int)floor(soft_w + 14 * log(2.0) / G.soft_min_scale + 1e-9);
     double bound = (double)(1 << 14) * exact_p_value(w);
     double m = p < bound ? p : bound;
     return m > G.min_p ? m : G.min_p;
@@ -71,7 +71,7 @@ static void block_ends(const uint8_t blocks[13][4], const int *pos, int first[13
 }
 
 static double soft_min_descents(const uint8_t blocks[13][4], const int *pos) {
-    double e = exp(-SOFT_MIN_SCALE);
+    double e = exp(-G.soft_min_scale);
     int first[13][2], last[13][2], d[13];
     double inner[13][2];
     block_ends(blocks, pos, first, last, d);
@@ -93,7 +93,7 @@ static double soft_min_descents(const uint8_t blocks[13][4], const int *pos) {
         int f = first[0][o0], l0 = last[12][0], l1 = last[12][1];
         total += v0 * (f < l0 ? e : 1.0) + v1 * (f < l1 ? e : 1.0);
     }
-    return -log(total) / SOFT_MIN_SCALE;
+    return -log(total) / G.soft_min_scale;
 }
 
 static int min_cyclic_descents(const uint8_t blocks[13][4], const int *pos) {
@@ -184,9 +184,9 @@ static double two_way_soft_min(const uint8_t blocks[13][4], const int *pos, cons
     double forward = soft_min_descents(blocks, pos);
     double back = soft_min_descents(blocks, rpos);
     double low = forward < back ? forward : back;
-    double total = exp(-SOFT_MIN_SCALE * (forward - low)) + exp(-SOFT_MIN_SCALE * (back - low));
+    double total = exp(-G.soft_min_scale * (forward - low)) + exp(-G.soft_min_scale * (back - low));
     *backward = back < forward;
-    return low - log(total) / SOFT_MIN_SCALE;
+    return low - log(total) / G.soft_min_scale;
 }
 
 /* mirrored(): the weights of advances read the other way round the cycle */
@@ -345,7 +345,7 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
                 lo = q < lo ? q : lo;
                 hi = q > hi ? q : hi;
             }
-            if (hi - lo < CLOSE_SPAN)
+            if (hi - lo < G.close_span)
                 close[n_close++] = t + 1;
         }
         int k = G.riffles[w];
@@ -353,7 +353,7 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
         if (!put(ev, S_method, new_ref(method)) ||
             !put(ev, S_rising_sequences, PyLong_FromLong(w)) ||
             !put(ev, S_expected_rising, new_ref(F_26)) ||
-            !put(ev, S_riffles, k < THOROUGH_RIFFLES ? PyLong_FromLong(k) : new_ref(Py_None)) ||
+            !put(ev, S_riffles, k < G.thorough_riffles ? PyLong_FromLong(k) : new_ref(Py_None)) ||
             !put(ev, S_llr, new_ref(G.llr[w])) ||
             !put(ev, S_tricks_close, int_list(close, n_close)))
             goto fail;
@@ -369,7 +369,7 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
         if (!put(ev, S_method, new_ref(method)) || !put(ev, S_score, round_to(statistic, 4)) ||
             !put(ev, S_riffles, new_ref(Py_None)))
             goto fail;
-        if (p < EVIDENCE_P) {
+        if (p < G.evidence_p) {
             int path[13] = {0}, counts[4] = {0, 0, 0, 0}, cyc[NCARDS], n = 0;
             double tw[4];
             if (backward)

@@ -149,73 +149,73 @@ def tampered(base: dict[str, Any]) -> list[dict[str, Any]]:
 
     case(
         "server seed altered",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "server.seed",
         lambda t: t["server"].__setitem__("seed", flip_hex(t["server"]["seed"])),
     )
     case(
         "server commitment altered",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "server.seed",
         lambda t: t["server"].__setitem__("commitment", flip_hex(t["server"]["commitment"])),
     )
     case(
         "E seed altered",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "seats.E.seed",
         lambda t: t["seats"]["E"].__setitem__("seed", flip_hex(t["seats"]["E"]["seed"])),
     )
     case(
         "S commitment copied to W",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "seats.W.seed",
         lambda t: t["seats"]["W"].update(t["seats"]["S"]),
     )
     case(
         "N and E swap entries",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "seats.N.seed",
         lambda t: t["seats"].update({"N": t["seats"]["E"], "E": t["seats"]["N"]}),
     )
     case(
         "player id changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "seats.S.seed",
         lambda t: t["seats"]["S"].__setitem__("player", t["seats"]["S"]["player"] + "x"),
     )
     case(
         "hand number changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "server.seed",
         lambda t: t.__setitem__("hand", t["hand"] + 1),
     )
     case(
         "table changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_COMMITMENT_MISMATCH",
         "server.seed",
         lambda t: t.__setitem__("table", t["table"] + "x"),
     )
     case(
         "pack changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_OUTCOME_MISMATCH",
         "deal_number",
         lambda t: t.__setitem__("pack", 1 - t["pack"]),
     )
     case(
         "dealer changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_OUTCOME_MISMATCH",
         "deal_number",
         lambda t: t.__setitem__("dealer", "E" if t["dealer"] != "E" else "S"),
     )
     case(
         "pattern changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_OUTCOME_MISMATCH",
         "deal_number",
         lambda t: t.__setitem__("pattern", [6, 7]),
     )
     case(
         "beacon added",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_OUTCOME_MISMATCH",
         "deal_number",
         lambda t: t.__setitem__(
             "beacon", {"source": "drand:test", "round": 1, "randomness": "00" * 32}
@@ -223,13 +223,13 @@ def tampered(base: dict[str, Any]) -> list[dict[str, Any]]:
     )
     case(
         "deal number changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_OUTCOME_MISMATCH",
         "deal_number",
         lambda t: t.__setitem__("deal_number", str((int(t["deal_number"]) + 1) % DEAL_COUNT)),
     )
     case(
         "cayenne changed",
-        "SHUFFLE_MISMATCH",
+        "SHUFFLE_OUTCOME_MISMATCH",
         "cayenne",
         lambda t: t.__setitem__("cayenne", "2S" if t["cayenne"] != "2S" else "3S"),
     )

@@ -1,0 +1,46 @@
+"""Types of the C extension audit.native._fastaudit (audit/native/csrc/module.c).
+
+Every function is positional-only (METH_VARARGS). audit.native is its only caller.
+"""
+
+from typing import Any
+
+NCARDS: int
+"""The cards in a pack (a C array bound; audit.native checks it against Python's)."""
+
+MAX_PATTERNS: int
+"""The most packet patterns configure() accepts (a C array bound)."""
+
+_Tail = tuple[tuple[float, ...], int, float]
+"""A tail table: (grid, steps, deepest)."""
+
+_PatternTables = tuple[tuple[float, ...], tuple[tuple[float, ...], ...], _Tail, _Tail]
+"""(test weights, weights by riffles, one-way tail, oriented tail)."""
+
+def configure(
+    cdf: tuple[float, ...],
+    riffles: tuple[int, ...],
+    llr: tuple[float, ...],
+    order_tail: _Tail,
+    min_p: float,
+    patterns: tuple[tuple[tuple[int, ...], str, _PatternTables | None], ...],
+    scalars: tuple[float, int, int, float],
+    /,
+) -> None:
+    """Hand over the detector's tables and scalars (evidence_p, close_span,
+    thorough_riffles, soft_min_scale); once per process, later calls do nothing."""
+
+def is_configured() -> bool:
+    """Whether configure() has run."""
+
+def audit_hands(
+    hands: list[Any],
+    pattern: object,
+    seven_double: object,
+    points: tuple[int, int],
+    games: tuple[int, int],
+    prior_sheet: tuple[tuple[int, ...], tuple[int, ...]] | None,
+    independent: object,
+    /,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """The report's hands and rubbers for a record in order, or None."""
