@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from audit.commands.audit import _alpha, _expand
+from audit.commands.audit import _alpha
+from audit.commands.output import expand
 from audit.errors import FairplayError, RecordError
 from audit.record import read_json_file
 
@@ -43,7 +44,7 @@ def run_score(args: argparse.Namespace) -> int:
     from audit.tournament.render import render_html, render_text
     from audit.tournament.score import score_event
 
-    files = list(_expand(args.paths))
+    files = [f for f, _rel in expand(args.paths)]
     if not files:
         raise FairplayError(f"no .json records found in {' '.join(args.paths)}")
     docs = []
