@@ -1,7 +1,11 @@
 """Errors of the shuffle protocol.
 
-Every failure names the transcript field (as a JSON path inside the ``shuffle`` object,
-``seats.E.seed``) and says what failed. The auditor reports any of them as its
+Every failure names the field and says what failed. ``path`` is a JSON path inside the
+``shuffle`` object (``seats.E.seed``), or, beginning with ``hand.``, a field of the record
+hand that carries it (``hand.cayenne``, ``hand.deal.N``: :func:`shuffle.verify.check_record_hand`
+compares them with the derivation). Messages print a transcript path with ``shuffle.``
+in front (``shuffle.seats.E.seed: ...``) and a hand path as it is (``hand.cayenne: ...``),
+never ``shuffle.hand...``. The auditor reports any of them as its
 ``SHUFFLE_MISMATCH`` finding; the ``code`` separates a malformed transcript from one
 that is well formed but does not hold.
 """
@@ -17,7 +21,10 @@ class ShuffleError(FairplayError, ValueError):
     code = "SHUFFLE_MISMATCH"
 
     def __init__(self, path: str, problem: str) -> None:
-        message = f"shuffle.{path}: {problem}" if path else f"shuffle: {problem}"
+        if path.startswith("hand."):
+            message = f"{path}: {problem}"
+        else:
+            message = f"shuffle.{path}: {problem}" if path else f"shuffle: {problem}"
         super().__init__(message, details={"path": path, "problem": problem})
         self.path = path
         self.problem = problem

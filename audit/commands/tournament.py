@@ -34,7 +34,12 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("paths", nargs="+", metavar="PATH", help="record files or folders")
-    s.add_argument("--format", choices=("text", "json", "html"), default="text")
+    s.add_argument(
+        "--format",
+        choices=("text", "json", "html"),
+        default="text",
+        help="text for a terminal (default), json, or html (a self-contained page)",
+    )
     s.add_argument("--output", "-o", help="write here instead of standard output")
     s.add_argument("--alpha", type=_alpha, default=0.001, help="stacking significance level")
     s.set_defaults(func=run_score)

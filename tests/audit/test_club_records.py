@@ -134,7 +134,7 @@ def test_a_revoke_corrected_in_time_is_no_revoke_and_is_reported_as_information(
         seat,
     )
     assert report["hands"][0]["score"] == audit_document(worked_example())["hands"][0]["score"]
-    assert f"took back" in render_html(report, doc)
+    assert "took back" in render_html(report, doc)
     assert "REVOKE_CORRECTED" in render_text(report)
     record = load_record(doc)
     assert record_to_json(load_record(json.loads(dumps(record))))["hands"][0]["tricks"][ti][
