@@ -19,6 +19,7 @@ from audit.checks import score as score_check
 from audit.checks import shuffle as shuffle_check
 from audit.checks import stacking as stacking_check
 from audit.checks.findings import ERROR, Finding
+from audit.errors import RecordError
 from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.record.model import Record
@@ -33,6 +34,7 @@ __all__ = [
     "audit_record",
 ]
 
+NO_HANDS = "the record holds no hand: it is not a game, and there is nothing to audit"
 DEFAULT_ALPHA = 0.001
 CHECKS = (
     play_check,
@@ -49,6 +51,8 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
     """Audit a typed record; returns the report as JSON-ready data."""
     if not 0 < alpha < 1:
         raise ValueError("alpha must be between 0 and 1")
+    if not record.hands:
+        raise RecordError("hands", NO_HANDS)
     outcomes = [replay_hand(h) for h in record.hands]
     scored = score_record(record, outcomes)
     ctx = AuditContext(record=record, outcomes=outcomes, alpha=alpha, true_scores=scored.scores)
@@ -61,6 +65,8 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
         h: dict[str, Any] = {"hand": hand.number}
         if hand.board is not None:
             h["board"] = hand.board
+        if hand.void is not None:
+            h["void"] = hand.void.to_json()
         h |= {
             "dealer": hand.dealer.name,
             "contract": None if outcome.contract is None else outcome.contract.text,
@@ -92,6 +98,8 @@ def audit_document(doc: Any, *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
     """
     if not 0 < alpha < 1:
         raise ValueError("alpha must be between 0 and 1")
+    if isinstance(doc, dict) and doc.get("hands") == []:
+        raise RecordError("hands", NO_HANDS)
     report = audit_fast(doc, alpha)
     if report is not None:
         return report

@@ -1,13 +1,17 @@
 """Errors of the shuffle protocol.
 
-Every failure names the transcript field (as a JSON path inside the ``shuffle`` object,
-``seats.E.seed``) and says what failed. Each kind of failure has its own ``code``, so a
-client tells a malformed transcript (``SHUFFLE_INVALID``), a seed never revealed
-(``SHUFFLE_INCOMPLETE``), a seed that does not open its commitment
-(``SHUFFLE_COMMITMENT_MISMATCH``), an outcome that does not follow from the seeds
-(``SHUFFLE_OUTCOME_MISMATCH``) and a ceremony step out of order (``SHUFFLE_CEREMONY``)
-apart. The auditor reports any of them as its ``SHUFFLE_MISMATCH`` finding (the finding
-code, :data:`FINDING`), with the error's ``code`` in the finding's evidence.
+Every failure names the field and says what failed. ``path`` is a JSON path inside the
+``shuffle`` object (``seats.E.seed``), or, beginning with ``hand.``, a field of the record
+hand that carries it (``hand.cayenne``, ``hand.deal.N``: :func:`shuffle.verify.check_record_hand`
+compares them with the derivation). Messages print a transcript path with ``shuffle.``
+in front (``shuffle.seats.E.seed: ...``) and a hand path as it is (``hand.cayenne: ...``),
+never ``shuffle.hand...``. Each kind of failure has its own ``code``, so a client tells a
+malformed transcript (``SHUFFLE_INVALID``), a seed never revealed (``SHUFFLE_INCOMPLETE``),
+a seed that does not open its commitment (``SHUFFLE_COMMITMENT_MISMATCH``), an outcome
+that does not follow from the seeds (``SHUFFLE_OUTCOME_MISMATCH``) and a ceremony step out
+of order (``SHUFFLE_CEREMONY``) apart. The auditor reports any of them as its
+``SHUFFLE_MISMATCH`` finding (the finding code, :data:`FINDING`), with the error's ``code``
+in the finding's evidence.
 """
 
 from __future__ import annotations
@@ -37,7 +41,10 @@ class ShuffleError(FairplayError, ValueError):
     code = "SHUFFLE_FAILED"
 
     def __init__(self, path: str, problem: str) -> None:
-        message = f"shuffle.{path}: {problem}" if path else f"shuffle: {problem}"
+        if path.startswith("hand."):
+            message = f"{path}: {problem}"
+        else:
+            message = f"shuffle.{path}: {problem}" if path else f"shuffle: {problem}"
         super().__init__(message, details={"path": path, "problem": problem})
         self.path = path
         self.problem = problem

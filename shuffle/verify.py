@@ -111,9 +111,14 @@ def check_record_hand(hand: dict[str, Any], pattern: Sequence[int] | None = None
             "pattern", f"the shuffle deals {list(t.pattern)}, the ruleset {list(pattern)}"
         )
     if hand.get("dealer") != t.dealer.name:
-        raise OutcomeMismatchError("dealer", f"the hand's dealer is {hand.get('dealer')!r}")
+        raise OutcomeMismatchError(
+            "hand.dealer",
+            f"the hand's dealer is {hand.get('dealer')!r}, the shuffle's {t.dealer.name!r}",
+        )
     if "pack" in hand and hand["pack"] != t.pack:
-        raise OutcomeMismatchError("pack", f"the hand was dealt from pack {hand['pack']!r}")
+        raise OutcomeMismatchError(
+            "hand.pack", f"the hand was dealt from pack {hand['pack']!r}, the shuffle's {t.pack}"
+        )
     deal = hand.get("deal")
     if not isinstance(deal, dict):
         raise OutcomeMismatchError("hand.deal", "the hand has no deal to compare")

@@ -13,8 +13,8 @@ def check(ctx: AuditContext) -> list[Finding]:
     pattern = ctx.record.ruleset.deal_pattern
     for hand in ctx.record.hands:
         order = hand.dealt_order
-        if order is None:
-            continue
+        if order is None or hand.void is not None:
+            continue  # a voided deal's dealt_order is the misdeal itself, already recorded
         n = hand.number
         if len(order) != 52 or len(set(order)) != 52:
             out.append(

@@ -1,6 +1,10 @@
 """WRONG_DEALER (the deal passes to the left; the lowest cut deals first) and
 PACK_NOT_ALTERNATED (the two packs are used alternately).
 
+After a voided deal (a hand with ``void``: a misdeal or a new deal) the same dealer
+deals again with the same pack (docs/rules.md), so the hand after it is expected of
+the void's dealer, and the pack is not checked between the two.
+
 A hand that carries ``board`` (a duplicate tournament) is dealt by the board's dealer
 with the board's pack: the dealer does not rotate and the packs need not alternate
 into or out of such a hand (whether the board is the same at every table is the
@@ -54,6 +58,23 @@ def check(ctx: AuditContext) -> list[Finding]:
         )
     for prev, hand in zip(hands, hands[1:], strict=False):
         if hand.board is not None or prev.board is not None:
+            continue
+        if prev.void is not None:
+            if hand.dealer != prev.dealer:
+                out.append(
+                    Finding(
+                        "WRONG_DEALER",
+                        f"hand {hand.number}: {hand.dealer.name} dealt; after the void deal of "
+                        f"hand {prev.number} ({prev.void.reason.replace('_', ' ')}) the same "
+                        f"dealer deals again, so it was {prev.dealer.name}'s deal",
+                        hand=hand.number,
+                        seat=hand.dealer,
+                        evidence={
+                            "expected": prev.dealer.name,
+                            "previous_dealer": prev.dealer.name,
+                        },
+                    )
+                )
             continue
         if hand.dealer != prev.dealer.left:
             out.append(

@@ -35,6 +35,14 @@ CODES: dict[str, tuple[str, str]] = {
     "CARD_NOT_HELD": (ERROR, "a card played that the player did not hold, or played twice"),
     "REVOKE": (ERROR, "a player did not follow suit while holding a card of the suit led"),
     "ACE_HIGH_INVALID": (ERROR, "an ace declared high outside a nullo, or a non-ace so declared"),
+    "REVOKE_CORRECTED": (
+        INFO,
+        "a revoke corrected before it was established (the trick's corrected): no penalty",
+    ),
+    "CORRECTION_INVALID": (
+        WARNING,
+        "a corrected revoke the cards cannot show (card not held, or no revoke)",
+    ),
     "PENALTY_WITHOUT_REVOKE": (
         WARNING,
         "a revoke penalty recorded where the play shows no revoke by that seat",

@@ -39,6 +39,8 @@ def check(ctx: AuditContext) -> list[Finding]:
     in_step = true is not None  # the players' score so far equals the true score
     for i, (hand, outcome) in enumerate(zip(record.hands, ctx.outcomes, strict=True)):
         claimed = hand.claimed
+        if hand.void is not None:
+            continue  # a voided deal scores nothing: the score goes on from the hand before
         if not outcome.replayable:
             if claimed is not None:
                 points = claimed.points

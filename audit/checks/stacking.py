@@ -20,6 +20,7 @@ from typing import Any
 
 from audit.checks import AuditContext
 from audit.checks.findings import ERROR, WARNING, Finding
+from audit.record.model import HandRecord
 from audit.rules.cards import Seat, Side
 from audit.stacking import (
     PILE_TOP_EITHER,
@@ -36,10 +37,10 @@ def check(ctx: AuditContext) -> list[Finding]:
     if record.meta.get("independent_deals"):
         return []
     pattern = record.ruleset.deal_pattern
-    packs = [h.pack for h in record.hands]
+    references = reference_hands(record.hands)
     results: list[tuple[Seat, StackingResult | None]] = [(h.dealer, None) for h in record.hands]
     for i, hand in enumerate(record.hands):
-        j = previous_hand_with_pack(packs, i)
+        j = references[i]
         if j is None or hand.board is not None or record.hands[j].board is not None:
             continue
         prev, prev_out = record.hands[j], ctx.outcomes[j]
@@ -69,6 +70,23 @@ def check(ctx: AuditContext) -> list[Finding]:
         ctx.stacking[hand.number] = info
         results[i] = (hand.dealer, result)
     return stacked_findings(results, ctx.stacking, record.players, ctx.alpha)
+
+
+def reference_hands(hands: Sequence[HandRecord]) -> list[int | None]:
+    """For each hand, the index of the hand whose gathered tricks its pack was made of.
+
+    A voided deal is not played, so its cards are not gathered as tricks: the hand after
+    it (the same dealer dealing again, with the same pack) and the voided deal itself
+    both come from the pack last gathered before the void. Each is tested against it
+    (the seed's cheat would misdeal on purpose to deal his stacked pack again)."""
+    played = [i for i, h in enumerate(hands) if h.void is None]
+    packs = [hands[i].pack for i in played]
+    out: list[int | None] = []
+    for i, hand in enumerate(hands):
+        slot = sum(1 for j in played if j < i)  # the played hands before this one
+        j = previous_hand_with_pack([*packs[:slot], hand.pack], slot)
+        out.append(None if j is None else played[j])
+    return out
 
 
 def stacked_findings(

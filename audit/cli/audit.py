@@ -1,12 +1,17 @@
-"""``fairplay audit``: audit one record, or many on all cores.
+"""fairplay audit: audit one record, or many on all cores.
 
-One record: the report on standard output (or ``--output FILE``). Several records
-or a directory: one report per record written into ``--output DIR`` (default
-``audit-reports``) plus ``summary.jsonl`` (a line per record, written as it goes), a
-line per record on standard output and a progress line on a terminal. At most four
-records per worker are in flight and workers return only a summary line, so memory
-stays bounded however many records there are. Exit status: 0 clean, 1 at least one
-finding of severity ``error``, 2 a record could not be audited or a usage error.
+One record: the report on standard output (or --output FILE; FILE's folder must
+exist). Several records or a folder: one report per record written into --output DIR
+(default audit-reports, created if missing), each at the record's path relative to
+the folder given (records/club/rubber.json gives DIR/club/rubber.report.txt), plus
+summary.jsonl (a line per record, written as it goes), a line per record on standard
+output and a progress line on a terminal. At most four records per worker are in
+flight and workers return only a summary line, so memory stays bounded however many
+records there are.
+
+Exit status: 0 clean, 1 at least one finding of severity error, 2 a record could not
+be audited (not valid, or holds no hand) or a usage error (such as --output naming a
+folder for one record).
 """
 
 from __future__ import annotations
@@ -23,6 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from audit.auditor import DEFAULT_ALPHA, audit_document
+from audit.cli.output import (
+    check_output_file,
+    expand,
+    make_output_dir,
+    report_path,
+    write_text,
+)
 from audit.errors import FairplayError
 from audit.record.codec import collector_paused, read_json_file
 
@@ -49,8 +61,20 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "records", nargs="+", metavar="RECORD", help="cayenne-record/1 files or directories"
     )
-    p.add_argument("--format", choices=tuple(EXTENSIONS), default="text")
-    p.add_argument("--output", "-o", help="report file (one record) or directory (several)")
+    p.add_argument(
+        "--format",
+        choices=tuple(EXTENSIONS),
+        default="text",
+        help="report format: text for a terminal (default), json (cayenne-audit-report/1), "
+        "html (a self-contained page)",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="PATH",
+        help="one record: the report file (its folder must exist); several records or a "
+        "folder: the folder for the reports (default audit-reports)",
+    )
     p.add_argument(
         "--alpha",
         type=_alpha,
@@ -58,7 +82,12 @@ def register(subparsers: Any) -> None:
         help="significance level of the stacking test (default 0.001)",
     )
     p.add_argument(
-        "--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)"
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker processes for several records (default: all cores)",
     )
     p.set_defaults(func=run)
 
@@ -72,30 +101,18 @@ def render(report: dict[str, Any], doc: Any, fmt: str, source: str) -> str:
         return render_html(report, doc, title=f"Audit of {Path(source).name}")
     from audit.report.text import render_text
 
-    return render_text(report, source)
-
-
-def _expand(paths: list[str]) -> Iterator[Path]:
-    """The record files named, directories walked lazily (sorted within each folder)."""
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            for folder, dirs, names in os.walk(path):
-                dirs.sort()
-                for name in sorted(names):
-                    if name.endswith(".json"):
-                        yield Path(folder) / name
-        else:
-            yield path
+    players = doc.get("players") if isinstance(doc, dict) else None
+    return render_text(report, source, players=players if isinstance(players, dict) else None)
 
 
 def run(args: argparse.Namespace) -> int:
     if len(args.records) == 1 and not Path(args.records[0]).is_dir():
         return _single(Path(args.records[0]), args)
-    return _batch(_expand(args.records), args)
+    return _batch(expand(args.records), args)
 
 
 def _single(path: Path, args: argparse.Namespace) -> int:
+    target = check_output_file(args.output) if args.output else None
     doc = read_json_file(path)
     # One record in a one-shot process: the collector would only rescan the parsed
     # record while the audit allocates (a 100,000-hand record: most of the time), and
@@ -103,15 +120,15 @@ def _single(path: Path, args: argparse.Namespace) -> int:
     with collector_paused():
         report = audit_document(doc, alpha=args.alpha)
         text = render(report, doc, args.format, str(path))
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if target is not None:
+        write_text(target, text)
     else:
         sys.stdout.write(text)
     return 1 if report["verdict"] == "irregular" else 0
 
 
 def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
-    path, outdir, fmt, alpha = task
+    path, target_name, fmt, alpha = task
     started = time.perf_counter()
     try:
         doc = read_json_file(path)
@@ -120,10 +137,11 @@ def _work(task: tuple[str, str, str, float]) -> dict[str, Any]:
         return {"record": path, "status": "invalid", "error": exc.message}
     except Exception as exc:  # noqa: BLE001 - one bad record must not stop a batch
         return {"record": path, "status": "invalid", "error": f"internal error: {exc!r}"}
-    target = Path(outdir) / (Path(path).stem + ".report." + EXTENSIONS[fmt])
-    tmp = target.with_suffix(target.suffix + ".tmp")
-    tmp.write_text(render(report, doc, fmt, path), encoding="utf-8")
-    os.replace(tmp, target)  # never a half-written report
+    target = Path(target_name)
+    try:
+        write_text(target, render(report, doc, fmt, path))  # never a half-written report
+    except FairplayError as exc:
+        return {"record": path, "status": "invalid", "error": exc.message}
     codes: dict[str, int] = {}
     for f in report["findings"]:
         codes[f["code"]] = codes.get(f["code"], 0) + 1
@@ -159,11 +177,15 @@ def _results(tasks: Iterator[tuple[str, str, str, float]], jobs: int) -> Iterato
             yield window.popleft().result()
 
 
-def _batch(files: Iterator[Path], args: argparse.Namespace) -> int:
-    outdir = Path(args.output or "audit-reports")
-    outdir.mkdir(parents=True, exist_ok=True)
+def _batch(files: Iterator[tuple[Path, Path]], args: argparse.Namespace) -> int:
+    outdir = make_output_dir(args.output or "audit-reports")
     jobs = args.jobs or os.cpu_count() or 1
-    tasks = ((str(f), str(outdir), args.format, args.alpha) for f in files)
+    suffix = ".report." + EXTENSIONS[args.format]
+    taken: set[Path] = set()
+    tasks = (
+        (str(f), str(report_path(outdir, rel, suffix, taken)), args.format, args.alpha)
+        for f, rel in files
+    )
     show = sys.stderr.isatty()
     started = time.perf_counter()
     counts = {"clean": 0, "irregular": 0, "invalid": 0}

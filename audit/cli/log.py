@@ -205,7 +205,7 @@ def register(subparsers: Any) -> None:
 
     r = sub.add_parser("register", help="allow a key to sign events of an actor")
     db_args(r, True)
-    r.add_argument("actor")
+    r.add_argument("actor", help="the actor (player id) whose key is registered")
     r.add_argument("vkey", help="the actor's C2SP verifier key text")
     r.set_defaults(func=_register)
 
@@ -237,8 +237,8 @@ def register(subparsers: Any) -> None:
     c.set_defaults(func=_checkpoint)
 
     v = sub.add_parser("verify", help="check a whole log: signatures, chains, tree, checkpoints")
-    v.add_argument("--db", required=True)
-    v.add_argument("--origin")
+    v.add_argument("--db", required=True, help="sqlite:///path, a path, or postgresql://...")
+    v.add_argument("--origin", help="the log origin (default: the stored one)")
     v.add_argument("--vkey", help="the log's verifier key (text or file); default: stored")
     v.add_argument(
         "--checkpoint",
@@ -246,29 +246,29 @@ def register(subparsers: Any) -> None:
         default=[],
         help="a checkpoint note saved earlier (repeatable)",
     )
-    v.add_argument("--json", action="store_true")
+    v.add_argument("--json", action="store_true", help="print the result as JSON")
     v.set_defaults(func=_verify_log)
 
     b = sub.add_parser("bundle", help="write a hand's offline proof bundle")
-    b.add_argument("--db", required=True)
-    b.add_argument("--origin")
+    b.add_argument("--db", required=True, help="sqlite:///path, a path, or postgresql://...")
+    b.add_argument("--origin", help="the log origin (default: the stored one)")
     b.add_argument("--key", help="log signer key file (to issue a fresh checkpoint)")
-    b.add_argument("--table", required=True)
-    b.add_argument("--hand", required=True)
-    b.add_argument("--out")
+    b.add_argument("--table", required=True, help="the table id")
+    b.add_argument("--hand", required=True, help="the hand number")
+    b.add_argument("--out", help="write the bundle here (default: standard output)")
     b.set_defaults(func=_bundle)
 
     pr = sub.add_parser("prove", help="print one entry's inclusion as a c2sp.org/tlog-proof")
-    pr.add_argument("--db", required=True)
-    pr.add_argument("--origin")
+    pr.add_argument("--db", required=True, help="sqlite:///path, a path, or postgresql://...")
+    pr.add_argument("--origin", help="the log origin (default: the stored one)")
     pr.add_argument("--key", help="log signer key file (to issue a fresh checkpoint)")
-    pr.add_argument("index", type=int)
+    pr.add_argument("index", type=int, help="the log index of the entry (from 0)")
     pr.set_defaults(func=_prove)
 
     f = sub.add_parser("fork-evidence", help="package two conflicting checkpoints as evidence")
-    f.add_argument("note1")
-    f.add_argument("note2")
-    f.add_argument("--vkey", required=True)
+    f.add_argument("note1", help="a checkpoint note file")
+    f.add_argument("note2", help="another checkpoint note of the same size, another root")
+    f.add_argument("--vkey", required=True, help="the log's verifier key (text or file)")
     f.set_defaults(func=_fork)
 
     vb = subparsers.add_parser(

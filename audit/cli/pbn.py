@@ -21,11 +21,11 @@ def register(subparsers: Any) -> None:
     )
     sub = p.add_subparsers(dest="pbn_command", metavar="ACTION", required=True)
     e = sub.add_parser("export", help="a cayenne-record/1 file as PBN")
-    e.add_argument("record")
+    e.add_argument("record", help="a cayenne-record/1 file (a voided deal is left out)")
     e.add_argument("--output", "-o", help="write here instead of standard output")
     e.set_defaults(func=run_export)
     i = sub.add_parser("import", help="a PBN file's complete boards as a cayenne-record/1 file")
-    i.add_argument("pbn")
+    i.add_argument("pbn", help="a PBN file")
     i.add_argument("--output", "-o", help="write here instead of standard output")
     i.set_defaults(func=run_import)
 

@@ -32,8 +32,12 @@ def register(subparsers: Any) -> None:
     serve = subparsers.add_parser(
         "serve", help="serve certified tables, reports and log proofs over HTTP"
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    )
     serve.add_argument(
         "--database",
         default="",
@@ -79,9 +83,13 @@ def register(subparsers: Any) -> None:
         help="keep the tables' keys and seeds in DIR (0700) and resume the tables found "
         "there: a restarted bot finishes the hands it was playing",
     )
-    bot.add_argument("--admin-token", default=os.environ.get("FAIRPLAY_ADMIN_TOKEN", ""))
-    bot.add_argument("--tables", type=int, default=1)
-    bot.add_argument("--hands", type=int, default=1)
+    bot.add_argument(
+        "--admin-token",
+        default=os.environ.get("FAIRPLAY_ADMIN_TOKEN", ""),
+        help="the service's admin token (default: $FAIRPLAY_ADMIN_TOKEN)",
+    )
+    bot.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
+    bot.add_argument("--hands", type=int, default=1, help="hands to play at each table (default 1)")
     bot.add_argument("--rubber", action="store_true", help="play until a rubber is won")
     bot.add_argument(
         "--pace", type=float, default=0.0, metavar="SECONDS", help="pause after each action"

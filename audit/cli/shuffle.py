@@ -1,12 +1,22 @@
-"""``fairplay shuffle``: a local ceremony for a physical table, and ``shuffle verify FILE``.
+"""fairplay shuffle: run a commit-reveal ceremony for a physical table (the default), or
+check one with fairplay shuffle verify FILE.
 
-The local ceremony prints the server commitment first, then takes each seat's seed
-(typed without echo, or from ``--seed-N``… flags or a ``--seeds`` file) and prints its
+The ceremony prints the server commitment first, then takes each seat's seed (typed
+without echo, or from --seed-N... options or a --seeds file) and prints its
 commitment; once all four are in it reveals the seeds and prints the pack order, the
 deal, the cayenne card and the deal number, and last the complete transcript with the
-server's seed revealed (``--out`` writes it to a file).
-A seat seed is either hexadecimal (32..128 hex digits) or a phrase of at least 16
-bytes of UTF-8, used as it is.
+server's seed revealed (--out writes it to a file).
+
+A seat seed is one of:
+  hex:HEX   16..64 bytes written as 32..128 hexadecimal digits after "hex:";
+  a phrase  16..64 bytes of UTF-8, used as it is (surrounding spaces removed).
+A phrase made only of hexadecimal digits is refused (write hex: before it, or add a
+word), so that no seed can be read two ways.
+
+fairplay shuffle verify FILE checks a transcript, or every hand of a record that
+carries one: exit 0 it verifies, 1 it does not (a seed does not open its commitment,
+a seed not revealed, an outcome that does not follow), 2 the file is unreadable or not
+a well-formed transcript (not JSON, a key named twice, a field malformed).
 """
 
 from __future__ import annotations
@@ -19,11 +29,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from audit.errors import FairplayError
+from audit.log.events import loads
 from audit.rules.cards import CARD_TEXT, Seat
 from audit.rules.deal import PATTERNS, check_pattern
 from shuffle import kdf
 from shuffle.ceremony import Ceremony
-from shuffle.errors import ShuffleFormatError
+from shuffle.errors import ShuffleError, ShuffleFormatError, ShuffleIncompleteError
 from shuffle.protocol import SEAT_ORDER, Beacon
 from shuffle.verify import Result, check_record_hand, verify_transcript
 
@@ -34,11 +45,17 @@ def register(subparsers: Any) -> None:
         help="run a commit-reveal shuffle for a physical table, or verify one",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="fairplay shuffle [options]            (run a ceremony)\n"
+        "       fairplay shuffle verify FILE [--json] (check a transcript or a record)",
     )
     p.add_argument("--table", default="local", help="table id bound into the commitments")
     p.add_argument("--hand", type=int, default=1, help="hand number (never reuse one)")
-    p.add_argument("--dealer", default="N", choices=["N", "E", "S", "W"])
-    p.add_argument("--pack", type=int, default=0, choices=[0, 1])
+    p.add_argument(
+        "--dealer", default="N", choices=["N", "E", "S", "W"], help="the dealer's seat (default N)"
+    )
+    p.add_argument(
+        "--pack", type=int, default=0, choices=[0, 1], help="which of the two packs (default 0)"
+    )
     p.add_argument(
         "--pattern", default="4-4-5", help="packet pattern: 4-4-5, 6-7, 1, or sizes like 3-5-5"
     )
@@ -49,13 +66,22 @@ def register(subparsers: Any) -> None:
             metavar="SEED",
             help=f"{seat.name}'s seed (scripts only: at a table, type it at the prompt)",
         )
-    p.add_argument("--seeds", type=Path, help='JSON file {"N": seed, "E": …} (hex or phrase)')
+    p.add_argument(
+        "--seeds", type=Path, help='JSON file {"N": seed, "E": ...}, each seed hex:HEX or a phrase'
+    )
     p.add_argument("--beacon", metavar="SOURCE:ROUND:HEX", help="public beacon value to mix in")
     p.add_argument("--out", type=Path, help="write the complete transcript (JSON) here")
     p.set_defaults(func=run_ceremony)
 
-    sub = p.add_subparsers(dest="shuffle_command", metavar="verify")
-    v = sub.add_parser("verify", help="check a transcript, or every shuffle in a record")
+    sub = p.add_subparsers(dest="shuffle_command", metavar="verify", required=False)
+    v = sub.add_parser(
+        "verify",
+        help="(optional) check a transcript, or every shuffle in a record, instead of "
+        "running a ceremony",
+        description="Check a shuffle transcript, or every hand of a cayenne-record/1 file "
+        "that carries one. Exit 0 it verifies, 1 it does not, 2 the file is unreadable or "
+        "not a well-formed transcript.",
+    )
     v.add_argument("file", type=Path, help="a shuffle transcript or a cayenne-record/1 file")
     v.add_argument("--json", action="store_true", help="print the result as JSON")
     v.set_defaults(func=run_verify)
@@ -64,21 +90,39 @@ def register(subparsers: Any) -> None:
 # ---------------------------------------------------------------- ceremony
 
 
+SEED_RULE = (
+    "a seed is hex: and 32..128 hexadecimal digits (16..64 bytes), or a phrase of 16..64 "
+    "bytes of UTF-8 that is not made only of hexadecimal digits"
+)
+
+
 def parse_seat_seed(text: str, seat: Seat) -> bytes:
-    """Hex of 16..64 bytes, or a phrase of 16..64 bytes of UTF-8 taken as it is."""
+    """``hex:`` and 32..128 hex digits, or a phrase of 16..64 bytes of UTF-8 taken as it is.
+
+    One reading only: a phrase made only of hex digits (which an earlier version read as
+    hex) is refused rather than silently read as text."""
+    path = f"seats.{seat.name}.seed"
     s = text.strip()
-    try:
-        if len(s) % 2 == 0 and 32 <= len(s) <= 128:
-            return bytes.fromhex(s)
-    except ValueError:
-        pass
+    if s[:4].lower() == "hex:":
+        digits = s[4:]
+        if (
+            len(digits) % 2
+            or not 2 * kdf.SEAT_SEED_MIN <= len(digits) <= 2 * kdf.SEAT_SEED_MAX
+            or not all(c in HEX_DIGITS for c in digits)
+        ):
+            raise ShuffleFormatError(path, f"{SEED_RULE} (hex: with {len(digits)} characters)")
+        return bytes.fromhex(digits)
     raw = s.encode()
-    if not kdf.SEAT_SEED_MIN <= len(raw) <= kdf.SEAT_SEED_MAX:
+    if s and all(c in HEX_DIGITS for c in s):
         raise ShuffleFormatError(
-            f"seats.{seat.name}.seed",
-            "a seed is 32..128 hex digits or a phrase of 16..64 bytes",
+            path, f"{SEED_RULE}: this phrase is only hex digits; write hex:{s} to mean hex"
         )
+    if not kdf.SEAT_SEED_MIN <= len(raw) <= kdf.SEAT_SEED_MAX:
+        raise ShuffleFormatError(path, f"{SEED_RULE} (this phrase has {len(raw)} bytes)")
     return raw
+
+
+HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def parse_pattern(text: str) -> tuple[int, ...]:
@@ -100,8 +144,8 @@ def parse_beacon(text: str) -> Beacon:
 
 def _seeds_file(path: Path) -> dict[str, str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, FairplayError) as exc:
         raise ShuffleFormatError("", f"cannot read seeds from {path}: {exc}") from None
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         raise ShuffleFormatError("", f'{path}: expected {{"N": "seed", ...}}')
@@ -169,12 +213,23 @@ def _describe(result: Result) -> dict[str, Any]:
 def run_verify(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        data = json.loads(args.file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        # a transcript is hashed and signed: a key named twice is refused, not read
+        data = loads(args.file.read_bytes())
+    except (OSError, ValueError, FairplayError) as exc:
         raise ShuffleFormatError("", f"cannot read {args.file}: {exc}") from None
     if isinstance(data, dict) and data.get("format") == "cayenne-record/1":
         return _verify_record(data, args, out)
-    result = verify_transcript(data)
+    try:
+        result = verify_transcript(data)
+    except ShuffleError as exc:
+        if isinstance(exc, ShuffleFormatError) and not isinstance(exc, ShuffleIncompleteError):
+            raise  # not a well-formed transcript: exit 2, as an unreadable record
+        # well formed, but it does not verify (or a seed was never revealed): exit 1
+        if args.json:
+            print(json.dumps({"ok": False, "code": exc.code, "message": exc.message}), file=out)
+        else:
+            print(f"FAIL {exc.code}: {exc.message}", file=out)
+        return 1
     if args.json:
         print(json.dumps(_describe(result)), file=out)
     else:

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from audit.cli.audit import _alpha, _expand
+from audit.cli.audit import _alpha
+from audit.cli.output import expand
 from audit.errors import FairplayError, RecordError
 from audit.record.codec import read_json_file
 
@@ -33,7 +34,12 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("paths", nargs="+", metavar="PATH", help="record files or folders")
-    s.add_argument("--format", choices=("text", "json", "html"), default="text")
+    s.add_argument(
+        "--format",
+        choices=("text", "json", "html"),
+        default="text",
+        help="text for a terminal (default), json, or html (a self-contained page)",
+    )
     s.add_argument("--output", "-o", help="write here instead of standard output")
     s.add_argument("--alpha", type=_alpha, default=0.001, help="stacking significance level")
     s.set_defaults(func=run_score)
@@ -43,7 +49,7 @@ def run_score(args: argparse.Namespace) -> int:
     from audit.tournament.render import render_html, render_text
     from audit.tournament.score import score_event
 
-    files = list(_expand(args.paths))
+    files = [f for f, _rel in expand(args.paths)]
     if not files:
         raise FairplayError(f"no .json records found in {' '.join(args.paths)}")
     docs = []

@@ -28,6 +28,7 @@ from audit.record.fastload import fast_load
 from audit.record.model import (
     HAND_FIELDS,
     Bonus,
+    Correction,
     GameWon,
     HandRecord,
     Penalty,
@@ -35,6 +36,7 @@ from audit.record.model import (
     Score,
     Start,
     TrickRecord,
+    VoidDeal,
 )
 from audit.rules.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat, Side
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
@@ -257,22 +259,26 @@ def _score(obj: Mapping[str, Any]) -> Score:
 def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
     by = CARD_BY_TEXT
     seats = SEAT_BY_TEXT
-    deal = h["deal"]
+    # A voided deal may stop anywhere: its deal, cayenne card, calls and tricks are
+    # optional (the schema requires them of every other hand).
+    deal = h.get("deal") or {"N": [], "E": [], "S": [], "W": []}
     tricks = tuple(
         TrickRecord(
             seats[t["leader"]],
             tuple(by[c] for c in t["cards"]),
             None if "ace_high" not in t else tuple(by[c] for c in t["ace_high"]),
+            tuple(Correction(seats[c["seat"]], by[c["card"]]) for c in t.get("corrected", ())),
         )
-        for t in h["tricks"]
+        for t in h.get("tricks", ())
     )
     gathered = h.get("gathered")
+    void = h.get("void")
     return HandRecord(
         number=index + 1,
         dealer=seats[h["dealer"]],
         deal=(_cards(deal["N"]), _cards(deal["E"]), _cards(deal["S"]), _cards(deal["W"])),
-        cayenne=by[h["cayenne"]],
-        calls=tuple((seats[c["seat"]], c["call"]) for c in h["calls"]),
+        cayenne=by[h["cayenne"]] if "cayenne" in h else None,
+        calls=tuple((seats[c["seat"]], c["call"]) for c in h.get("calls", ())),
         tricks=tricks,
         board=h.get("board"),
         pack=h.get("pack"),
@@ -284,6 +290,7 @@ def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
         ),
         claimed=_score(h["claimed"]) if "claimed" in h else None,
         shuffle=h.get("shuffle"),
+        void=None if void is None else VoidDeal(void["reason"], void.get("note")),
         extra={k: v for k, v in h.items() if k not in HAND_FIELDS},
     )
 
@@ -301,18 +308,30 @@ def hand_to_json(hand: HandRecord) -> dict[str, Any]:
         obj["board"] = hand.board
     if hand.pack is not None:
         obj["pack"] = hand.pack
-    obj["deal"] = {s.name: _texts(hand.deal[s]) for s in Seat}
+    void = hand.void
+    if void is not None:
+        obj["void"] = void.to_json()
+    # a voided deal writes only what it holds (its deal, cayenne, calls, tricks optional)
+    if void is None or any(hand.deal):
+        obj["deal"] = {s.name: _texts(hand.deal[s]) for s in Seat}
     if hand.dealt_order is not None:
         obj["dealt_order"] = _texts(hand.dealt_order)
-    obj["cayenne"] = CARD_TEXT[hand.cayenne]
-    obj["calls"] = [{"seat": s.name, "call": c} for s, c in hand.calls]
+    if hand.cayenne is not None:
+        obj["cayenne"] = CARD_TEXT[hand.cayenne]
+    if void is None or hand.calls:
+        obj["calls"] = [{"seat": s.name, "call": c} for s, c in hand.calls]
     tricks = []
     for t in hand.tricks:
         tj: dict[str, Any] = {"leader": t.leader.name, "cards": _texts(t.cards)}
         if t.ace_high is not None:
             tj["ace_high"] = _texts(t.ace_high)
+        if t.corrected:
+            tj["corrected"] = [
+                {"seat": c.seat.name, "card": CARD_TEXT[c.card]} for c in t.corrected
+            ]
         tricks.append(tj)
-    obj["tricks"] = tricks
+    if void is None or tricks:
+        obj["tricks"] = tricks
     if hand.gathered is not None:
         obj["gathered"] = {"NS": list(hand.gathered[0]), "EW": list(hand.gathered[1])}
     if hand.collected is not None:

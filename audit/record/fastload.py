@@ -112,8 +112,8 @@ def _score(x: Any) -> Score:
 
 
 def _hand(index: int, h: Any) -> HandRecord:
-    if type(h) is not dict:
-        raise _Reject
+    if type(h) is not dict or "void" in h:
+        raise _Reject  # a voided deal (its fields optional) takes the schema's path
     seats = SEAT_BY_TEXT
     by = CARD_BY_TEXT
     try:
@@ -149,7 +149,7 @@ def _hand(index: int, h: Any) -> HandRecord:
         if type(t) is not dict:
             raise _Reject
         leader = t.get("leader")
-        if leader not in seats or "cards" not in t:
+        if leader not in seats or "cards" not in t or "corrected" in t:
             raise _Reject
         ah = t.get("ace_high")
         tricks.append(

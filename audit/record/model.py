@@ -28,9 +28,42 @@ HAND_FIELDS = frozenset(
         "penalties",
         "claimed",
         "shuffle",
+        "void",
     )
 )
 """The fields of a record hand that cayenne-record/1 defines; any other is kept as is."""
+
+
+VOID_REASONS = ("misdeal", "new_deal")
+"""Why a deal was voided (docs/record-format.md, "Voided deals"): ``misdeal``, the dealer's
+error (Laws of Whist 44: not dealt in the packets from his left, a player with fourteen
+cards...); ``new_deal``, the pack's or another player's (Laws 37-42: an imperfect pack, a
+card faced in the pack, a card exposed in dealing and a new deal claimed). Either way,
+at Cayenne the same dealer deals again with the same pack."""
+
+
+@dataclass(frozen=True, slots=True)
+class VoidDeal:
+    """A deal voided before play was over; the same dealer deals again."""
+
+    reason: str
+    note: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        obj = {"reason": self.reason}
+        if self.note is not None:
+            obj["note"] = self.note
+        return obj
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """A revoke corrected before it was established (Laws of Whist: before the trick is
+    turned and quitted, or the revoking side plays again): ``card`` was played to the
+    trick and taken back; the trick's ``cards`` hold the card played in its place."""
+
+    seat: Seat
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +72,8 @@ class TrickRecord:
     cards: tuple[Card, ...]
     ace_high: tuple[Card, ...] | None = None
     """Aces declared high in a nullo; ``None`` when the field is absent."""
+    corrected: tuple[Correction, ...] = ()
+    """Revokes corrected in time in this trick (the trick's ``corrected``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +123,8 @@ class HandRecord:
     """1-based position in the record."""
     dealer: Seat
     deal: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
-    cayenne: Card
+    cayenne: Card | None
+    """``None`` only in a voided deal that stopped before the cayenne card was turned."""
     calls: tuple[tuple[Seat, str], ...]
     tricks: tuple[TrickRecord, ...]
     board: int | None = None
@@ -101,6 +137,8 @@ class HandRecord:
     penalties: tuple[Penalty, ...] = ()
     claimed: Score | None = None
     shuffle: dict[str, Any] | None = None
+    void: VoidDeal | None = None
+    """Set when the deal was voided (a misdeal, a new deal): not played nor scored."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields this version does not interpret (``x-`` names), kept for round trips."""
 

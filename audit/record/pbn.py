@@ -61,6 +61,8 @@ def export_pbn(record: Record) -> str:
     out: list[str] = ["% PBN 2.1", "% EXPORT", "% Cayenne Fair-Play: cayenne-record/1 export"]
     players = record.players or {}
     for hand in record.hands:
+        if hand.void is not None:
+            continue  # PBN has no voided deal: the deal dealt again is the board
         contract = contract_of(hand)
         tag = out.append
         tag("")
@@ -81,7 +83,7 @@ def export_pbn(record: Record) -> str:
             tag('[Contract ""]')
         else:
             tag(f'[Contract "1{"NT" if contract >= 4 else "SHDC"[contract]}"]')
-        tag(f'[CayenneCard "{CARD_TEXT[hand.cayenne]}"]')
+        tag(f'[CayenneCard "{"" if hand.cayenne is None else CARD_TEXT[hand.cayenne]}"]')
         tag(f'[CayenneContract "{"" if contract is None else contract.text}"]')
         tag(f'[CayenneCalls "{" ".join(f"{s.name}:{c}" for s, c in hand.calls)}"]')
         tag(f'[CayennePattern "{pattern_name(record.ruleset.deal_pattern)}"]')

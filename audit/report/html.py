@@ -61,7 +61,8 @@ def _diagram(hand: HandRecord, names: dict[str, str]) -> str:
             f'<div class="seat seat-{seat.name}"><h4>{seat.name}{" " + who if who else ""}{dealer}</h4>'
             f"{_holding(hand.deal[seat])}</div>"
         )
-    parts.append(f'<div class="table-centre">cayenne {_card(hand.cayenne)}</div></div>')
+    cayenne = "" if hand.cayenne is None else f"cayenne {_card(hand.cayenne)}"
+    parts.append(f'<div class="table-centre">{cayenne}</div></div>')
     return "".join(parts)
 
 
@@ -82,7 +83,12 @@ def _tricks(hand: HandRecord, winners: list[str], marks: set[tuple[int, str]]) -
             if (n, seat) in marks:
                 cls.append("irregular")
             high = " (high)" if t.ace_high and c in t.ace_high else ""
-            cells[seat] = f'<td class="{" ".join(cls)}">{_card(c)}{high}</td>'
+            back = "".join(
+                f' <span class="muted" data-role="corrected">(took back {_card(x.card)})</span>'
+                for x in t.corrected
+                if x.seat.name == seat
+            )
+            cells[seat] = f'<td class="{" ".join(cls)}">{_card(c)}{high}{back}</td>'
         row = "".join(cells.get(s.name, "<td></td>") for s in Seat)
         won = winners[i] if i < len(winners) else "?"
         rows.append(
@@ -181,15 +187,27 @@ def render_html(
         contract = info["contract"] or "none"
         calls = ", ".join(f"{s.name}: {escape(c)}" for s, c in hand.calls)
         out.append(f'<section class="hand" id="hand-{n}"><h3>Hand {n}</h3>')
-        out.append(
-            f"<p>Dealer {hand.dealer.name}; cayenne {_card(hand.cayenne)}; calls {calls}; contract "
-            f"<b>{escape(contract)}</b>"
-            + (f" (unit {info['unit']})" if info["unit"] else "")
-            + "</p>"
-        )
-        out.append(_diagram(hand, names))
+        if hand.void is not None:
+            note = f": {escape(hand.void.note)}" if hand.void.note else ""
+            out.append(
+                f'<p data-role="void">Dealer {hand.dealer.name}. <b>Void deal</b> '
+                f"({escape(hand.void.reason.replace('_', ' '))}{note}): not played nor scored; "
+                f"the same dealer deals again with the same pack.</p>"
+            )
+            if any(hand.deal):
+                out.append(_diagram(hand, names))
+        else:
+            cayenne = "none" if hand.cayenne is None else _card(hand.cayenne)
+            out.append(
+                f"<p>Dealer {hand.dealer.name}; cayenne {cayenne}; calls {calls}; contract "
+                f"<b>{escape(contract)}</b>"
+                + (f" (unit {info['unit']})" if info["unit"] else "")
+                + "</p>"
+            )
+            out.append(_diagram(hand, names))
         winners = [w.name for w in replay_hand(hand).winners]
-        out.append("<h4>Tricks</h4>" + _tricks(hand, winners, marks))
+        if hand.tricks:
+            out.append("<h4>Tricks</h4>" + _tricks(hand, winners, marks))
         if hand.gathered is not None:
             out.append(
                 f"<p>Gathered: N-S {list(hand.gathered[0])}, E-W {list(hand.gathered[1])}</p>"

@@ -36,6 +36,18 @@ def sheet_rows(number: int, rubber: dict[str, Any], labels: Mapping[str, str]) -
 
 GAME_NAMES = {4: "quadruple", 3: "triple", 2: "double", 1: "single"}
 
+SUIT_CONTRACTS = frozenset(("S", "H", "D", "C"))
+
+
+def contract_label(contract: str | None, unit: int | None) -> str:
+    """A contract as the sheet prints it: a suit made in the cayenne suit (which alone
+    counts four a trick) is marked ``(cayenne)``; ``-`` when none was made."""
+    if contract is None:
+        return "-"
+    if contract in SUIT_CONTRACTS and unit == 4:
+        return f"{contract} (cayenne)"
+    return contract
+
 
 def render_sheet(record: Record, scored: ScoredRecord) -> str:
     players = record.players
@@ -52,13 +64,17 @@ def render_sheet(record: Record, scored: ScoredRecord) -> str:
         f"{'Marker':>7}  Games and bonuses"
     )
     for hand, outcome, score in zip(record.hands, scored.outcomes, scored.scores, strict=True):
-        contract = "-" if outcome.contract is None else outcome.contract.text
-        if (
-            outcome.contract is not None
-            and outcome.contract < 4
-            and outcome.contract == hand.cayenne // 13
-        ):
-            contract += " (cayenne)"
+        if hand.void is not None:
+            note = f": {hand.void.note}" if hand.void.note else ""
+            lines.append(
+                f"{hand.number:>4}  {hand.dealer.name:<6}  {'void':<12}  {'':>4}  {'':>6}  "
+                f"{'':>7}  void ({hand.void.reason.replace('_', ' ')}{note}); "
+                "the same dealer deals again"
+            )
+            continue
+        contract = contract_label(
+            None if outcome.contract is None else outcome.contract.text, outcome.unit
+        )
         if score is None:
             lines.append(
                 f"{hand.number:>4}  {hand.dealer.name:<6}  {contract:<12}  {'':>4}  "

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from audit.report.sheet import sheet_rows
+from audit.report.sheet import contract_label, sheet_rows, side_label
+from audit.rules.cards import Side
 
 
 def render_text(
-    report: dict[str, Any], source: str | None = None, notice: str | None = None
+    report: dict[str, Any],
+    source: str | None = None,
+    notice: str | None = None,
+    *,
+    players: Mapping[str, str] | None = None,
 ) -> str:
-    """The report as text; ``notice`` is its first line (the service marks uploads with it)."""
+    """The report as text; ``notice`` is its first line (the service marks uploads with it).
+
+    With the record's ``players``, the dealers and the sides are named as the score
+    sheet of ``fairplay score`` names them, and a contract in the cayenne suit is
+    marked ``(cayenne)`` as there."""
+    names = {k: v for k, v in (players or {}).items() if isinstance(v, str) and v}
     lines: list[str] = [f"NOTICE: {notice}", ""] if notice else []
     title = f"Audit of {source}" if source else "Audit"
     findings = report["findings"]
@@ -34,11 +45,17 @@ def render_text(
                 f"  [{f['severity']:<7}] {f['code']:<22} {', '.join(where):<20} {f['message']}"
             )
     lines.append("")
+    if names:
+        lines.append(
+            "Players: " + ", ".join(f"{s} {names[s]}" for s in ("N", "E", "S", "W") if s in names)
+        )
+    dealers = [_dealer(h["dealer"], names) for h in report["hands"]]
+    dw = max([6, *(len(d) for d in dealers)])
     lines.append(
-        f"{'Hand':>4}  {'Dealer':<6}  {'Contract':<8}  {'Unit':>4}  {'Tricks':>6}  {'Marker':>6}  "
-        f"{'Stacking p':>10}  Games"
+        f"{'Hand':>4}  {'Dealer':<{dw}}  {'Contract':<12}  {'Unit':>4}  {'Tricks':>6}  "
+        f"{'Marker':>6}  {'Stacking p':>10}  Games"
     )
-    for h in report["hands"]:
+    for h, dealer in zip(report["hands"], dealers, strict=True):
         tricks = h["tricks"]
         t = f"{tricks['NS']}-{tricks['EW']}" if tricks else "-"
         score = h["score"]
@@ -51,12 +68,35 @@ def render_text(
         )
         st = h.get("stacking")
         p = f"{st['p_value']:.3g}" if st else ""
+        void = h.get("void")
+        if void is not None:
+            lines.append(
+                f"{h['hand']:>4}  {dealer:<{dw}}  {'void':<12}  {'':>4}  {'':>6}  {'':>6}  "
+                f"{p:>10}  {void_text(void)}"
+            )
+            continue
+        contract = contract_label(h["contract"], h["unit"])
         lines.append(
-            f"{h['hand']:>4}  {h['dealer']:<6}  {h['contract'] or '-':<8}  {h['unit'] or '':>4}  "
+            f"{h['hand']:>4}  {dealer:<{dw}}  {contract:<12}  {h['unit'] or '':>4}  "
             f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}"
         )
+    labels = {side.name: side_label(side, names) for side in Side}
     for i, r in enumerate(report["rubbers"], 1):
-        lines += sheet_rows(i, r, {"NS": "NS", "EW": "EW"})
+        lines += sheet_rows(i, r, labels)
         if r["winner"]:
-            lines.append(f"  {r['winner']} win the rubber; value {r['value']}")
+            lines.append(f"  {labels[r['winner']]} win the rubber; value {r['value']}")
     return "\n".join(lines) + "\n"
+
+
+def _dealer(seat: str, names: Mapping[str, str]) -> str:
+    return f"{seat} ({names[seat]})" if seat in names else seat
+
+
+def void_text(void: Mapping[str, Any]) -> str:
+    """A voided deal in words: ``void (misdeal): ... the same dealer deals again``."""
+    note = void.get("note")
+    return (
+        f"void ({str(void['reason']).replace('_', ' ')})"
+        + (f": {note}" if note else "")
+        + "; the same dealer deals again"
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.record.model import HandRecord
+from audit.record.model import HandRecord, TrickRecord
 from audit.rules.cards import (
     ACE,
     CARD_TEXT,
@@ -179,12 +179,72 @@ def _check_calls(hand: HandRecord, out: list[Irregularity]) -> None:
             )
 
 
+def corrections(
+    number: int, trick: TrickRecord, holdings: list[int], led: int
+) -> list[Irregularity]:
+    """REVOKE_CORRECTED for each revoke of ``trick`` corrected in time, as the record
+    says, or CORRECTION_INVALID when the cards cannot show it: the seat did not play to
+    the trick after the lead, did not hold the card, or the card was no revoke (of the
+    suit led, or the seat held none of it). ``holdings`` are before the trick."""
+    out: list[Irregularity] = []
+    for c in trick.corrected:
+        seat, card = c.seat, c.card
+        text = CARD_TEXT[card]
+        holding = holdings[seat]
+        why = None
+        if seat == trick.leader:
+            why = f"{seat.name} led to the trick: a lead cannot be a revoke"
+        elif not holding >> card & 1:
+            why = f"{seat.name} did not hold {text}"
+        elif SUIT_OF[card] == led:
+            why = f"{text} follows suit: it was no revoke"
+        elif not holding & SUIT_MASK[led]:
+            why = f"{seat.name} held no {SUIT_NAME[led]}: {text} was no revoke"
+        if why is None:
+            out.append(
+                Irregularity(
+                    "REVOKE_CORRECTED",
+                    f"{seat.name} played {text} on a {SUIT_NAME[led]} lead to trick {number} "
+                    "and corrected it before the revoke was established: no penalty",
+                    trick=number,
+                    seat=seat,
+                    evidence={"card": text, "led": "SHDC"[led]},
+                )
+            )
+        else:
+            out.append(
+                Irregularity(
+                    "CORRECTION_INVALID",
+                    f"trick {number}: the record says {seat.name} took back {text}, but {why}",
+                    trick=number,
+                    seat=seat,
+                    evidence={"card": text, "reason": why},
+                )
+            )
+    return out
+
+
 def replay_hand(hand: HandRecord) -> HandOutcome:
     """Replay ``hand`` as recorded and report what happened."""
+    if hand.void is not None:
+        # Not played out nor scored; whether its deal is whole decides only whether it
+        # is tested for stacking (a misdeal's fourteen cards are its reason, not a finding).
+        return HandOutcome(
+            contract=None,
+            unit=0,
+            tricks=[0, 0],
+            winners=[],
+            honours=(0, 0),
+            revokes=[],
+            irregularities=[],
+            replayable=False,
+            deal_valid=_check_deal(hand, []),
+        )
     irregular: list[Irregularity] = []
     deal_valid = _check_deal(hand, irregular)
     _check_calls(hand, irregular)
     contract = contract_of(hand)
+    assert hand.cayenne is not None  # required of every hand but a voided deal
     cay_suit = SUIT_OF[hand.cayenne]
     holdings = [0, 0, 0, 0]
     for seat in range(4):
@@ -277,6 +337,8 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
                     ace_mask |= 1 << a
         led = SUIT_OF[cards[0]]
         led_mask = SUIT_MASK[led]
+        if trick.corrected:
+            irregular += corrections(number, trick, holdings, led)
         seat = int(leader)
         best = 0
         best_suit = led

@@ -66,7 +66,7 @@ def fouled_boards(
     plays: dict[int, list[tuple[TableRecord, HandRecord]]] = {}
     for t in event.tables:
         for h in t.record.hands:
-            if h.board is not None:
+            if h.board is not None and h.void is None:  # a voided deal is dealt again
                 plays.setdefault(h.board, []).append((t, h))
     findings = []
     versions: dict[tuple[int, tuple[int, str]], Hashable] = {}
@@ -119,7 +119,7 @@ def _fouled_finding(board: int, ranked: list[list[tuple[TableRecord, HandRecord]
                 "tables": [_where(t) for t, _ in ranked[0]],
                 "dealer": main.dealer.name,
                 "pack": main.pack,
-                "cayenne": CARD_TEXT[main.cayenne],
+                "cayenne": None if main.cayenne is None else CARD_TEXT[main.cayenne],
             },
             "other_versions": others,
         },

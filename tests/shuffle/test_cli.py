@@ -16,9 +16,9 @@ from shuffle.verify import check_record_hand, verify_transcript
 
 SEEDS = {
     "N": "north seat's long phrase",
-    "E": "00112233445566778899aabbccddeeff",
+    "E": "hex:00112233445566778899aabbccddeeff",
     "S": "sixteen bytes!!!",
-    "W": "ff" * 64,
+    "W": "HEX:" + "ff" * 64,
 }
 
 
@@ -70,7 +70,8 @@ def test_local_ceremony_prints_commitment_deal_and_writes_transcript(
         "nina",
     )
     assert t.seats[Seat.N].seed == SEEDS["N"].encode()  # a phrase is used as it is
-    assert t.seats[Seat.E].seed == bytes.fromhex(SEEDS["E"])
+    assert t.seats[Seat.E].seed == bytes.fromhex(SEEDS["E"][4:])
+    assert t.seats[Seat.W].seed == b"\xff" * 64
 
 
 def test_seed_flags_pattern_and_beacon(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,16 +99,76 @@ def test_verify_ok_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert result["ok"] and len(result["dealt_order"]) == 52
 
 
-def test_verify_tampered_file_is_one_line_exit_2(
+def test_verify_tampered_transcript_is_a_mismatch_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """1 for a transcript that does not verify (as a record with a failing hand, and as
+    the audit's irregular), 2 only for one that cannot be read as a transcript."""
     _, out = ceremony(tmp_path, capsys)
     obj = json.loads(out.read_text())
     obj["seats"]["W"]["player"] = "mallory"
     out.write_text(json.dumps(obj))
+    assert main(["shuffle", "verify", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert text.count("\n") == 1 and "FAIL SHUFFLE_COMMITMENT_MISMATCH: shuffle.seats.W.seed" in text
+    assert main(["shuffle", "verify", "--json", str(out)]) == 1
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["ok"] is False and answer["code"] == "SHUFFLE_COMMITMENT_MISMATCH"
+    del obj["seats"]["W"]["seed"]  # never revealed: it does not verify either
+    out.write_text(json.dumps(obj))
+    assert main(["shuffle", "verify", str(out)]) == 1
+    assert "SHUFFLE_INCOMPLETE" in capsys.readouterr().out
+    obj["seats"]["W"]["seed"] = "not hex"  # malformed: not a transcript
+    out.write_text(json.dumps(obj))
     assert main(["shuffle", "verify", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "shuffle.seats.W.seed" in err and "Traceback" not in err
+
+
+def test_verify_refuses_a_key_named_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out = ceremony(tmp_path, capsys)
+    text = out.read_text()
+    # a second "table" member: parsers disagree on which one wins
+    out.write_text(text.replace('"table": "club-3"', '"table": "club-3", "table": "club-4"', 1))
+    assert main(["shuffle", "verify", str(out)]) == 2
+    assert "duplicate key 'table'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "seed"),
+    [
+        ("hex:" + "00" * 16, b"\0" * 16),
+        ("  hex:" + "Ab" * 64 + " ", b"\xab" * 64),
+        ("a phrase of sixteen", b"a phrase of sixteen"),
+        ("deadbeef deadbeef deadbeef", b"deadbeef deadbeef deadbeef"),  # not only hex
+    ],
+)
+def test_a_seed_has_one_reading(text: str, seed: bytes) -> None:
+    from audit.cli.shuffle import parse_seat_seed
+
+    assert parse_seat_seed(text, Seat.N) == seed
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("00112233445566778899aabbccddeeff", "write hex:0011"),  # hex-looking phrase
+        ("hex:" + "00" * 15, "hex: with 30 characters"),
+        ("hex:" + "00" * 65, "hex: with 130 characters"),
+        ("hex:" + "zz" * 16, "hex: with 32 characters"),
+        ("short", "this phrase has 5 bytes"),
+        ("x" * 65, "this phrase has 65 bytes"),
+    ],
+)
+def test_a_seed_that_could_be_read_two_ways_or_not_at_all_is_refused(text: str, why: str) -> None:
+    from audit.cli.shuffle import parse_seat_seed
+    from shuffle.errors import ShuffleFormatError
+
+    with pytest.raises(ShuffleFormatError, match="seats.N.seed") as info:
+        parse_seat_seed(text, Seat.N)
+    assert why in info.value.message and "16..64 bytes" in info.value.message
 
 
 def test_weak_seed_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -164,14 +225,18 @@ def test_record_hands_checked_against_their_shuffles(
     assert info.value.path == "hand.deal.N"
     for field, value, path in (
         ("cayenne", "AS" if good["cayenne"] != "AS" else "KS", "hand.cayenne"),
-        ("dealer", "N", "dealer"),
-        ("pack", 0, "pack"),
+        ("dealer", "N", "hand.dealer"),
+        ("pack", 0, "hand.pack"),
         ("dealt_order", list(reversed(good["dealt_order"])), "hand.dealt_order"),
     ):
         bad = dict(good, **{field: value})
         with pytest.raises(OutcomeMismatchError) as info:
             check_record_hand(bad)
         assert info.value.path == path
+        # a hand's field is printed as it is, never as shuffle.hand.…
+        assert (
+            info.value.message.startswith(f"{path}: ") and "shuffle.hand" not in info.value.message
+        )
     with pytest.raises(OutcomeMismatchError):
         check_record_hand(good, pattern=[6, 7])
 

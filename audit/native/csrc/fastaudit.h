@@ -83,6 +83,8 @@ extern Tables G;
     X(S_penalties, "penalties") \
     X(S_claimed, "claimed") \
     X(S_shuffle, "shuffle") \
+    X(S_void, "void") \
+    X(S_corrected, "corrected") \
     X(S_seat, "seat") \
     X(S_call, "call") \
     X(S_leader, "leader") \

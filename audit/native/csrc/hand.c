@@ -191,6 +191,8 @@ static int read_score(PyObject *x, Score *out) {
 int read_hand(PyObject *h, Hand *out) {
     if (!PyDict_CheckExact(h))
         return 0;
+    if (get(h, S_void) != NULL)
+        return 0; /* a voided deal: the Python auditor reports it */
     PyObject *o;
     out->dealer = seat_of((o = get(h, S_dealer)) ? o : Py_None);
     out->cayenne = (o = get(h, S_cayenne)) ? card_of(o) : -1;
@@ -261,6 +263,8 @@ int read_hand(PyObject *h, Hand *out) {
         PyObject *tr = PyList_GET_ITEM(tricks, t);
         if (!PyDict_CheckExact(tr))
             return 0;
+        if (get(tr, S_corrected) != NULL)
+            return 0; /* a corrected revoke: the Python auditor reports it */
         o = get(tr, S_leader);
         int leader = o ? seat_of(o) : -1;
         if (leader != expected_leader)
