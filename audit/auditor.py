@@ -18,6 +18,7 @@ from audit.checks import play as play_check
 from audit.checks import score as score_check
 from audit.checks import shuffle as shuffle_check
 from audit.checks import stacking as stacking_check
+from audit.explain import claim_json, explanation_json
 from audit.findings import ERROR, Finding
 from audit.model import Record
 from audit.native import audit_fast
@@ -65,6 +66,9 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
         }
         if hand.number in ctx.stacking:
             h["stacking"] = ctx.stacking[hand.number]
+        if hand.claimed is not None:
+            h["claimed"] = claim_json(hand.claimed)
+        h["explanation"] = None if score is None else explanation_json(score.explanation)
         hands.append(h)
     verdict = "irregular" if any(f.severity == ERROR for f in findings) else "clean"
     return {

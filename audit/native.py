@@ -27,12 +27,17 @@ import os
 from types import ModuleType
 from typing import Any
 
-from audit.cards import SEAT_BY_TEXT
+from audit.cards import CARD_BY_TEXT, HONOURS_OF_SUIT, SEAT_BY_TEXT
 from audit.checks.dealer import lowest_cut
 from audit.checks.stacking import stacked_findings
+from audit.contract import CONTRACT_BY_TEXT, Contract
 from audit.deal import PATTERNS, pattern_name
-from audit.fastload import top_level
+from audit.explain import claim_json, explanation_json
+from audit.fastload import claim, top_level
 from audit.findings import ERROR, Finding
+from audit.model import Start
+from audit.ruleset import Ruleset
+from audit.scoring import HandFacts, Sheet
 from audit.stacking.detector import StackingResult
 from audit.stacking.order import eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
@@ -96,6 +101,52 @@ def _result(info: dict[str, Any]) -> StackingResult:
     return StackingResult(info["p_value"], info["statistic"], info["method"], info["evidence"])
 
 
+def _honours(raw: dict[str, Any], contract: Contract) -> tuple[int, int]:
+    if not contract.has_trump:
+        return (0, 0)
+    mask = HONOURS_OF_SUIT[contract]
+    deal = raw["deal"]
+    ns = sum((mask >> CARD_BY_TEXT[t]) & 1 for t in deal["N"]) + sum(
+        (mask >> CARD_BY_TEXT[t]) & 1 for t in deal["S"]
+    )
+    ew = sum((mask >> CARD_BY_TEXT[t]) & 1 for t in deal["E"]) + sum(
+        (mask >> CARD_BY_TEXT[t]) & 1 for t in deal["W"]
+    )
+    return (ns, ew)
+
+
+def _explain(
+    hands: list[dict[str, Any]], hands_raw: list[Any], ruleset: Ruleset, start: Start | None
+) -> bool:
+    """Add each hand's ``claimed`` and ``explanation``, as the Python auditor does.
+
+    The explanation is written by the Python scorer (:func:`audit.scoring.score_hand`)
+    from the hands the extension replayed (a record in order has no revoke, so the
+    contract, unit, tricks and honours are all it needs). Returns false (the Python
+    auditor then decides) if that scorer's score is not the extension's."""
+    sheet = (
+        Sheet(ruleset=ruleset)
+        if start is None
+        else Sheet(start.points, start.games, start.sheet, ruleset)
+    )
+    for raw, h in zip(hands_raw, hands, strict=True):
+        contract = CONTRACT_BY_TEXT[h["contract"]]
+        tricks = h["tricks"]
+        facts = HandFacts(
+            contract, h["unit"], (tricks["NS"], tricks["EW"]), _honours(raw, contract)
+        )
+        scored = sheet.score(facts, h["hand"])
+        if scored.score.to_json() != h["score"]:
+            return False
+        if "claimed" in raw:
+            claimed = claim(raw["claimed"])
+            if claimed is None:
+                return False
+            h["claimed"] = claim_json(claimed)
+        h["explanation"] = explanation_json(scored.explanation)
+    return True
+
+
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     """The report of a record in order, or ``None`` (the Python auditor decides)."""
     native = _native
@@ -119,6 +170,8 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     if result is None:
         return None
     hands, rubbers = result
+    if not _explain(hands, hands_raw, ruleset, start):
+        return None
     findings: list[Finding] = []
     if not independent:
         first = lowest_cut(cut)

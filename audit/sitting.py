@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from audit.explain import RevokeAt
 from audit.model import HandRecord, Record
 from audit.replay import HandOutcome, replay_hand
 from audit.ruleset import Ruleset
@@ -20,12 +21,14 @@ def hand_facts(hand: HandRecord, outcome: HandOutcome, ruleset: Ruleset) -> Hand
         (seat.side, chosen.get((trick, seat), ruleset.default_penalty))
         for trick, seat in outcome.revokes
     )
+    at = tuple(RevokeAt(trick, seat, (trick, seat) in chosen) for trick, seat in outcome.revokes)
     return HandFacts(
         contract=outcome.contract,
         unit=outcome.unit,
         tricks=(outcome.tricks[0], outcome.tricks[1]),
         honours=outcome.honours,
         revokes=revokes,
+        revokes_at=at,
     )
 
 

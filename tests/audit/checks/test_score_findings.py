@@ -53,7 +53,12 @@ def test_the_report_scores_are_the_true_scores_from_the_start() -> None:
     report = audit_document(doc)
     (f,) = [f for f in report["findings"] if f["code"] == "SCORE_MISMATCH"]
     assert f["hand"] == 1 and f["evidence"]["expected"]["games"] == [{"side": "NS", "value": 2}]
-    assert report["hands"] == true["hands"] and report["rubbers"] == true["rubbers"]
+    assert report["rubbers"] == true["rubbers"]
+    # the true score and its explanation do not move; the claim is shown beside them
+    assert report["hands"][0]["claimed"]["games"] == [{"side": "NS", "value": 3}]
+    for h in (*report["hands"], *true["hands"]):
+        del h["claimed"]
+    assert report["hands"] == true["hands"]
 
 
 def test_bonuses_are_checked() -> None:
