@@ -111,14 +111,6 @@ def _score(x: Any) -> Score:
     )
 
 
-def claim(x: Any) -> Score | None:
-    """A hand's ``claimed`` typed, or ``None`` when it is not certainly valid."""
-    try:
-        return _score(x)
-    except (_Reject, KeyError, TypeError):
-        return None
-
-
 def _hand(index: int, h: Any) -> HandRecord:
     if type(h) is not dict:
         raise _Reject

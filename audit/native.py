@@ -27,17 +27,16 @@ import os
 from types import ModuleType
 from typing import Any
 
-from audit.cards import CARD_BY_TEXT, HONOURS_OF_SUIT, SEAT_BY_TEXT
+from audit.cards import SEAT_BY_TEXT
 from audit.checks.dealer import lowest_cut
 from audit.checks.stacking import stacked_findings
 from audit.contract import CONTRACT_BY_TEXT, Contract
 from audit.deal import PATTERNS, pattern_name
-from audit.explain import claim_json, explanation_json
-from audit.fastload import claim, top_level
+from audit.fastload import top_level
 from audit.findings import ERROR, Finding
 from audit.model import Start
 from audit.ruleset import Ruleset
-from audit.scoring import HandFacts, Sheet
+from audit.scoring import HandFacts, score_hand
 from audit.stacking.detector import StackingResult
 from audit.stacking.order import eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
@@ -101,18 +100,36 @@ def _result(info: dict[str, Any]) -> StackingResult:
     return StackingResult(info["p_value"], info["statistic"], info["method"], info["evidence"])
 
 
+_HONOUR_TEXTS = tuple(
+    frozenset(r + suit for r in ("A", "K", "Q", "J", "T", "10")) for suit in "SHDC"
+)
+"""The texts of each suit's trump honours (a card may be written ``TH`` or ``10H``)."""
+
+
 def _honours(raw: dict[str, Any], contract: Contract) -> tuple[int, int]:
+    """Trump honours dealt to each side (the extension has checked the deal is valid)."""
     if not contract.has_trump:
         return (0, 0)
-    mask = HONOURS_OF_SUIT[contract]
+    texts = _HONOUR_TEXTS[contract]
     deal = raw["deal"]
-    ns = sum((mask >> CARD_BY_TEXT[t]) & 1 for t in deal["N"]) + sum(
-        (mask >> CARD_BY_TEXT[t]) & 1 for t in deal["S"]
+    return (
+        len(texts.intersection(deal["N"])) + len(texts.intersection(deal["S"])),
+        len(texts.intersection(deal["E"])) + len(texts.intersection(deal["W"])),
     )
-    ew = sum((mask >> CARD_BY_TEXT[t]) & 1 for t in deal["E"]) + sum(
-        (mask >> CARD_BY_TEXT[t]) & 1 for t in deal["W"]
-    )
-    return (ns, ew)
+
+
+def _claim(raw: dict[str, Any], score: dict[str, Any]) -> dict[str, Any]:
+    """The report's ``claimed`` of a hand the extension found claimed right: its points
+    and games are the true ones; bonuses are taken as written (any order agrees)."""
+    points = score["points"]
+    out: dict[str, Any] = {"points": {"NS": points["NS"], "EW": points["EW"]}}
+    if "games" in raw:
+        out["games"] = [{"side": g["side"], "value": g["value"]} for g in score["games"]]
+    if "bonuses" in raw:
+        out["bonuses"] = [
+            {"side": b["side"], "kind": b["kind"], "points": b["points"]} for b in raw["bonuses"]
+        ]
+    return out
 
 
 def _explain(
@@ -123,27 +140,25 @@ def _explain(
     The explanation is written by the Python scorer (:func:`audit.scoring.score_hand`)
     from the hands the extension replayed (a record in order has no revoke, so the
     contract, unit, tricks and honours are all it needs). Returns false (the Python
-    auditor then decides) if that scorer's score is not the extension's."""
-    sheet = (
-        Sheet(ruleset=ruleset)
-        if start is None
-        else Sheet(start.points, start.games, start.sheet, ruleset)
-    )
+    auditor then decides) if that scorer's marker and games are not the extension's."""
+    marker, games = (start.points, start.games) if start is not None else ((0, 0), (0, 0))
     for raw, h in zip(hands_raw, hands, strict=True):
         contract = CONTRACT_BY_TEXT[h["contract"]]
         tricks = h["tricks"]
         facts = HandFacts(
             contract, h["unit"], (tricks["NS"], tricks["EW"]), _honours(raw, contract)
         )
-        scored = sheet.score(facts, h["hand"])
-        if scored.score.to_json() != h["score"]:
+        scored = score_hand(marker, games, facts, ruleset)
+        marker, games = scored.score.points, scored.games_after
+        score = h["score"]
+        points = score["points"]
+        if scored.score.points != (points["NS"], points["EW"]) or len(scored.score.games) != len(
+            score["games"]
+        ):
             return False
         if "claimed" in raw:
-            claimed = claim(raw["claimed"])
-            if claimed is None:
-                return False
-            h["claimed"] = claim_json(claimed)
-        h["explanation"] = explanation_json(scored.explanation)
+            h["claimed"] = _claim(raw["claimed"], score)
+        h["explanation"] = [line.to_json() for line in scored.explanation]
     return True
 
 

@@ -104,14 +104,13 @@ def score_hand(
         """Put ``n`` points on ``side``'s marker; ``cap`` says why they stop at 9, if so."""
         if n <= 0:
             return
-        name, other_name = SIDE_TEXT[side], SIDE_TEXT[side ^ 1]
         if over[0] is not None:
             lines.append(
                 Line(
                     LineKind.DROPPED,
                     _SIDES[side],
                     n,
-                    f"the rubber is already won: {name}'s {n} dropped",
+                    f"the rubber is already won: {SIDE_TEXT[side]}'s {n} dropped",
                 )
             )
             return
@@ -126,7 +125,7 @@ def score_hand(
                         LineKind.CAP,
                         _SIDES[side],
                         total - kept,
-                        f"{name} {cap}: capped at 9, {total - kept} of these do not count",
+                        f"{SIDE_TEXT[side]} {cap}: capped at 9, {total - kept} of these do not count",
                     )
                 )
             pts[side] = kept
@@ -134,6 +133,7 @@ def score_hand(
         other = side ^ 1
         pts[side] = total
         first = True
+        name, other_name = SIDE_TEXT[side], SIDE_TEXT[other]
         while pts[side] >= GAME:
             reached, losers = pts[side], pts[other]
             value = ruleset.game_value(losers)
@@ -169,7 +169,7 @@ def score_hand(
                 return
 
     # 1. revoke penalties, in the order the revokes were made (`tricks` moves tricks)
-    tricks, moved = _penalise(facts)
+    tricks, moved = _penalise(facts) if facts.revokes else (facts.tricks, [])
     for i, (side, option) in enumerate(facts.revokes):
         lines.append(_penalty_line(facts, i, moved[i], ruleset, pts[side], over[0] is not None))
         if option == "deduct":
@@ -256,9 +256,10 @@ def score_hand(
             )
 
     # 4. slams, on the tricks actually taken; never for a side that revoked
-    slam_bonuses, slam_lines = _slams(facts, Slip.SLAM_DESPITE_REVOKE in slips)
-    bonuses.extend(slam_bonuses)
-    lines.extend(slam_lines)
+    if facts.tricks[0] >= 12 or facts.tricks[1] >= 12:
+        slam_bonuses, slam_lines = _slams(facts, Slip.SLAM_DESPITE_REVOKE in slips)
+        bonuses.extend(slam_bonuses)
+        lines.extend(slam_lines)
 
     winner = over[0]
     if winner is not None:
@@ -355,6 +356,9 @@ def slams(facts: HandFacts) -> list[Bonus]:
     return _slams(facts, False)[0]
 
 
+_SLAM_KIND = {"slam": LineKind.SLAM, "little_slam": LineKind.LITTLE_SLAM}
+
+
 def _slams(facts: HandFacts, despite_revoke: bool) -> tuple[list[Bonus], list[Line]]:
     revoked = set() if despite_revoke else {side for side, _ in facts.revokes}
     nullo = facts.contract == Contract.NULLO
@@ -370,11 +374,11 @@ def _slams(facts: HandFacts, despite_revoke: bool) -> tuple[list[Bonus], list[Li
                 took += f" in a nullo: the {kind.replace('_', ' ')} is {SIDE_TEXT[owner]}'s"
             if owner in revoked:
                 text = f"{took}; no {kind.replace('_', ' ')}: {SIDE_TEXT[owner]} revoked"
-                lines.append(Line(LineKind(kind), _SIDES[owner], 0, text))
+                lines.append(Line(_SLAM_KIND[kind], _SIDES[owner], 0, text))
             else:
                 out.append(Bonus(_SIDES[owner], kind, value))
                 text = f"{took}: {kind.replace('_', ' ')}, {value} on the sheet (not the marker)"
-                lines.append(Line(LineKind(kind), _SIDES[owner], value, text))
+                lines.append(Line(_SLAM_KIND[kind], _SIDES[owner], value, text))
     return out, lines
 
 
