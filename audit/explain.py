@@ -105,9 +105,9 @@ def side_text(side: int) -> str:
 def alpha_note(alpha: float) -> str:
     """What ``alpha`` means, for the reports that print it."""
     return (
-        f"alpha {alpha:g} is the stacking test's false-alarm level: a deal (or a dealer's "
-        f"deals taken together) is called stacked when a thorough shuffle would give one "
-        f"at least as structured less than {alpha:g} of the time (the p-value)"
+        f"alpha = {alpha:g} is the false-alarm level: a stacking p-value below alpha is "
+        f"reported as a stacked deal, so an honestly shuffled deal is wrongly called "
+        f"stacked with probability at most {alpha:g}"
     )
 
 

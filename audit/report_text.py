@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from audit.explain import alpha_note
+from audit.report_explain import claim_line, next_deal_pointer
 from audit.sheet_text import sheet_rows
 
 
@@ -33,6 +35,9 @@ def render_text(
             lines.append(
                 f"  [{f['severity']:<7}] {f['code']:<22} {', '.join(where):<20} {f['message']}"
             )
+            pointer = next_deal_pointer(f)
+            if pointer:
+                lines.append(f"  {'':<9} {'':<22} {'':<20} -> {pointer}")
     lines.append("")
     lines.append(
         f"{'Hand':>4}  {'Dealer':<6}  {'Contract':<8}  {'Unit':>4}  {'Tricks':>6}  {'Marker':>6}  "
@@ -55,8 +60,37 @@ def render_text(
             f"{h['hand']:>4}  {h['dealer']:<6}  {h['contract'] or '-':<8}  {h['unit'] or '':>4}  "
             f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}"
         )
+    if "alpha" in report:
+        lines.append("")
+        lines.append(
+            "Stacking p: the chance that a thorough shuffle deals a hand at least as "
+            "structured as this one. " + alpha_note(report["alpha"]) + "."
+        )
+    lines += _explanations(report["hands"])
     for i, r in enumerate(report["rubbers"], 1):
         lines += sheet_rows(i, r, {"NS": "NS", "EW": "EW"})
         if r["winner"]:
             lines.append(f"  {r['winner']} win the rubber; value {r['value']}")
     return "\n".join(lines) + "\n"
+
+
+def _explanations(hands: list[dict[str, Any]]) -> list[str]:
+    """Each hand's score step by step, and its claim beside the true score."""
+    out = ["", "Scores explained:"]
+    for h in hands:
+        tricks = h.get("tricks")
+        head = f"  Hand {h['hand']}: {h['contract'] or 'no contract'}"
+        if h.get("unit"):
+            head += f", unit {h['unit']}"
+        if tricks:
+            head += f"; tricks N-S {tricks['NS']}, E-W {tricks['EW']}"
+        out.append(head)
+        explanation = h.get("explanation")
+        if explanation is None:
+            out.append("    - not scored: the hand cannot be replayed")
+        for line in explanation or ():
+            out.append(f"    - {line['reason']}")
+        claim = claim_line(h)
+        if claim:
+            out.append(f"    {claim}")
+    return out
