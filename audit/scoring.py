@@ -66,6 +66,8 @@ class Slip(StrEnum):
     """A way of scoring wrongly that players make; :func:`score_hand` can score as if
     they made it, so that a claim that differs can be explained (``audit.slips``)."""
 
+    NO_PENALTY = "no_penalty"
+    """No revoke penalty applied (the revoking side still capped, still without a slam)."""
     REVOKE_NOT_CAPPED = "revoke_not_capped"
     """The side that revoked was let win a game in the hand."""
     HONOURS_WHEN_OUT = "honours_when_out"
@@ -169,8 +171,9 @@ def score_hand(
                 return
 
     # 1. revoke penalties, in the order the revokes were made (`tricks` moves tricks)
-    tricks, moved = _penalise(facts) if facts.revokes else (facts.tricks, [])
-    for i, (side, option) in enumerate(facts.revokes):
+    penalised = facts.revokes and Slip.NO_PENALTY not in slips
+    tricks, moved = _penalise(facts) if penalised else (facts.tricks, [])
+    for i, (side, option) in enumerate(facts.revokes if penalised else ()):
         lines.append(_penalty_line(facts, i, moved[i], ruleset, pts[side], over[0] is not None))
         if option == "deduct":
             if over[0] is None:
