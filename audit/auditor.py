@@ -49,6 +49,7 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
     findings: list[Finding] = []
     for check in CHECKS:
         findings += check.check(ctx)
+    gathering_check.link_next_deal(findings, record, ctx.stacking)
     findings.sort(key=Finding.sort_key)
     hands = []
     for hand, outcome, score in zip(record.hands, outcomes, scored.scores, strict=True):

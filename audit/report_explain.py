@@ -66,6 +66,8 @@ def next_deal_pointer(finding: dict[str, Any]) -> str | None:
     if not nxt:
         return None
     p = nxt.get("p_value")
-    return f"see the stacking test of hand {nxt['hand']}, the next deal from this pack" + (
-        f" (p = {p:.3g})" if p is not None else ""
+    if p is None:
+        return f"the next deal from this pack, hand {nxt['hand']}, could not be tested for stacking"
+    return (
+        f"see the stacking test of hand {nxt['hand']}, the next deal from this pack (p = {p:.3g})"
     )

@@ -120,8 +120,9 @@ def _pointer(finding: dict[str, Any]) -> str:
     pointer = next_deal_pointer(finding)
     if pointer is None:
         return ""
-    hand = finding["evidence"]["next_deal"]["hand"]
-    return f' <a href="#hand-{hand}-stacking" data-role="next-deal">{escape(pointer)}</a>'
+    nxt = finding["evidence"]["next_deal"]
+    anchor = f"hand-{nxt['hand']}" + ("-stacking" if nxt.get("stacking") else "")
+    return f' <a href="#{anchor}" data-role="next-deal">{escape(pointer)}</a>'
 
 
 def _explanation(info: dict[str, Any]) -> str:

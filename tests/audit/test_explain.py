@@ -171,3 +171,26 @@ def test_the_explanation_is_the_score(
         if x.kind in (K.RUBBER, K.SLAM, K.LITTLE_SLAM) and x.amount
     ]
     assert sheet == [(b.side, b.kind, b.points) for b in r.score.bonuses]
+
+
+def test_text_and_html_show_the_steps_the_claim_and_alpha() -> None:
+    from audit.report_html import render_html
+    from audit.report_text import render_text
+
+    doc = worked_example()
+    doc["hands"] = doc["hands"][:1]
+    doc["hands"][0]["claimed"]["points"] = {"NS": 6, "EW": 8}
+    report = audit_document(doc, alpha=0.01)
+    text = render_text(report)
+    assert "    - E-W held 3 trump honours (N-S 2)" in text
+    assert (
+        "    claimed: marker N-S 6, E-W 8; games N-S 2; bonuses none; the rules give "
+        "marker N-S 6, E-W 0; games N-S 2; bonuses none (SCORE_MISMATCH)"
+    ) in text
+    assert "alpha = 0.01 is the false-alarm level" in text
+    html = render_html(report, doc)
+    assert (
+        "<li>N-S reach 16: game, a double (2): E-W had 6, now turned down; 6 carried</li>" in html
+    )
+    assert '<p data-role="claim" class="sev-error">Claimed: marker N-S 6, E-W 8' in html
+    assert 'data-role="alpha">(alpha = 0.01 is the false-alarm level' in html
