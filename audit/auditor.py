@@ -3,7 +3,9 @@
 The report is cayenne-audit-report/1 (docs/audit-report.md): a verdict, the
 findings sorted by hand and trick, each hand's true score and stacking test, and
 every rubber begun. ``hands[].score`` and ``rubbers`` are the scores by the rules from
-the record's start; claims are judged separately (SCORE_MISMATCH).
+the record's start; claims are judged separately (SCORE_MISMATCH) and shown beside them
+(``hands[].claimed``), and ``hands[].explanation`` is the scorer's own account of each
+score (docs/audit-report.md, "Extensions").
 """
 
 from __future__ import annotations
