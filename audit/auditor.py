@@ -3,7 +3,9 @@
 The report is cayenne-audit-report/1 (docs/audit-report.md): a verdict, the
 findings sorted by hand and trick, each hand's true score and stacking test, and
 every rubber begun. ``hands[].score`` and ``rubbers`` are the scores by the rules from
-the record's start; claims are judged separately (SCORE_MISMATCH).
+the record's start; claims are judged separately (SCORE_MISMATCH) and shown beside them
+(``hands[].claimed``), and ``hands[].explanation`` is the scorer's own account of each
+score (docs/audit-report.md, "Extensions").
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.record.model import Record
 from audit.report import REPORT_FORMAT
+from audit.rules.explain import claim_json, explanation_json
 from audit.rules.replay import replay_hand
 from audit.rules.sitting import score_record
 
@@ -59,6 +62,7 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
     findings: list[Finding] = []
     for check in CHECKS:
         findings += check.check(ctx)
+    gathering_check.link_next_deal(findings, record, ctx.stacking)
     findings.sort(key=Finding.sort_key)
     hands = []
     for hand, outcome, score in zip(record.hands, outcomes, scored.scores, strict=True):
@@ -78,6 +82,9 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
         }
         if hand.number in ctx.stacking:
             h["stacking"] = ctx.stacking[hand.number]
+        if hand.claimed is not None:
+            h["claimed"] = claim_json(hand.claimed)
+        h["explanation"] = None if score is None else explanation_json(score.explanation)
         hands.append(h)
     verdict = "irregular" if any(f.severity == ERROR for f in findings) else "clean"
     return {

@@ -59,6 +59,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("audit.rules.replay", "audit.record.model"): "the record's data model",
     ("audit.rules.scoring", "audit.record.model"): "the record's data model",
     ("audit.rules.sitting", "audit.record.model"): "the record's data model",
+    ("audit.rules.explain", "audit.record.model"): "the record's data model (Score)",
 }
 """Module imports that break the layers on purpose, each with the reason."""
 

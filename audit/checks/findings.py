@@ -87,6 +87,10 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 
+AFTER_THE_HAND = frozenset({"SCORE_MISMATCH"})
+"""Codes listed after every other finding of their hand: they follow from the others."""
+
+
 @dataclass(slots=True)
 class Finding:
     code: str
@@ -111,5 +115,8 @@ class Finding:
         obj["evidence"] = self.evidence
         return obj
 
-    def sort_key(self) -> tuple[int, int, int]:
-        return (self.hand or 10**9, self.trick or 0, 0 if self.severity == ERROR else 1)
+    def sort_key(self) -> tuple[int, int, int, int]:
+        """By hand, then trick; a SCORE_MISMATCH after everything else in its hand (the
+        irregularity that caused it comes first)."""
+        last = 1 if self.code in AFTER_THE_HAND else 0
+        return (self.hand or 10**9, last, self.trick or 0, 0 if self.severity == ERROR else 1)

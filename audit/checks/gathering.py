@@ -10,11 +10,14 @@ top), the same way for both piles.
 
 from __future__ import annotations
 
+from typing import Any
+
 from audit.checks import AuditContext
 from audit.checks.findings import Finding
-from audit.record.model import HandRecord
+from audit.record.model import HandRecord, Record
 from audit.rules.cards import CARD_TEXT, Side
 from audit.rules.replay import HandOutcome
+from audit.stacking.detector import previous_hand_with_pack
 
 
 def _gathered(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
@@ -143,3 +146,32 @@ def check(ctx: AuditContext) -> list[Finding]:
         if hand.collected is not None:
             out += _collected(hand, outcome)
     return out
+
+
+def link_next_deal(
+    findings: list[Finding], record: Record, stacking: dict[int, dict[str, Any]]
+) -> None:
+    """Point each TRICKS_OUT_OF_ORDER finding at the stacking test of the next deal from
+    that pack (``evidence.next_deal``): a pile gathered out of order is what a stacked
+    deal is made from, so that test is where to look next.
+
+    ``next_deal`` holds the hand's number, ``stacking``, a JSON pointer (RFC 6901) to its
+    ``stacking`` object in the report, and ``p_value``; both null when that deal could not
+    be tested. Findings in a hand after which the pack was not dealt again get none."""
+    packs = [h.pack for h in record.hands]
+    position = {h.number: i for i, h in enumerate(record.hands)}
+    next_of: dict[int, int] = {}
+    for j in range(len(record.hands)):
+        i = previous_hand_with_pack(packs, j)
+        if i is not None and record.hands[i].number not in next_of:
+            next_of[record.hands[i].number] = record.hands[j].number
+    for f in findings:
+        if f.code != "TRICKS_OUT_OF_ORDER" or f.hand not in next_of:
+            continue
+        m = next_of[f.hand]
+        info = stacking.get(m)
+        f.evidence["next_deal"] = {
+            "hand": m,
+            "stacking": None if info is None else f"/hands/{position[m]}/stacking",
+            "p_value": None if info is None else info["p_value"],
+        }

@@ -13,6 +13,7 @@ from typing import Any
 
 from audit.checks import AuditContext
 from audit.checks.findings import Finding
+from audit.checks.score_reason import amount_text, explain_mismatch
 from audit.record.model import Score
 from audit.rules.scoring import GAMES_TO_WIN, score_hand
 from audit.rules.sitting import hand_facts
@@ -76,10 +77,17 @@ def check(ctx: AuditContext) -> list[Finding]:
                     f"bonuses {_bonuses(got['bonuses'])} claimed, "
                     f"{_bonuses(exp['bonuses'])} by the rules"
                 )
+            facts = hand_facts(hand, outcome, record.ruleset)
+            assert facts is not None
+            reason = explain_mismatch(points, games, facts, record.ruleset, claimed)
+            why = [x for x in (amount_text(expected.score, claimed), reason and reason.text) if x]
             out.append(
                 Finding(
                     "SCORE_MISMATCH",
-                    f"hand {hand.number}: " + "; ".join(parts),
+                    f"hand {hand.number}: "
+                    + (": ".join(why) + " (" if why else "")
+                    + "; ".join(parts)
+                    + (")" if why else ""),
                     hand=hand.number,
                     evidence={
                         "fields": diff,
@@ -89,6 +97,8 @@ def check(ctx: AuditContext) -> list[Finding]:
                             "points": {"NS": points[0], "EW": points[1]},
                             "games": {"NS": games[0], "EW": games[1]},
                         },
+                        "slip": None if reason is None else reason.slip,
+                        "reason": None if reason is None else reason.text,
                     },
                 )
             )

@@ -37,9 +37,13 @@ from audit.checks.findings import ERROR, Finding
 from audit.checks.stacking import stacked_findings
 from audit.errors import FairplayError
 from audit.record.fastload import top_level
+from audit.record.model import Start
 from audit.report import REPORT_FORMAT
 from audit.rules.cards import ALL_CARDS, SEAT_BY_TEXT
+from audit.rules.contract import CONTRACT_BY_TEXT, Contract
 from audit.rules.deal import PATTERNS, pattern_name
+from audit.rules.ruleset import Ruleset
+from audit.rules.scoring import HandFacts, score_hand
 from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, StackingResult
 from audit.stacking.order import SOFT_MIN_SCALE, eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
@@ -121,6 +125,68 @@ def _result(info: dict[str, Any]) -> StackingResult:
     return StackingResult(info["p_value"], info["statistic"], info["method"], info["evidence"])
 
 
+_HONOUR_TEXTS = tuple(
+    frozenset(r + suit for r in ("A", "K", "Q", "J", "T", "10")) for suit in "SHDC"
+)
+"""The texts of each suit's trump honours (a card may be written ``TH`` or ``10H``)."""
+
+
+def _honours(raw: dict[str, Any], contract: Contract) -> tuple[int, int]:
+    """Trump honours dealt to each side (the extension has checked the deal is valid)."""
+    if not contract.has_trump:
+        return (0, 0)
+    texts = _HONOUR_TEXTS[contract]
+    deal = raw["deal"]
+    return (
+        len(texts.intersection(deal["N"])) + len(texts.intersection(deal["S"])),
+        len(texts.intersection(deal["E"])) + len(texts.intersection(deal["W"])),
+    )
+
+
+def _claim(raw: dict[str, Any], score: dict[str, Any]) -> dict[str, Any]:
+    """The report's ``claimed`` of a hand the extension found claimed right: its points
+    and games are the true ones; bonuses are taken as written (any order agrees)."""
+    points = score["points"]
+    out: dict[str, Any] = {"points": {"NS": points["NS"], "EW": points["EW"]}}
+    if "games" in raw:
+        out["games"] = [{"side": g["side"], "value": g["value"]} for g in score["games"]]
+    if "bonuses" in raw:
+        out["bonuses"] = [
+            {"side": b["side"], "kind": b["kind"], "points": b["points"]} for b in raw["bonuses"]
+        ]
+    return out
+
+
+def _explain(
+    hands: list[dict[str, Any]], hands_raw: list[Any], ruleset: Ruleset, start: Start | None
+) -> bool:
+    """Add each hand's ``claimed`` and ``explanation``, as the Python auditor does.
+
+    The explanation is written by the Python scorer (:func:`audit.rules.scoring.score_hand`)
+    from the hands the extension replayed (a record in order has no revoke, so the
+    contract, unit, tricks and honours are all it needs). Returns false (the Python
+    auditor then decides) if that scorer's marker and games are not the extension's."""
+    marker, games = (start.points, start.games) if start is not None else ((0, 0), (0, 0))
+    for raw, h in zip(hands_raw, hands, strict=True):
+        contract = CONTRACT_BY_TEXT[h["contract"]]
+        tricks = h["tricks"]
+        facts = HandFacts(
+            contract, h["unit"], (tricks["NS"], tricks["EW"]), _honours(raw, contract)
+        )
+        scored = score_hand(marker, games, facts, ruleset)
+        marker, games = scored.score.points, scored.games_after
+        score = h["score"]
+        points = score["points"]
+        if scored.score.points != (points["NS"], points["EW"]) or len(scored.score.games) != len(
+            score["games"]
+        ):
+            return False
+        if "claimed" in raw:
+            h["claimed"] = _claim(raw["claimed"], score)
+        h["explanation"] = [line.to_json() for line in scored.explanation]
+    return True
+
+
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     """The report of a record in order, or ``None`` (the Python auditor decides)."""
     if not available():
@@ -143,6 +209,8 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     if result is None:
         return None
     hands, rubbers = result
+    if not _explain(hands, hands_raw, ruleset, start):
+        return None
     findings: list[Finding] = []
     if not independent:
         first = lowest_cut(cut)

@@ -13,7 +13,9 @@ from typing import Any
 
 from audit.record.codec import load_record
 from audit.record.model import HandRecord, Record
+from audit.report.explain import claim_agrees, claim_line, next_deal_pointer, score_words
 from audit.rules.cards import RANK_LETTERS, SUIT_OF, Seat
+from audit.rules.explain import alpha_note
 from audit.rules.replay import replay_hand
 
 SUIT_SYMBOL = ("\u2660", "\u2665", "\u2666", "\u2663")
@@ -119,6 +121,37 @@ def _sheet(rubber: dict[str, Any], labels: dict[str, str]) -> str:
     return "".join(rows)
 
 
+def _pointer(finding: dict[str, Any]) -> str:
+    """A TRICKS_OUT_OF_ORDER finding's link to the next deal's stacking test, or nothing."""
+    pointer = next_deal_pointer(finding)
+    if pointer is None:
+        return ""
+    nxt = finding["evidence"]["next_deal"]
+    anchor = f"hand-{nxt['hand']}" + ("-stacking" if nxt.get("stacking") else "")
+    return f' <a href="#{anchor}" data-role="next-deal">{escape(pointer)}</a>'
+
+
+def _explanation(info: dict[str, Any]) -> str:
+    """The hand's score step by step, then the claim beside the true score."""
+    explanation = info.get("explanation")
+    score = info.get("score")
+    parts = ['<div data-role="explanation"><h4>Score</h4>']
+    if explanation is None:
+        parts.append('<p class="muted">Not scored: the hand cannot be replayed.</p>')
+    else:
+        parts.append("<ol>")
+        parts += [f"<li>{escape(line['reason'])}</li>" for line in explanation]
+        parts.append("</ol>")
+    if score:
+        parts.append(f"<p>After the hand, by the rules: {escape(score_words(score))}.</p>")
+    claim = claim_line(info)
+    if claim:
+        cls = "" if claim_agrees(info) else ' class="sev-error"'
+        parts.append(f'<p data-role="claim"{cls}>{escape(claim[0].upper() + claim[1:])}.</p>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
 def render_html(
     report: dict[str, Any], doc: Any, title: str | None = None, notice: str | None = None
 ) -> str:
@@ -148,7 +181,12 @@ def render_html(
     out.append(
         f'<p><span class="verdict {report["verdict"]}" data-role="verdict">{report["verdict"]}</span> '
         f"{len(report['hands'])} hands, {errors} error{'s' if errors != 1 else ''}, {len(findings) - errors} other finding{'s' if len(findings) - errors != 1 else ''} "
-        f'<span class="muted">(alpha {report.get("alpha", "")})</span></p>'
+        + (
+            f'<span class="muted" data-role="alpha">({escape(alpha_note(report["alpha"]))})</span>'
+            if "alpha" in report
+            else ""
+        )
+        + "</p>"
     )
     out.append("<h2>Findings</h2>")
     if findings:
@@ -168,7 +206,7 @@ def render_html(
                 where += f" {f['seat']}"
             out.append(
                 f'<tr><td class="sev-{f["severity"]}">{f["severity"]}</td><td>{f["code"]}</td>'
-                f"<td>{where}</td><td>{escape(f['message'])}</td></tr>"
+                f"<td>{where}</td><td>{escape(f['message'])}{_pointer(f)}</td></tr>"
             )
         out.append("</table>")
     else:
@@ -220,26 +258,18 @@ def render_html(
             )
         if info.get("tricks"):
             out.append(f"<p>Tricks: N-S {info['tricks']['NS']}, E-W {info['tricks']['EW']}.</p>")
-        score = info.get("score")
-        if score:
-            games = (
-                ", ".join(f"{g['side']} game of {g['value']}" for g in score["games"]) or "no game"
-            )
-            bonus = ", ".join(
-                f"{b['side']} {b['kind'].replace('_', ' ')} {b['points']}" for b in score["bonuses"]
-            )
-            out.append(
-                f"<p>Marker after the hand: N-S {score['points']['NS']}, E-W {score['points']['EW']}; "
-                f"{games}{'; ' + bonus if bonus else ''}.</p>"
-            )
+        out.append(_explanation(info))
         st = info.get("stacking")
         if st:
             out.append(
-                f"<p>Stacking test against hand {st.get('reference_hand', '?')}: p = {st['p_value']:.3g} "
+                f'<p id="hand-{n}-stacking" data-role="stacking">Stacking test against hand '
+                f"{st.get('reference_hand', '?')}: p = {st['p_value']:.3g} "
                 f"({escape(str(st.get('method', '')))})</p>"
             )
         for f in by_hand.get(n, []):
-            out.append(f'<p class="sev-{f["severity"]}">{f["code"]}: {escape(f["message"])}</p>')
+            out.append(
+                f'<p class="sev-{f["severity"]}">{f["code"]}: {escape(f["message"])}{_pointer(f)}</p>'
+            )
         out.append("</section>")
     out.append(
         f'<p class="muted">{escape(report["format"])} \u00b7 Cayenne Fair-Play</p></main></body></html>'

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from audit.report.explain import claim_line, next_deal_pointer
 from audit.report.sheet import contract_label, sheet_rows, side_label
 from audit.rules.cards import Side
+from audit.rules.explain import alpha_note
 
 
 def render_text(
@@ -44,6 +46,9 @@ def render_text(
             lines.append(
                 f"  [{f['severity']:<7}] {f['code']:<22} {', '.join(where):<20} {f['message']}"
             )
+            pointer = next_deal_pointer(f)
+            if pointer:
+                lines.append(f"  {'':<9} {'':<22} {'':<20} -> {pointer}")
     lines.append("")
     if names:
         lines.append(
@@ -80,6 +85,13 @@ def render_text(
             f"{h['hand']:>4}  {dealer:<{dw}}  {contract:<12}  {h['unit'] or '':>4}  "
             f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}"
         )
+    if "alpha" in report:
+        lines.append("")
+        lines.append(
+            "Stacking p: the chance that a thorough shuffle deals a hand at least as "
+            "structured as this one. " + alpha_note(report["alpha"]) + "."
+        )
+    lines += _explanations(report["hands"])
     labels = {side.name: side_label(side, names) for side in Side}
     for i, r in enumerate(report["rubbers"], 1):
         lines += sheet_rows(i, r, labels)
@@ -100,3 +112,28 @@ def void_text(void: Mapping[str, Any]) -> str:
         + (f": {note}" if note else "")
         + "; the same dealer deals again"
     )
+
+
+def _explanations(hands: list[dict[str, Any]]) -> list[str]:
+    """Each hand's score step by step, and its claim beside the true score."""
+    out = ["", "Scores explained:"]
+    for h in hands:
+        if h.get("void") is not None:
+            out.append(f"  Hand {h['hand']}: {void_text(h['void'])}; nothing is scored")
+            continue
+        tricks = h.get("tricks")
+        head = f"  Hand {h['hand']}: {h['contract'] or 'no contract'}"
+        if h.get("unit"):
+            head += f", unit {h['unit']}"
+        if tricks:
+            head += f"; tricks N-S {tricks['NS']}, E-W {tricks['EW']}"
+        out.append(head)
+        explanation = h.get("explanation")
+        if explanation is None:
+            out.append("    - not scored: the hand cannot be replayed")
+        for line in explanation or ():
+            out.append(f"    - {line['reason']}")
+        claim = claim_line(h)
+        if claim:
+            out.append(f"    {claim}")
+    return out

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from audit.record.model import Bonus, GameWon, Score
 from audit.rules.cards import Side
 from audit.rules.contract import Contract
+from audit.rules.explain import GAME_WORD, SIDE_TEXT, Explanation, Line, LineKind, RevokeAt
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 
 GAME = 10
@@ -42,6 +44,9 @@ class HandFacts:
     """Trump honours dealt, ``(NS, EW)``."""
     revokes: tuple[tuple[Side, str], ...] = ()
     """One entry per established revoke: the revoking side and the penalty option."""
+    revokes_at: tuple[RevokeAt, ...] = ()
+    """Where each of ``revokes`` was made and whether its option was recorded (for the
+    explanation only; may be empty)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,24 @@ class HandScore:
     rubber_winner: Side | None
     """The side that won the rubber in this hand, if any."""
     adjusted_tricks: tuple[int, int]
+    explanation: Explanation = ()
+    """Every step of the score in words, written while computing it (:mod:`audit.rules.explain`)."""
+
+
+class Slip(StrEnum):
+    """A way of scoring wrongly that players make; :func:`score_hand` can score as if
+    they made it, so that a claim that differs can be explained (``audit.slips``)."""
+
+    NO_PENALTY = "no_penalty"
+    """No revoke penalty applied (the revoking side still capped, still without a slam)."""
+    REVOKE_NOT_CAPPED = "revoke_not_capped"
+    """The side that revoked was let win a game in the hand."""
+    HONOURS_WHEN_OUT = "honours_when_out"
+    """Honours scored by a side whose adversaries went out by cards."""
+    HONOURS_NOT_CAPPED = "honours_not_capped"
+    """Honours let win a game for a side without the odd trick."""
+    SLAM_DESPITE_REVOKE = "slam_despite_revoke"
+    """A slam given to a side that revoked."""
 
 
 def score_hand(
@@ -60,41 +83,98 @@ def score_hand(
     games: tuple[int, int],
     facts: HandFacts,
     ruleset: Ruleset = DEFAULT_RULESET,
+    slips: frozenset[Slip] = frozenset(),
 ) -> HandScore:
-    """Score one hand from the marker ``points`` and the rubber's ``games`` before it."""
+    """Score one hand from the marker ``points`` and the rubber's ``games`` before it.
+
+    The result's ``explanation`` says every step. ``slips`` scores as a player making
+    those mistakes would (never for the true score; only to explain a claim)."""
     pts = [points[0], points[1]]
     gms = [games[0], games[1]]
     won: list[GameWon] = []
     bonuses: list[Bonus] = []
+    lines: list[Line] = []
     capped = [False, False]
-    for side, _ in facts.revokes:
-        capped[side] = True
+    if Slip.REVOKE_NOT_CAPPED not in slips:
+        for side, _ in facts.revokes:
+            capped[side] = True
     over: list[Side | None] = [None]
     unit = facts.unit
     nullo = facts.contract == Contract.NULLO
 
-    def add(side: int, n: int, *, cap: bool = False) -> None:
-        if over[0] is not None or n <= 0:
+    def add(side: int, n: int, *, cap: str | None = None) -> None:
+        """Put ``n`` points on ``side``'s marker; ``cap`` says why they stop at 9, if so."""
+        if n <= 0:
+            return
+        if over[0] is not None:
+            lines.append(
+                Line(
+                    LineKind.DROPPED,
+                    _SIDES[side],
+                    n,
+                    f"the rubber is already won: {SIDE_TEXT[side]}'s {n} dropped",
+                )
+            )
             return
         total = pts[side] + n
-        if capped[side] or cap:
-            pts[side] = max(pts[side], min(total, CAPPED))
+        if capped[side]:
+            cap = "revoked in this hand and cannot win a game in it"
+        if cap is not None:
+            kept = max(pts[side], min(total, CAPPED))
+            if kept < total:
+                lines.append(
+                    Line(
+                        LineKind.CAP,
+                        _SIDES[side],
+                        total - kept,
+                        f"{SIDE_TEXT[side]} {cap}: capped at 9, {total - kept} of these do not count",
+                    )
+                )
+            pts[side] = kept
             return
         other = side ^ 1
         pts[side] = total
+        first = True
+        name, other_name = SIDE_TEXT[side], SIDE_TEXT[other]
         while pts[side] >= GAME:
-            won.append(GameWon(_SIDES[side], ruleset.game_value(pts[other])))
+            reached, losers = pts[side], pts[other]
+            value = ruleset.game_value(losers)
+            won.append(GameWon(_SIDES[side], value))
             pts[side] -= GAME
             pts[other] = 0
             gms[side] += 1
+            head = (
+                f"{name} reach {reached}" if first else f"{name}'s {reached} carried make another"
+            )
+            first = False
+            had = f"{other_name} had {losers}" + (", now turned down" if losers else "")
+            carried = f"; {pts[side]} carried" if pts[side] else ""
+            lines.append(
+                Line(
+                    LineKind.GAME,
+                    _SIDES[side],
+                    value,
+                    f"{head}: game, {GAME_WORD[value]} ({value}): {had}{carried}",
+                )
+            )
             if gms[side] >= GAMES_TO_WIN:
                 over[0] = _SIDES[side]
                 bonuses.append(Bonus(_SIDES[side], "rubber", RUBBER_BONUS))
+                lines.append(
+                    Line(
+                        LineKind.RUBBER,
+                        _SIDES[side],
+                        RUBBER_BONUS,
+                        f"{name} won their fourth game: the rubber, {RUBBER_BONUS} on the sheet",
+                    )
+                )
                 return
 
     # 1. revoke penalties, in the order the revokes were made (`tricks` moves tricks)
-    tricks = penalised_tricks(facts)
-    for side, option in facts.revokes:
+    penalised = facts.revokes and Slip.NO_PENALTY not in slips
+    tricks, moved = _penalise(facts) if penalised else (facts.tricks, [])
+    for i, (side, option) in enumerate(facts.revokes if penalised else ()):
+        lines.append(_penalty_line(facts, i, moved[i], ruleset, pts[side], over[0] is not None))
         if option == "deduct":
             if over[0] is None:
                 pts[side] = max(0, pts[side] - 3 * unit)
@@ -102,6 +182,17 @@ def score_hand(
             add(side ^ 1, 3 * unit)
         elif option != "tricks":  # pragma: no cover - validated at the edge
             raise ValueError(f"unknown penalty option {option!r}")
+    for side in sorted({side for side, _ in facts.revokes}):
+        if capped[side]:
+            lines.append(
+                Line(
+                    LineKind.CAP,
+                    side,
+                    0,
+                    f"{SIDE_TEXT[side]} revoked: they cannot win a game in this hand; "
+                    "their points stop at 9",
+                )
+            )
 
     # 2. tricks over the book
     odd: int | None = None
@@ -109,20 +200,85 @@ def score_hand(
         if tricks[s] > 6:
             odd = s
     if odd is not None:
-        add(odd ^ 1 if nullo else odd, (tricks[odd] - 6) * unit)
+        scorer = odd ^ 1 if nullo else odd
+        took = f"{SIDE_TEXT[odd]} took {facts.tricks[odd]} tricks"
+        if tricks[odd] != facts.tricks[odd]:
+            took += f", {tricks[odd]} after the penalty"
+        value = (tricks[odd] - 6) * unit
+        text = f"{took}: {tricks[odd] - 6} over the book × {unit} = {value}"
+        if nullo:
+            text += f", to {SIDE_TEXT[scorer]} (in a nullo the adversaries score the tricks)"
+        lines.append(Line(LineKind.TRICKS, _SIDES[scorer], value, text))
+        add(scorer, value)
     out_by_cards = {g.side for g in won}
 
     # 3. honours, trump contracts only
     held = honours_held(facts)
-    if held is not None and _SIDES[held[0] ^ 1] not in out_by_cards:
+    if not facts.contract.has_trump:
+        lines.append(
+            Line(LineKind.HONOURS, None, 0, f"no honours: {facts.contract.text} has no trumps")
+        )
+    elif held is None:
+        h = facts.honours
+        lines.append(
+            Line(
+                LineKind.HONOURS,
+                None,
+                0,
+                f"trump honours: N-S {h[0]}, E-W {h[1]}; no side holds three, nobody scores them",
+            )
+        )
+    else:
         major, value = held
-        add(major, value * unit, cap=odd != major)
+        h = facts.honours
+        name = SIDE_TEXT[major]
+        worth = value * unit
+        text = (
+            f"{name} held {h[major]} trump honours ({SIDE_TEXT[major ^ 1]} {h[major ^ 1]}): "
+            f"{value} × {unit} = {worth}"
+        )
+        if _SIDES[major ^ 1] in out_by_cards and Slip.HONOURS_WHEN_OUT not in slips:
+            lines.append(
+                Line(
+                    LineKind.HONOURS,
+                    _SIDES[major],
+                    0,
+                    f"{text}; they do not count: {name} cannot score honours, "
+                    f"{SIDE_TEXT[major ^ 1]} went out by cards",
+                )
+            )
+        else:
+            lines.append(Line(LineKind.HONOURS, _SIDES[major], worth, text))
+            no_odd = odd != major and Slip.HONOURS_NOT_CAPPED not in slips
+            add(
+                major,
+                worth,
+                cap="did not win the odd trick (honours alone never win a game)"
+                if no_odd
+                else None,
+            )
 
     # 4. slams, on the tricks actually taken; never for a side that revoked
-    bonuses.extend(slams(facts))
+    if facts.tricks[0] >= 12 or facts.tricks[1] >= 12:
+        slam_bonuses, slam_lines = _slams(facts, Slip.SLAM_DESPITE_REVOKE in slips)
+        bonuses.extend(slam_bonuses)
+        lines.extend(slam_lines)
 
     winner = over[0]
     if winner is not None:
+        left = (
+            f"the points left on the marker (N-S {pts[0]}, E-W {pts[1]}) are dropped; "
+            if pts[0] or pts[1]
+            else ""
+        )
+        lines.append(
+            Line(
+                LineKind.DROPPED,
+                None,
+                0,
+                f"the rubber is over: {left}the next hand begins a new rubber at 0-0",
+            )
+        )
         pts = [0, 0]
         gms = [0, 0]
     return HandScore(
@@ -130,23 +286,61 @@ def score_hand(
         games_after=(gms[0], gms[1]),
         rubber_winner=winner,
         adjusted_tricks=(tricks[0], tricks[1]),
+        explanation=tuple(lines),
     )
+
+
+def _penalty_line(
+    facts: HandFacts, i: int, moved: int, ruleset: Ruleset, marker: int, over: bool
+) -> Line:
+    """The line of the ``i``-th revoke's penalty (``marker``: the revoking side's points now)."""
+    side, option = facts.revokes[i]
+    name, other = SIDE_TEXT[side], SIDE_TEXT[side ^ 1]
+    at = facts.revokes_at[i] if i < len(facts.revokes_at) else None
+    who = f"{at.seat.name} ({name}) revoked at trick {at.trick}" if at else f"{name} revoked"
+    if at is None:
+        source = f"penalty: {option}"
+    elif at.recorded:
+        source = f"the penalty recorded: {option}"
+    else:
+        source = f"no penalty recorded: the default, {ruleset.default_penalty}"
+    unit = facts.unit
+    if option == "tricks":
+        if facts.contract == Contract.NULLO:
+            what = f"{other} give {moved} trick{'s' if moved != 1 else ''} to {name} (in a nullo tricks hurt)"
+        else:
+            what = f"{name} lose {moved} trick{'s' if moved != 1 else ''} to {other}"
+        return Line(LineKind.PENALTY_TRICKS, _SIDES[side], moved, f"{who} ({source}): {what}")
+    if option == "deduct":
+        taken = 0 if over else min(marker, 3 * unit)
+        what = f"3 × {unit} off {name}'s marker: {marker} → {marker - taken}"
+        return Line(LineKind.PENALTY_DEDUCT, _SIDES[side], taken, f"{who} ({source}): {what}")
+    what = f"3 × {unit} = {3 * unit} to {other}"
+    return Line(LineKind.PENALTY_ADD, _SIDES[side ^ 1], 3 * unit, f"{who} ({source}): {what}")
+
+
+def _penalise(facts: HandFacts) -> tuple[tuple[int, int], list[int]]:
+    """Tricks ``(NS, EW)`` after every ``tricks`` penalty, and the tricks each revoke moved."""
+    tricks = [facts.tricks[0], facts.tricks[1]]
+    nullo = facts.contract == Contract.NULLO
+    moved: list[int] = []
+    for side, option in facts.revokes:
+        if option != "tricks":
+            moved.append(0)
+            continue
+        loser, gainer = (side ^ 1, side) if nullo else (side, side ^ 1)
+        n = min(3, tricks[loser])
+        tricks[loser] -= n
+        tricks[gainer] += n
+        moved.append(n)
+    return (tricks[0], tricks[1]), moved
 
 
 def penalised_tricks(facts: HandFacts) -> tuple[int, int]:
     """Tricks ``(NS, EW)`` after every ``tricks`` revoke penalty: three tricks (never
     more than there are) go from the revoking side to the adversaries, or in a nullo,
     where tricks hurt, from the adversaries to the revoking side."""
-    tricks = [facts.tricks[0], facts.tricks[1]]
-    nullo = facts.contract == Contract.NULLO
-    for side, option in facts.revokes:
-        if option != "tricks":
-            continue
-        loser, gainer = (side ^ 1, side) if nullo else (side, side ^ 1)
-        n = min(3, tricks[loser])
-        tricks[loser] -= n
-        tricks[gainer] += n
-    return (tricks[0], tricks[1])
+    return _penalise(facts)[0]
 
 
 def honours_held(facts: HandFacts) -> tuple[int, int] | None:
@@ -162,17 +356,33 @@ def honours_held(facts: HandFacts) -> tuple[int, int] | None:
 def slams(facts: HandFacts) -> list[Bonus]:
     """Slam (13 tricks, 6) and little slam (12, 4), on the tricks actually taken, never
     for a side that revoked; in a nullo they belong to the side that scores the tricks."""
-    revoked = {side for side, _ in facts.revokes}
+    return _slams(facts, False)[0]
+
+
+_SLAM_KIND = {"slam": LineKind.SLAM, "little_slam": LineKind.LITTLE_SLAM}
+
+
+def _slams(facts: HandFacts, despite_revoke: bool) -> tuple[list[Bonus], list[Line]]:
+    revoked = set() if despite_revoke else {side for side, _ in facts.revokes}
     nullo = facts.contract == Contract.NULLO
-    out = []
+    out: list[Bonus] = []
+    lines: list[Line] = []
     for s in (0, 1):
         n = facts.tricks[s]
         if n >= 12:
             owner = s ^ 1 if nullo else s
-            if owner not in revoked:
-                kind, value = ("slam", SLAM) if n == 13 else ("little_slam", LITTLE_SLAM)
+            kind, value = ("slam", SLAM) if n == 13 else ("little_slam", LITTLE_SLAM)
+            took = f"{SIDE_TEXT[s]} took {n} tricks"
+            if nullo:
+                took += f" in a nullo: the {kind.replace('_', ' ')} is {SIDE_TEXT[owner]}'s"
+            if owner in revoked:
+                text = f"{took}; no {kind.replace('_', ' ')}: {SIDE_TEXT[owner]} revoked"
+                lines.append(Line(_SLAM_KIND[kind], _SIDES[owner], 0, text))
+            else:
                 out.append(Bonus(_SIDES[owner], kind, value))
-    return out
+                text = f"{took}: {kind.replace('_', ' ')}, {value} on the sheet (not the marker)"
+                lines.append(Line(_SLAM_KIND[kind], _SIDES[owner], value, text))
+    return out, lines
 
 
 @dataclass(slots=True)

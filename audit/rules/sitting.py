@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from audit.record.model import HandRecord, Record
+from audit.rules.explain import RevokeAt
 from audit.rules.replay import HandOutcome, replay_hand
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import HandFacts, HandScore, Sheet
@@ -20,12 +21,14 @@ def hand_facts(hand: HandRecord, outcome: HandOutcome, ruleset: Ruleset) -> Hand
         (seat.side, chosen.get((trick, seat), ruleset.default_penalty))
         for trick, seat in outcome.revokes
     )
+    at = tuple(RevokeAt(trick, seat, (trick, seat) in chosen) for trick, seat in outcome.revokes)
     return HandFacts(
         contract=outcome.contract,
         unit=outcome.unit,
         tricks=(outcome.tricks[0], outcome.tricks[1]),
         honours=outcome.honours,
         revokes=revokes,
+        revokes_at=at,
     )
 
 

@@ -67,3 +67,31 @@ def test_collected_piles_may_read_either_way_up_but_not_mixed() -> None:
     ]
     hand["collected"] = mixed
     assert findings(doc, "TRICKS_OUT_OF_ORDER")
+
+
+def test_out_of_order_links_to_the_next_deal_from_that_pack() -> None:
+    from audit.auditor import audit_document
+    from audit.report.html import render_html
+    from audit.report.text import render_text
+
+    doc = worked_example()
+    ns = gathered(doc)["NS"]
+    ns.insert(0, ns.pop())
+    report = audit_document(doc)
+    (f,) = [f for f in report["findings"] if f["code"] == "TRICKS_OUT_OF_ORDER"]
+    nxt = f["evidence"]["next_deal"]
+    # hand 1 used pack 0; hand 3 is the next deal from it, and its stacking test is there
+    assert nxt["hand"] == 3 and nxt["stacking"] == "/hands/2/stacking"
+    assert nxt["p_value"] == report["hands"][2]["stacking"]["p_value"]
+    text = render_text(report)
+    assert "-> see the stacking test of hand 3, the next deal from this pack (p = " in text
+    html = render_html(report, doc)
+    assert '<a href="#hand-3-stacking" data-role="next-deal">' in html
+    assert 'id="hand-3-stacking"' in html
+
+
+def test_no_link_after_the_last_deal_from_a_pack() -> None:
+    doc = worked_example()
+    doc["hands"][2]["gathered"]["NS"].reverse()
+    (f,) = findings(doc, "TRICKS_OUT_OF_ORDER")
+    assert f["hand"] == 3 and "next_deal" not in f["evidence"]
