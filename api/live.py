@@ -41,6 +41,7 @@ from typing import Any
 
 from api import ceremony, faults, repair, store
 from api.cache import Bounded
+from api.changes import Changes
 from api.config import Config
 from api.db import Connection, Database
 from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
@@ -83,6 +84,8 @@ class Live:
         self._tables: Bounded[str, store.Table] = Bounded(MAX_CACHED)
         self._keys: Bounded[str, Verifier] = Bounded(MAX_CACHED)
         """The last hand row this process wrote, per hand (checked against each event)."""
+        self.changes = Changes()
+        """Woken after every logged action (server-sent event streams, house bots)."""
 
     def now(self) -> str:
         return store.now_iso(self.config.clock())
@@ -271,7 +274,9 @@ class Live:
         if kind in ("commit", "reveal"):
             repair.expire(self, store.get_hand(conn, table_id, number))
         with self._hand_lock((table_id, number)):
-            return self._submit_locked(conn, table, seat, kind, event)
+            result = self._submit_locked(conn, table, seat, kind, event)
+        self.changes.touch()
+        return result
 
     def _table(self, conn: Connection, table_id: str) -> store.Table:
         """A table's seats and ruleset (they never change), cached per process."""
