@@ -124,7 +124,11 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
         house().ensure(table_id)  # the person is here: the bots play
     release = slots().take()
     names = store.player_names(conn, list(table.seats.values()))
-    first = {"table": table_json(table), "names": names, "seat": None if seat is None else seat.name}
+    first = {
+        "table": table_json(table),
+        "names": names,
+        "seat": None if seat is None else seat.name,
+    }
 
     def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
         t, hand, state = load_hand(table_id, number)
@@ -162,4 +166,3 @@ def seat_stream(table_id: str, seat: str) -> Response:
     except InvalidCardError:
         raise NotFound(f"{seat!r} is not a seat (N, E, S or W)") from None
     return _stream(table_id, where)
-

@@ -178,9 +178,12 @@ def played(
     tmp = tmp_path_factory.mktemp("screens")
     traffic = Traffic(browser)
     browser.get(f"{site.url}/play")
+    wait_for(lambda: browser.execute_script("return document.body.dataset.ready"), 10, "page")
     browser.find_element(By.ID, "create-key").click()
     link = wait_for(lambda: [e for e in found(browser, "#backup-link") if e.is_displayed()], 10)[0]
-    backup = browser.execute_script("return fetch(arguments[0]).then(r => r.text())", link.get_attribute("href"))
+    backup = browser.execute_script(
+        "return fetch(arguments[0]).then(r => r.text())", link.get_attribute("href")
+    )
     player = browser.find_element(By.ID, "player-id").text
     public_key = browser.find_element(By.ID, "public-key").text
     shot(browser, tmp, "01-key-made")
@@ -246,12 +249,15 @@ def test_a_person_plays_a_whole_hand_and_it_verifies_in_the_page(
     rows = found(browser, "table.checks tr")
     names = [r.get_attribute("data-check") for r in rows]
     assert names[:3] == ["log key", "bundle", "checkpoint"] and "deal" in names
-    assert all("ok" == r.get_attribute("class") for r in rows), [r.text for r in rows]
+    assert all(r.get_attribute("class") == "ok" for r in rows), [r.text for r in rows]
     # the last checkpoint is kept for the next verification's consistency check
     kept = browser.execute_script("return localStorage.getItem('cayenne-fairplay:last-checkpoint')")
     assert kept and kept.startswith(site.origin + "\n")
     verdict = browser.find_element(By.ID, "verdict").text
-    assert verdict == c.call("GET", f"/v1/tables/{played['table']}/hands/1/report")["report"]["verdict"]
+    assert (
+        verdict
+        == c.call("GET", f"/v1/tables/{played['table']}/hands/1/report")["report"]["verdict"]
+    )
 
 
 def test_the_page_never_receives_another_seats_cards(played: dict[str, Any]) -> None:
@@ -297,15 +303,20 @@ def test_the_backup_is_a_key_the_tools_read_and_another_browser_imports(
         other = new_driver(profile)
         try:
             other.get(f"{site.url}/play")
+            wait_for(lambda: other.execute_script("return document.body.dataset.ready"), 10)
             assert not found(other, "#player-id") or not other.find_element(By.ID, "player-id").text
             other.find_element(By.ID, "backup-file").send_keys(str(backup))
             wait_for(
-                lambda: other.find_element(By.ID, "player-id").text
-                or other.find_element(By.ID, "key-status").text,
+                lambda: (
+                    other.find_element(By.ID, "player-id").text
+                    or other.find_element(By.ID, "key-status").text
+                ),
                 10,
                 "imported key",
             )
-            assert other.find_element(By.ID, "key-status").text == "Key imported from the backup file."
+            assert (
+                other.find_element(By.ID, "key-status").text == "Key imported from the backup file."
+            )
             assert other.find_element(By.ID, "player-id").text == played["player"]
             assert not other.find_element(By.ID, "backup-offer").is_displayed()  # offered once
             wait_for(lambda: other.find_element(By.ID, "play-bots").is_enabled(), 10)
@@ -317,6 +328,21 @@ def test_the_backup_is_a_key_the_tools_read_and_another_browser_imports(
             assert extractable is False
         finally:
             other.quit()
+
+
+def test_a_spectator_sees_the_table_live_and_the_last_hand_once_over(
+    site: Running, browser: WebDriver, played: dict[str, Any]
+) -> None:
+    browser.get(f"{site.url}/tables/{played['table']}")
+    wait_for(lambda: found(browser, "#last-deal .deal-seat.N"), 20, "the last hand's deal")
+    wait_for(lambda: browser.find_element(By.ID, "verdict").text, 20, "the verdict")
+    shot(browser, played["tmp"], "06-spectator")
+    c = site.client()
+    record = c.call("GET", f"/v1/tables/{played['table']}/hands/1/record")["hands"][0]
+    north = browser.find_element(By.CSS_SELECTOR, "#last-deal .deal-seat.N").text
+    assert all(c[0].replace("T", "10") in north for c in record["deal"]["N"])
+    assert not found(browser, "#my-hand")  # a spectator holds no hand
+    assert browser.find_element(By.ID, "phase").text  # the live hand is drawn
 
 
 def test_an_event_altered_after_the_fact_is_caught_by_the_page(
@@ -341,7 +367,7 @@ def test_an_event_altered_after_the_fact_is_caught_by_the_page(
         conn.execute("UPDATE log_entries SET leaf = ? WHERE idx = ?", (forged, idx))
     finally:
         conn.close()
-    browser.refresh()
+    browser.get(f"{site.url}/play/{table}")
     result = wait_for(lambda: found(browser, '#verify-result[data-hand="1"]'), 30, "re-verify")[0]
     shot(browser, played["tmp"], "05-tampered")
     assert "failed" in result.get_attribute("class"), result.text

@@ -67,11 +67,9 @@ async function show(identity, backup = null) {
   if (known) say("register-status", "Your key is registered with this service.");
 }
 
-async function main() {
-  let identity = await loadIdentity();
-  await show(identity);
-  listTables();
+let identity = null;
 
+function main() {
   $("create-key").addEventListener("click", async () => {
     try {
       const made = await createKey();
@@ -131,4 +129,13 @@ async function main() {
   }
 }
 
-main().catch((err) => say("key-status", `This browser cannot play here: ${err.message}`, true));
+async function start() {
+  main(); // the controls answer from now on
+  const kept = await loadIdentity();
+  if (kept && !identity) identity = kept;
+  await show(identity);
+  listTables();
+  document.body.dataset.ready = "1";
+}
+
+start().catch((err) => say("key-status", `This browser cannot play here: ${err.message}`, true));
