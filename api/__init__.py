@@ -37,9 +37,9 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
 
-    from api.routes import audits, hands, log, meta, pages, players, tables
+    from api.routes import audits, hands, log, meta, pages, play, players, tables
 
-    for module in (meta, players, tables, hands, audits, log, pages):
+    for module in (meta, players, tables, hands, audits, log, pages, play):
         app.register_blueprint(module.bp)
     return app
 
@@ -54,6 +54,7 @@ class Services:
         self.live = live
 
     def close(self) -> None:
-        """Close this process's connections (before a fork, or at shutdown)."""
+        """Close this process's connections (before a fork, or at shutdown); stop streams."""
+        self.live.changes.close()
         self.db.close()
         self.ledger.close()

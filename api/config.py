@@ -60,6 +60,16 @@ class Config:
     """Players one client address may self-register at once..."""
     register_per_hour: int = 20
     """...and then an hour (0: no limit). The administrator is not limited."""
+    bot_tables: bool = False
+    """Whether a registered player may open a table against three house bots the service
+    runs (``POST /v1/bot-tables``, api/house.py); ``fairplay serve --demo`` turns it on."""
+    bot_pace: float = 1.0
+    """Seconds a house bot waits before each call or card (about a card a second)."""
+    bot_pause: float = 4.0
+    """Seconds a house bot waits after a hand ends before it commits to the next."""
+    max_streams: int = 8
+    """Server-sent event streams one process serves at once; each holds a thread, so
+    ``fairplay serve`` keeps this below its ``--threads`` (429 beyond it)."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -84,15 +94,33 @@ _ENV = {
     "FAIRPLAY_UPLOAD_PER_HOUR": "upload_per_hour",
     "FAIRPLAY_REGISTER_BURST": "register_burst",
     "FAIRPLAY_REGISTER_PER_HOUR": "register_per_hour",
+    "FAIRPLAY_BOT_TABLES": "bot_tables",
+    "FAIRPLAY_BOT_PACE": "bot_pace",
+    "FAIRPLAY_BOT_PAUSE": "bot_pause",
+    "FAIRPLAY_MAX_STREAMS": "max_streams",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name == "self_registration" and isinstance(value, str):
+    if name in ("self_registration", "bot_tables") and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    integers = ("max_body", "request_timeout", "signature_window", "ceremony_timeout", *_RATES)
+    if name in ("bot_pace", "bot_pause") and isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ConfigError(
+                f"{name}: {value!r} is not a number", details={"field": name}
+            ) from None
+    integers = (
+        "max_body",
+        "request_timeout",
+        "signature_window",
+        "ceremony_timeout",
+        "max_streams",
+        *_RATES,
+    )
     if name in integers and isinstance(value, str):
         try:
             return int(value)
@@ -142,4 +170,10 @@ def load_config(
             "ceremony_timeout must be a whole number of seconds, 0 or more",
             details={"field": "ceremony_timeout"},
         )
+    for name in ("bot_pace", "bot_pause"):
+        value = getattr(config, name)
+        if not isinstance(value, (int, float)) or not 0 <= value <= 3600:
+            raise ConfigError(f"{name} must be 0 to 3600 seconds", details={"field": name})
+    if not isinstance(config.max_streams, int) or config.max_streams < 1:
+        raise ConfigError("max_streams must be 1 or more", details={"field": "max_streams"})
     return config

@@ -489,7 +489,71 @@ def build() -> Schema:
                 (TABLE_ID, NUMBER),
             )
         },
+        "/v1/bot-tables": {
+            "post": {
+                **_op(
+                    "Open a table with the signing player at S and three house bots the "
+                    "service runs (when bot tables are on; signed like a read, for POST)",
+                    201,
+                    TABLE,
+                    (401, 403, 429),
+                    request={
+                        "type": "object",
+                        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}},
+                        "additionalProperties": False,
+                    },
+                ),
+                "security": [{"player": []}],
+            }
+        },
+        "/v1/tables/{table_id}/stream": {
+            "get": _op(
+                "The table's public state as server-sent events (table, state, bye)",
+                200,
+                "text/event-stream",
+                (429,),
+                (TABLE_ID,),
+            )
+        },
+        "/v1/tables/{table_id}/seats/{seat}/stream": {
+            "get": _op(
+                "The table as the seat's player sees it, with that seat's cards, as "
+                "server-sent events; the URL carries a signed read (docs/api.md)",
+                200,
+                "text/event-stream",
+                (401, 403, 429),
+                (
+                    TABLE_ID,
+                    _param("seat", "path", {"type": "string"}),
+                    _param("player", "query", {"type": "string"}, required=True),
+                    _param("ts", "query", {"type": "integer"}, required=True),
+                    _param(
+                        "sig",
+                        "query",
+                        {"type": "string"},
+                        required=True,
+                        desc="base64 Ed25519 signature of cayenne-fairplay/read/v1, GET, the "
+                        "path and ts, one per line",
+                    ),
+                ),
+            )
+        },
         "/": {"get": _op("Landing page", 200, "text/html")},
+        "/play": {
+            "get": _op("Make or import a key, register, sit down (player)", 200, "text/html")
+        },
+        "/play/{table_id}": {
+            "get": _op("A table as its seated player plays it", 200, "text/html", (), (TABLE_ID,))
+        },
+        "/static/js/{name}": {
+            "get": _op(
+                "The project's ES modules (the browser's signer and verifier)",
+                200,
+                "text/javascript",
+                (),
+                (_param("name", "path", {"type": "string"}),),
+            )
+        },
         "/tables/{table_id}": {
             "get": _op("Table page (public state)", 200, "text/html", (), (TABLE_ID,))
         },

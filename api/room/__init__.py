@@ -47,6 +47,7 @@ from typing import Any
 
 from api import ceremony, faults, rows
 from api.cache import Bounded
+from api.changes import Changes
 from api.config import Config
 from api.database import Connection, Database
 from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
@@ -90,6 +91,8 @@ class Live:
         self._tables: Bounded[str, rows.Table] = Bounded(MAX_CACHED)
         self._keys: Bounded[str, Verifier] = Bounded(MAX_CACHED)
         """The last hand row this process wrote, per hand (checked against each event)."""
+        self.changes = Changes()
+        """Woken after every logged action (server-sent event streams, house bots)."""
 
     def now(self) -> str:
         return rows.now_iso(self.config.clock())
@@ -278,7 +281,9 @@ class Live:
         if kind in ("commit", "reveal"):
             repair.expire(self, rows.get_hand(conn, table_id, number))
         with self.hand_lock((table_id, number)):
-            return self._submit_locked(conn, table, seat, kind, event)
+            result = self._submit_locked(conn, table, seat, kind, event)
+        self.changes.touch()
+        return result
 
     def table(self, conn: Connection, table_id: str) -> rows.Table:
         """A table's seats and ruleset (they never change), cached per process."""

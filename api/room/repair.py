@@ -239,13 +239,15 @@ def _void_once(
 def expire(live: Live, hand: rows.HandRow) -> bool:
     """Void ``hand`` if its ceremony has waited longer than the configured timeout.
 
-    The clock starts at the first commitment, so a table that pauses between hands
-    loses nothing; it then waits for the missing commitments and seeds. Called when a
-    hand is read or a seat commits or reveals, so the void is logged the first time
-    anyone looks after the deadline. ``True`` when the hand is (now) void.
+    The clock starts at the hand's opening, so a hand nobody comes to commit to (a
+    table its players left) does not wait for ever, and starts again at the first
+    commitment, so a ceremony once begun has the whole timeout to finish; it then waits
+    for the missing commitments and seeds. Called when a hand is read or a seat commits
+    or reveals, so the void is logged the first time anyone looks after the deadline.
+    ``True`` when the hand is (now) void.
     """
     timeout = live.config.ceremony_timeout
-    since = hand.ceremony.get("since")
+    since = hand.ceremony.get("since") or hand.started_at
     if timeout <= 0 or hand.phase not in CEREMONY or not isinstance(since, str):
         return False
     started = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp()

@@ -155,10 +155,15 @@ def seat_cards(table_id: str, number: int, seat: str) -> Response:
                 f"only the player at {where.name} may read these cards before the hand is over",
                 details={"seat": where.name},
             )
+    return jsonify(seat_json(hand, state, where))
+
+
+def seat_json(hand: rows.HandRow, state: Snapshot | None, where: Seat) -> dict[str, Any]:
+    """A seat's own cards and choices: for its player only until the hand is over."""
     dealt = hand.ceremony.get("deal", {}).get(where.name)
     out: dict[str, Any] = {
-        "table": table_id,
-        "hand": number,
+        "table": hand.table_id,
+        "hand": hand.number,
         "seat": where.name,
         "phase": hand.phase,
         "dealt": dealt,
@@ -172,7 +177,7 @@ def seat_cards(table_id: str, number: int, seat: str) -> Response:
     if state is not None and state.to_act == where:
         out["legal_calls"] = state.legal_calls
         out["legal_plays"] = state.legal_plays
-    return jsonify(out)
+    return out
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/record")

@@ -2,8 +2,9 @@
 
 ``fairplay serve [--host H] [--port P] [--database URL] [--workers N] [--demo]`` runs
 migrations once, then serves :func:`api.create_app` with several gunicorn worker
-processes. With ``--demo`` and a database that holds no table yet, a child process
-opens a table of bots that play a few hands through the real API.
+processes. With ``--demo``, self-registration and bot tables are on (``/play``) and a
+child process runs a table of bots through the real API at a human pace, for ever,
+resuming its table from ``DATA_DIR/demo-bots`` after a restart (:mod:`api.demo`).
 
 ``fairplay bot --url URL [--url URL2...] [--state DIR] [--tables N] [--hands H | --rubber]``
 opens tables of four bot players (fresh keys, registered with the admin token or by
@@ -60,11 +61,19 @@ def register(subparsers: Any) -> None:
         type=int,
         default=None,
         metavar="SECONDS",
-        help="void a hand whose shuffle ceremony waits this long for a seat after its first "
-        "commitment (default 600; 0: never)",
+        help="void a hand whose shuffle ceremony waits this long for a seat after its opening, "
+        "or after its first commitment (default 600; 0: never)",
     )
     serve.add_argument(
-        "--demo", action="store_true", help="on a fresh database, seed a table of bots"
+        "--bot-tables",
+        action="store_true",
+        help="let a registered player open a table against three house bots (/play)",
+    )
+    serve.add_argument(
+        "--demo",
+        action="store_true",
+        help="a demo: self-registration and bot tables on, and a table of bots playing at a "
+        "human pace for ever (resumed from DATA_DIR/demo-bots after a restart)",
     )
     serve.set_defaults(func=run_serve)
 
@@ -108,8 +117,14 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["log_key_file"] = args.log_key
     if args.origin:
         settings["log_origin"] = args.origin
-    if args.self_registration:
+    if args.self_registration or getattr(args, "demo", False):
         settings["self_registration"] = True
+    if getattr(args, "bot_tables", False) or getattr(args, "demo", False):
+        settings["bot_tables"] = True
+    threads = getattr(args, "threads", None)
+    if threads is not None:
+        # Each server-sent event stream holds a thread: keep half of them for requests.
+        settings["max_streams"] = max(1, threads // 2)
     if args.ceremony_timeout is not None:
         settings["ceremony_timeout"] = args.ceremony_timeout
     return settings
@@ -135,7 +150,6 @@ def run_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
     from api import create_app
-    from api.rows import count_rows
     from api.server import front_worker
 
     settings = _settings(args)
@@ -144,7 +158,6 @@ def run_serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     services = app.extensions["fairplay"]
     config = services.config
-    fresh = count_rows(services.db.connection())["tables"] == 0
     db_display = services.db.display_url
     services.close()
     url = f"http://{args.host}:{args.port}"
@@ -158,12 +171,17 @@ def run_serve(args: argparse.Namespace) -> int:
         )
 
     def when_ready(server: Any) -> None:
-        if args.demo and fresh:
+        if args.demo:
             env = dict(os.environ, FAIRPLAY_ADMIN_TOKEN=settings["admin_token"])
             demo_url = (
                 f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
             )
-            subprocess.Popen([sys.executable, "-m", "api.demo", "--url", demo_url], env=env)
+            # Bots at a human pace, for ever, resumed after a restart: a visitor always
+            # finds a live game (api/demo.py).
+            demo = [sys.executable, "-m", "api.demo", "--url", demo_url, "--forever"]
+            demo += ["--pace", "1", "--pause", "5"]
+            demo += ["--state", str(Path(args.data_dir) / "demo-bots")]
+            subprocess.Popen(demo, env=env)
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:

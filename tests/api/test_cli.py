@@ -63,6 +63,19 @@ def test_demo_seeds_a_table(service: Running) -> None:
     assert table["name"] == "demo" and table["current_hand"] == 3
 
 
+def test_demo_plays_at_its_pace_and_resumes_its_table(service: Running, tmp_path: Path) -> None:
+    state = str(tmp_path / "demo-bots")
+    args = ("-m", "api.demo", "--url", service.url, "--hands", "1", "--state", state)
+    start = time.monotonic()
+    first = run(*args, "--pace", "0.05", env={"FAIRPLAY_ADMIN_TOKEN": ADMIN})
+    assert first.returncode == 0, first.stderr
+    assert time.monotonic() - start >= 0.05 * 60  # 8 ceremony events, a call, 52 cards
+    again = run(*args, env={"FAIRPLAY_ADMIN_TOKEN": ADMIN})  # a restarted demo
+    assert again.returncode == 0, again.stderr
+    (table,) = service.client().call("GET", "/v1/tables")["tables"]
+    assert table["current_hand"] == 3  # one table, two hands: the second run resumed it
+
+
 def test_serve_refuses_an_unknown_database_url(tmp_path: Path) -> None:
     done = run("-m", "audit.cli", "serve", "--data-dir", str(tmp_path), "--database", "mysql://x/y")
     assert done.returncode == 2

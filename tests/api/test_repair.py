@@ -120,9 +120,9 @@ def test_a_ceremony_that_waits_too_long_for_a_seat_is_voided(
     now = [1_800_000_000.0]
     service = make_service(ceremony_timeout=60, clock=lambda: now[0])
     t = open_table(service.client(), service.origin)
-    now[0] += 3600  # no clock before the first commitment: a pause between hands is free
+    now[0] += 59  # the clock runs from the opening...
     assert t.hand()["phase"] == "committing"
-    for seat in ("N", "E", "S"):  # W never commits
+    for seat in ("N", "E", "S"):  # ...and starts again at the first commitment; W never commits
         commitment = seat_commitment(
             secrets.token_bytes(32), Seat.parse(seat), t.players[seat].id, t.id, 1
         )
@@ -141,6 +141,24 @@ def test_a_ceremony_that_waits_too_long_for_a_seat_is_voided(
     late = seat_commitment(secrets.token_bytes(32), Seat.W, t.players["W"].id, t.id, 1)
     err = error_of(lambda: t.act("W", "commit", {"commitment": late}))
     assert err.status == 409 and err.details["body"]["code"] == "WRONG_PHASE"
+
+
+def test_a_hand_nobody_commits_to_is_voided_a_timeout_after_its_opening(
+    make_service: Callable[..., Running],
+) -> None:
+    now = [1_800_000_000.0]
+    service = make_service(ceremony_timeout=60, clock=lambda: now[0])
+    t = open_table(service.client(), service.origin)
+    now[0] += 60
+    assert t.hand()["phase"] == "committing"  # not yet
+    now[0] += 1
+    h1 = t.hand()
+    assert h1["phase"] == "void"
+    void = service.app.extensions["fairplay"].ledger.hand_events(t.id, 1)[-1]["event"]
+    assert void["body"]["missing"] == ["N", "E", "S", "W"]
+    assert t.hand(2)["phase"] == "committing"  # the next hand's clock starts at its opening
+    now[0] += 30
+    assert t.hand(2)["phase"] == "committing"
 
 
 def test_a_late_seat_meets_the_timeout_when_it_commits(

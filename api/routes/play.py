@@ -1,0 +1,168 @@
+"""Playing in the browser: the player's pages, their scripts, bot tables and event streams.
+
+``/play`` makes or imports the person's key (in the browser: it never reaches the
+server), registers it and opens a table against the house bots; ``/play/{t}`` is the
+table as its seated player sees it. Both are driven by the ES modules under
+``api/static/js`` (docs/browser.md), served from ``/static/js/``. The streams are
+:mod:`api.stream`'s; the bots are :mod:`api.house`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    request,
+    send_from_directory,
+    stream_with_context,
+)
+
+from api import rows as store
+from api.auth import signed_reader
+from api.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from api.house import House
+from api.ratelimit import Rate, take
+from api.routes import json_body, services
+from api.routes.hands import hand_json, load_hand, seat_json
+from api.routes.pages import page
+from api.routes.players import check_name
+from api.routes.tables import table_json
+from api.stream import Slots, check_seat_reader, messages, stream_reader
+from audit.errors import InvalidCardError
+from audit.rules.cards import Seat
+
+bp = Blueprint("play", __name__)
+
+STATIC_JS = Path(__file__).resolve().parent.parent / "static" / "js"
+SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
+
+
+def house() -> House:
+    ext = current_app.extensions
+    if "fairplay_house" not in ext:
+        ext["fairplay_house"] = House(services().live)
+    return ext["fairplay_house"]  # type: ignore[no-any-return]
+
+
+def slots() -> Slots:
+    ext = current_app.extensions
+    if "fairplay_streams" not in ext:
+        ext["fairplay_streams"] = Slots(services().config.max_streams)
+    return ext["fairplay_streams"]  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------------------ pages
+
+
+@bp.get("/play")
+def play_page() -> Response:
+    cfg = services().config
+    return page("play.html", self_registration=cfg.self_registration, bot_tables=cfg.bot_tables)
+
+
+@bp.get("/play/<table_id>")
+def play_table_page(table_id: str) -> Response:
+    table = store.get_table(services().db.connection(), table_id)
+    return page("play_table.html", table=table, log_key=services().ledger.verifier_key())
+
+
+@bp.get("/static/js/<name>")
+def script(name: str) -> Response:
+    """The project's own ES modules (no code is fetched from anywhere else)."""
+    if not SCRIPT_NAME.match(name) or not (STATIC_JS / name).is_file():
+        raise NotFound(f"no script {name!r}")
+    resp = send_from_directory(STATIC_JS, name, mimetype="text/javascript", max_age=60)
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
+# ------------------------------------------------------------------------- bot tables
+
+
+@bp.post("/v1/bot-tables")
+def create_bot_table() -> tuple[Response, int, dict[str, str]]:
+    """A table with the signing player at S and three house bots (docs/api.md)."""
+    s = services()
+    if not s.config.bot_tables:
+        raise Forbidden("bot tables are off on this service (Config.bot_tables)")
+    conn = s.db.connection()
+    person = signed_reader(conn, s.config)
+    if person is None:
+        raise Unauthorized(
+            "Authorization: sign this request with the player's key (Cayenne-Ed25519)",
+            details={"path": "Authorization"},
+        )
+    body = json_body()
+    if not isinstance(body, dict) or set(body) - {"name"}:
+        raise BadRequest("the body must be an object {name?}", details={"path": "$"})
+    name = check_name(body.get("name", "against the bots"), "name")
+    rate = Rate(s.config.register_burst, s.config.register_per_hour)
+    take(conn, "bot-table", request.remote_addr or "unknown", rate, s.config.clock())
+    table = house().open_table(person, name)
+    out = table_json(table)
+    out["links"]["play"] = f"/play/{table.id}"
+    return jsonify(out), 201, {"Location": f"/v1/tables/{table.id}"}
+
+
+# ---------------------------------------------------------------------------- streams
+
+
+def _stream(table_id: str, seat: Seat | None) -> Response:
+    s = services()
+    conn = s.db.connection()
+    table = store.get_table(conn, table_id)
+    if seat is not None:
+        reader = stream_reader(conn, s.config, request.args.to_dict(), request.path)
+        check_seat_reader(table, seat, reader)
+        house().ensure(table_id)  # the person is here: the bots play
+    release = slots().take()
+    names = store.player_names(conn, list(table.seats.values()))
+    first = {
+        "table": table_json(table),
+        "names": names,
+        "seat": None if seat is None else seat.name,
+    }
+
+    def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
+        t, hand, state = load_hand(table_id, number)
+        msg: dict[str, Any] = {"hand": hand_json(t, hand, state)}
+        if new and number > 1:
+            msg["previous"] = hand_json(*load_hand(table_id, number - 1))
+        if seat is not None:
+            msg["cards"] = seat_json(hand, state, seat)
+        return msg
+
+    def body() -> Iterator[str]:
+        try:
+            yield from messages(s.live, table_id, first, render)
+        finally:
+            release()
+
+    resp = Response(stream_with_context(body()), mimetype="text/event-stream")
+    resp.call_on_close(release)
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+@bp.get("/v1/tables/<table_id>/stream")
+def table_stream(table_id: str) -> Response:
+    """The table's public state as it changes (server-sent events; never a hidden card)."""
+    return _stream(table_id, None)
+
+
+@bp.get("/v1/tables/<table_id>/seats/<seat>/stream")
+def seat_stream(table_id: str, seat: str) -> Response:
+    """The table as its seat's player sees it, with that seat's cards (signed URL)."""
+    try:
+        where = Seat.parse(seat)
+    except InvalidCardError:
+        raise NotFound(f"{seat!r} is not a seat (N, E, S or W)") from None
+    return _stream(table_id, where)

@@ -1,0 +1,491 @@
+// A table, live: for its seated player (their hand, their actions, each signed here) or
+// for a spectator (no hidden card: the deal is shown once a hand is over). Updates come
+// from the table's server-sent event stream (api/stream.py), never from a polling loop.
+// When a hand ends, the player's page verifies it with hand.js and says what it checked.
+
+import { toHex } from "./bytes.js";
+import { verifyHandDetailed } from "./hand.js";
+import { signEvent, signedStreamUrl } from "./keys.js";
+import { seatCommitment } from "./shuffle.js";
+
+export const SEATS = ["N", "E", "S", "W"];
+const SUITS = ["S", "H", "D", "C"];
+const SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const RANKS = "23456789TJQKA";
+const CALL_TEXT = { pass: "Pass", S: "\u2660 Spades", H: "\u2665 Hearts", D: "\u2666 Diamonds", C: "\u2663 Clubs", grand: "Grand", nullo: "Nullo" };
+const CHECKPOINT_KEY = "cayenne-fairplay:last-checkpoint";
+
+const $ = (id) => document.getElementById(id);
+const put = (box, ...children) => box.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined));
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== null && v !== undefined) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
+const isRed = (suit) => suit === "H" || suit === "D";
+const sideOf = (seat) => (seat === "N" || seat === "S" ? "NS" : "EW");
+
+/** A card face: rank and suit symbol, red for hearts and diamonds. */
+export function cardFace(card, attrs = {}) {
+  const suit = card[1];
+  return el(
+    attrs.onclick ? "button" : "span",
+    { ...attrs, class: `card ${isRed(suit) ? "red" : "black"} ${attrs.class ?? ""}`, "data-card": card, title: `${rankText(card)} of ${SUIT_NAME[suit]}` },
+    el("span", { class: "rank" }, rankText(card)),
+    el("span", { class: "suit" }, SYMBOL[suit]),
+  );
+}
+
+function bySuit(cards) {
+  const out = { S: [], H: [], D: [], C: [] };
+  for (const c of cards) out[c[1]].push(c);
+  for (const s of SUITS) out[s].sort((a, b) => RANKS.indexOf(b[0]) - RANKS.indexOf(a[0]));
+  return out;
+}
+
+/** The contract as text, the cayenne suit marked ("♥ hearts — cayenne"). */
+export function contractText(contract, cayenne) {
+  if (!contract) return "not made yet";
+  if (contract === "grand" || contract === "nullo") return contract[0].toUpperCase() + contract.slice(1);
+  const cay = cayenne && cayenne[1] === contract ? " \u2014 cayenne" : "";
+  return `${SYMBOL[contract]} ${SUIT_NAME[contract]}${cay}`;
+}
+
+export class TableView {
+  /** `options`: {tableId, logKey, identity (the player, or null for a spectator)}. */
+  constructor(options) {
+    this.tableId = options.tableId;
+    this.logKey = options.logKey;
+    this.identity = options.identity ?? null;
+    this.seat = null;
+    this.names = {};
+    this.table = null;
+    this.hand = null;
+    this.cards = null;
+    this.sending = null;
+    this.source = null;
+    this.retry = 1000;
+    this.verified = new Set();
+    this.finished = new Set();
+    this.status = "";
+  }
+
+  // ------------------------------------------------------------------ the stream
+
+  async connect() {
+    let url = `/v1/tables/${encodeURIComponent(this.tableId)}/stream`;
+    if (this.identity && this.seat) {
+      url = await signedStreamUrl(this.identity, `/v1/tables/${encodeURIComponent(this.tableId)}/seats/${this.seat}/stream`);
+    }
+    const source = new EventSource(url);
+    this.source = source;
+    source.addEventListener("table", (e) => this.onTable(JSON.parse(e.data)));
+    source.addEventListener("state", (e) => {
+      this.retry = 1000;
+      this.onState(JSON.parse(e.data));
+    });
+    source.addEventListener("bye", () => this.reconnect(0));
+    source.onerror = () => this.reconnect(this.retry);
+  }
+
+  reconnect(delay) {
+    // A seat's stream URL carries a signature valid for a minute: every new stream is
+    // signed afresh, so the page opens it itself rather than letting EventSource retry.
+    if (this.source) this.source.close();
+    this.source = null;
+    this.retry = Math.min(this.retry * 2, 30000);
+    setTimeout(() => this.connect(), delay);
+  }
+
+  async start() {
+    if (this.identity) {
+      const table = await (await fetch(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
+      this.seat = SEATS.find((s) => table.seats[s] === this.identity.id) ?? null;
+    }
+    await this.connect();
+  }
+
+  onTable(msg) {
+    this.table = msg.table;
+    this.names = msg.names;
+    $("table-name").textContent = msg.table.name;
+  }
+
+  onState(msg) {
+    this.hand = msg.hand;
+    this.cards = msg.cards ?? null;
+    if (msg.previous && msg.previous.phase === "over") this.showFinished(msg.previous);
+    this.render();
+    this.act().catch((err) => this.say(`Could not act: ${err.message}`, true));
+  }
+
+  // -------------------------------------------------------------------- actions
+
+  waitingForMe() {
+    return this.seat && this.hand && this.hand.waiting_for.includes(this.seat);
+  }
+
+  async act() {
+    const h = this.hand;
+    if (!this.identity || !this.seat || !this.waitingForMe()) return;
+    const key = `${h.hand}:${h.next_seq}`;
+    if (this.sending === key) return;
+    if (h.phase === "committing") {
+      this.sending = key;
+      const seedKey = `cayenne-fairplay:seed:${this.tableId}:${h.hand}:${this.seat}`;
+      let seedHex = localStorage.getItem(seedKey);
+      if (!seedHex) {
+        const seed = crypto.getRandomValues(new Uint8Array(32));
+        seedHex = toHex(seed);
+        localStorage.setItem(seedKey, seedHex); // kept before the commitment is sent
+      }
+      const seed = Uint8Array.from(seedHex.match(/../g), (b) => parseInt(b, 16));
+      const commitment = toHex(await seatCommitment(seed, this.seat, this.identity.id, this.tableId, h.hand));
+      this.say("Committing to your shuffle seed\u2026");
+      await this.send("commit", { commitment });
+    } else if (h.phase === "revealing") {
+      this.sending = key;
+      const seedHex = localStorage.getItem(`cayenne-fairplay:seed:${this.tableId}:${h.hand}:${this.seat}`);
+      if (!seedHex) {
+        this.say("Your seed for this hand is not in this browser: the hand will be voided after the ceremony timeout.", true);
+        return;
+      }
+      this.say("Revealing your seed\u2026");
+      await this.send("reveal", { seed: seedHex });
+    }
+  }
+
+  async send(type, body) {
+    const h = this.hand;
+    const event = await signEvent(this.identity, {
+      origin: await this.loadOrigin(),
+      table: this.tableId,
+      hand: String(h.hand),
+      seq: h.next_seq,
+      prev: h.last_hash,
+      type,
+      body,
+    });
+    const resp = await fetch(`/v1/tables/${encodeURIComponent(this.tableId)}/hands/${h.hand}/events`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(event),
+    });
+    if (!resp.ok) {
+      const err = await resp.json().catch(() => ({}));
+      if (err.code !== "REPLAYED_EVENT") this.say(`The service refused it: ${err.message ?? resp.status}`, true);
+      this.sending = null;
+      return false;
+    }
+    this.say("");
+    return true;
+  }
+
+  async loadOrigin() {
+    if (!this.origin) this.origin = (await (await fetch("/healthz")).json()).log_origin;
+    return this.origin;
+  }
+
+  async call(call) {
+    this.sending = `${this.hand.hand}:${this.hand.next_seq}`;
+    this.render();
+    await this.send("call", { call });
+  }
+
+  async play(card, aceHigh = false) {
+    this.sending = `${this.hand.hand}:${this.hand.next_seq}`;
+    this.render();
+    const body = { card };
+    if (aceHigh) body.ace_high = true;
+    await this.send("play", body);
+  }
+
+  say(text, bad = false) {
+    const box = $("status");
+    box.textContent = text;
+    box.className = bad ? "status bad" : "status";
+  }
+
+  // ------------------------------------------------------------------- drawing
+
+  positions() {
+    const me = this.seat ?? "S";
+    const i = SEATS.indexOf(me);
+    return { bottom: me, left: SEATS[(i + 1) % 4], top: SEATS[(i + 2) % 4], right: SEATS[(i + 3) % 4] };
+  }
+
+  render() {
+    const h = this.hand;
+    if (!h) return;
+    const play = h.play;
+    $("hand-title").textContent = `Hand ${h.hand}`;
+    $("phase").textContent = this.phaseText();
+    const pos = this.positions();
+    for (const [where, seat] of Object.entries(pos)) this.renderSeat($(`seat-${where}`), seat, where === "bottom");
+    this.renderTrick(pos);
+    this.renderCalls();
+    this.renderScore();
+    this.renderActions();
+    document.body.dataset.phase = h.phase;
+    document.body.dataset.hand = String(h.hand);
+  }
+
+  phaseText() {
+    const h = this.hand;
+    const who = h.waiting_for;
+    const mine = this.waitingForMe();
+    if (h.phase === "committing" || h.phase === "revealing") {
+      const n = h.phase === "committing" ? Object.values(h.ceremony.commitments).filter(Boolean).length : Object.values(h.ceremony.revealed).filter(Boolean).length;
+      return `Shuffle ceremony: ${h.phase === "committing" ? "commitments" : "seeds revealed"} ${n}/4`;
+    }
+    if (h.phase === "calling") return mine ? "Your call" : `${this.seatName(who[0])} to call`;
+    if (h.phase === "playing") return mine ? "Your turn: play a card" : `${this.seatName(who[0])} to play`;
+    if (h.phase === "void") return "This hand was void; the next is being shuffled";
+    return h.phase;
+  }
+
+  seatName(seat) {
+    if (!seat) return "";
+    const pid = this.table ? this.table.seats[seat] : null;
+    if (seat === this.seat) return "You";
+    return `${seat} \u00b7 ${this.names[pid] ?? pid ?? ""}`;
+  }
+
+  renderSeat(box, seat, bottom) {
+    const h = this.hand;
+    const toAct = h.waiting_for.length === 1 && h.waiting_for[0] === seat && (h.phase === "calling" || h.phase === "playing");
+    box.className = `seat${toAct ? " to-act" : ""}${h.dealer === seat ? " dealer" : ""}`;
+    box.dataset.seat = seat;
+    const left = h.play ? h.play.cards_left[seat] : h.phase === "committing" || h.phase === "revealing" ? 0 : 13;
+    const label = el(
+      "div",
+      { class: "seat-label" },
+      el("b", {}, this.seatName(seat)),
+      h.dealer === seat ? el("span", { class: "chip" }, "dealer") : null,
+      toAct ? el("span", { class: "chip turn" }, "to act") : null,
+    );
+    if (bottom && this.cards && this.cards.held) {
+      box.replaceChildren(label, this.handDiagram(this.cards.held));
+      return;
+    }
+    const backs = el("div", { class: "backs", "data-count": String(left) }, ...Array.from({ length: left }, () => el("span", { class: "back" })));
+    box.replaceChildren(label, backs, el("div", { class: "muted count" }, `${left} card${left === 1 ? "" : "s"}`));
+  }
+
+  handDiagram(held) {
+    const h = this.hand;
+    const legal = new Set(this.cards && h.phase === "playing" && this.waitingForMe() ? this.cards.legal_plays : []);
+    const busy = this.sending === `${h.hand}:${h.next_seq}`;
+    const suits = bySuit(held);
+    const rows = SUITS.map((s) =>
+      el(
+        "div",
+        { class: `suit-row ${isRed(s) ? "red" : "black"}` },
+        el("span", { class: "suit-symbol" }, SYMBOL[s]),
+        suits[s].length
+          ? suits[s].map((c) =>
+              legal.has(c) && !busy
+                ? cardFace(c, { class: "playable", onclick: () => this.choose(c) })
+                : cardFace(c, { class: legal.size ? "unplayable" : "" }),
+            )
+          : el("span", { class: "muted" }, "\u2014"),
+      ),
+    );
+    return el("div", { class: "hand-diagram", id: "my-hand" }, ...rows);
+  }
+
+  choose(card) {
+    const play = this.hand.play;
+    if (card[0] === "A" && play && play.contract === "nullo") {
+      const box = $("actions");
+      box.replaceChildren(
+        el("span", {}, "Nullo: play this ace "),
+        el("button", { class: "call", onclick: () => this.play(card, false) }, "low"),
+        el("button", { class: "call", id: "ace-high", onclick: () => this.play(card, true) }, "high (declare)"),
+      );
+      return;
+    }
+    this.play(card);
+  }
+
+  renderTrick(pos) {
+    const play = this.hand.play;
+    const slots = {};
+    for (const [where, seat] of Object.entries(pos)) slots[seat] = el("div", { class: `slot ${where}` });
+    let caption = "";
+    if (play) {
+      const tricks = play.tricks;
+      const trick = tricks[tricks.length - 1];
+      if (trick) {
+        const i = SEATS.indexOf(trick.leader);
+        trick.cards.forEach((c, k) => {
+          const seat = SEATS[(i + k) % 4];
+          slots[seat].append(cardFace(c, { class: trick.winner === seat ? "winner" : "" }));
+          if ((trick.ace_high ?? []).includes(c)) slots[seat].append(el("div", { class: "chip" }, "ace high"));
+        });
+        caption = trick.winner ? `Trick ${tricks.length}: ${this.seatName(trick.winner)} won it` : `Trick ${tricks.length}`;
+      }
+    }
+    $("trick").replaceChildren(...Object.values(slots), el("div", { class: "slot middle" }, el("div", { class: "caption" }, caption)));
+    $("corner-left").replaceChildren(
+      play ? el("div", { class: "cayenne", id: "cayenne" }, el("div", { class: "muted" }, "cayenne card"), cardFace(play.cayenne)) : el("div", { class: "muted" }, "shuffling\u2026"),
+    );
+    $("corner-right").replaceChildren(
+      ...(play
+        ? [
+            el("div", { class: "muted" }, "contract"),
+            el("div", { class: "big" }, contractText(play.contract, play.cayenne)),
+            el("div", {}, `tricks N-S ${play.tricks_won.NS} \u00b7 E-W ${play.tricks_won.EW}`),
+          ]
+        : []),
+    );
+  }
+
+  renderCalls() {
+    const play = this.hand.play;
+    const box = $("calls");
+    if (!play) {
+      box.replaceChildren(el("p", { class: "muted" }, "Each seat commits to a secret seed, then reveals it: the deal comes from all of them."));
+      return;
+    }
+    const calls = play.calls.map((c) => el("li", {}, `${this.seatName(c.seat)}: `, el("b", {}, CALL_TEXT[c.call] ?? c.call)));
+    const declared = play.tricks.flatMap((t) => t.ace_high ?? []);
+    put(
+      box,
+      el("div", {}, "Cayenne card: ", el("b", { class: isRed(play.cayenne[1]) ? "red" : "" }, `${rankText(play.cayenne)}${SYMBOL[play.cayenne[1]]}`)),
+      el("div", { id: "contract" }, "Contract: ", el("b", {}, contractText(play.contract, play.cayenne)), play.unit ? ` (unit ${play.unit})` : ""),
+      el("ul", { class: "calls" }, ...calls),
+      el("div", {}, `Tricks: N-S ${play.tricks_won.NS}, E-W ${play.tricks_won.EW}`),
+      declared.length ? el("div", { id: "ace-high-list" }, "Aces declared high: ", declared.join(" ")) : null,
+    );
+  }
+
+  renderScore() {
+    const score = this.hand.score_before ?? { points: { NS: 0, EW: 0 }, games: { NS: 0, EW: 0 } };
+    const sheet = score.sheet ?? { NS: [], EW: [] };
+    $("score").replaceChildren(
+      el(
+        "table",
+        { class: "score" },
+        el("tr", {}, el("th", {}, ""), el("th", {}, "N-S"), el("th", {}, "E-W")),
+        el("tr", {}, el("td", {}, "marker"), el("td", {}, String(score.points.NS)), el("td", {}, String(score.points.EW))),
+        el("tr", {}, el("td", {}, "games"), el("td", {}, String(score.games.NS)), el("td", {}, String(score.games.EW))),
+        el("tr", {}, el("td", {}, "sheet"), el("td", {}, sheet.NS.join(" + ") || "\u2014"), el("td", {}, sheet.EW.join(" + ") || "\u2014")),
+      ),
+    );
+  }
+
+  renderActions() {
+    const box = $("actions");
+    const h = this.hand;
+    if (!this.identity || !this.seat) {
+      box.replaceChildren();
+      return;
+    }
+    const busy = this.sending === `${h.hand}:${h.next_seq}`;
+    if (h.phase === "calling" && this.waitingForMe() && this.cards) {
+      box.replaceChildren(
+        el("span", {}, "Your call: "),
+        ...this.cards.legal_calls.map((c) => el("button", { class: "call", "data-call": c, disabled: busy, onclick: () => this.call(c) }, CALL_TEXT[c] ?? c)),
+      );
+      return;
+    }
+    box.replaceChildren(el("span", { class: "muted" }, this.phaseText()));
+  }
+
+  // ---------------------------------------------------------- a finished hand
+
+  async showFinished(prev) {
+    if (this.finished.has(prev.hand)) return;
+    this.finished.add(prev.hand);
+    const t = encodeURIComponent(this.tableId);
+    const [record, report] = await Promise.all([
+      fetch(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
+      fetch(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
+    ]);
+    const rec = record.hands[0];
+    const box = $("last-hand");
+    const diagram = el("div", { class: "deal-diagram", id: "last-deal" });
+    for (const seat of SEATS) {
+      const suits = bySuit(rec.deal[seat]);
+      diagram.append(
+        el(
+          "div",
+          { class: `deal-seat ${seat}` },
+          el("b", {}, this.seatName(seat)),
+          ...SUITS.map((s) => el("div", { class: isRed(s) ? "red" : "black" }, `${SYMBOL[s]} `, suits[s].map(rankText).join(" ") || "\u2014")),
+        ),
+      );
+    }
+    diagram.append(el("div", { class: "deal-seat centre" }, "cayenne ", cardFace(rec.cayenne)));
+    const verdict = report.report.verdict;
+    const play = prev.play;
+    const declared = play.tricks.flatMap((t) => t.ace_high ?? []);
+    put(
+      box,
+      el("h3", {}, `Hand ${prev.hand}: `, contractText(play.contract, play.cayenne), ` \u2014 N-S ${play.tricks_won.NS} tricks, E-W ${play.tricks_won.EW}`),
+      diagram,
+      declared.length ? el("p", {}, "Aces declared high: ", declared.join(" ")) : null,
+      el("p", {}, "Audit verdict: ", el("b", { id: "verdict", class: `verdict-${verdict}` }, verdict), " \u2014 ", el("a", { href: `/reports/${report.id}` }, "report"), " \u00b7 ", el("a", { href: `/tables/${t}/hands/${prev.hand}` }, "hand page")),
+      el("div", { id: "verification" }),
+    );
+    if (this.identity) await this.verify(prev.hand, record);
+  }
+
+  /** Verify a finished hand here, trusting nothing the server says without a proof. */
+  async verify(number, record) {
+    if (this.verified.has(number)) return;
+    this.verified.add(number);
+    const out = $("verification");
+    out.replaceChildren(el("p", { class: "muted" }, `Verifying hand ${number} in this browser\u2026`));
+    const result = await verifyFinishedHand(this.tableId, number, this.logKey, record, this.identity);
+    showChecks(out, number, result);
+  }
+}
+
+/** Fetch a hand's proof bundle (and, when needed, a consistency proof from the last
+ * checkpoint this browser kept) and run hand.js's checks; keeps the newest checkpoint. */
+export async function verifyFinishedHand(tableId, number, logKey, record, identity) {
+  const t = encodeURIComponent(tableId);
+  const bundle = await (await fetch(`/v1/tables/${t}/hands/${number}/proof`)).json();
+  const lastNote = localStorage.getItem(CHECKPOINT_KEY);
+  let last = null;
+  if (lastNote) {
+    const newest = bundle.later && bundle.later.checkpoint ? bundle.later.checkpoint : bundle.checkpoint;
+    const a = Number(lastNote.split("\n")[1]);
+    const b = Number(String(newest).split("\n")[1]);
+    last = lastNote;
+    if (a !== b && a > 0 && b > 0) {
+      const resp = await fetch(`/v1/log/proofs/consistency?from=${Math.min(a, b)}&to=${Math.max(a, b)}`);
+      if (resp.ok) last = { checkpoint: lastNote, consistency: (await resp.json()).proof };
+    }
+  }
+  const options = { record };
+  if (identity) Object.assign(options, { player: identity.id, playerKey: identity.verifierKey });
+  const result = await verifyHandDetailed(bundle, logKey, last, options);
+  if (result.ok && result.checkpoint) localStorage.setItem(CHECKPOINT_KEY, result.checkpoint.note ?? result.checkpoint);
+  return result;
+}
+
+export function showChecks(out, number, result) {
+  const rows = result.checks.map((c) =>
+    el("tr", { class: c.ok ? "ok" : "bad", "data-check": c.check }, el("td", {}, c.ok ? "\u2713" : "\u2717"), el("td", {}, c.check), el("td", {}, c.detail ?? "")),
+  );
+  out.replaceChildren(
+    el(
+      "p",
+      { id: "verify-result", class: result.ok ? "verified" : "failed", "data-hand": String(number) },
+      result.ok ? `Hand ${number} verified in this browser: every check passed.` : `Hand ${number} FAILED verification: do not trust this service's account of it.`,
+    ),
+    el("table", { class: "checks" }, ...rows),
+  );
+}

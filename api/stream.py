@@ -1,0 +1,168 @@
+"""Server-sent event streams of a table: its hands' public state, and a seat's own cards.
+
+``GET /v1/tables/{t}/stream`` (anyone) and ``GET /v1/tables/{t}/seats/{seat}/stream``
+(the seat's player only) answer ``text/event-stream``. The first message (``table``)
+gives the table and its players' names; then a ``state`` message is sent on connect and
+after every change of the table's current hand (each logged event, a new hand, a void):
+``{"hand": <GET .../hands/{n}>, "previous": <the hand before, when the current hand is
+new>, "cards": <GET .../seats/{seat}/cards, seat streams only>}``, with the id
+``<hand>:<next_seq>``. A comment line every ``HEARTBEAT_SECONDS`` finds a client that
+went away. After ``STREAM_SECONDS`` a ``bye`` message ends the stream; the page opens a
+new one (EventSource would reconnect by itself, but a seat's stream needs a fresh
+signature).
+
+Privacy is that of the reads: a seat's stream carries that seat's cards and nothing of
+any other seat's, and only for the seat's player. EventSource cannot send headers, so
+the signed read travels in the query: ``?player=<id>&ts=<unix seconds>&sig=<base64>``,
+the Ed25519 signature covering ``cayenne-fairplay/read/v1\\nGET\\n<path>\\n<ts>`` for the
+path without its query (docs/api.md, "Who is who"), and ``ts`` within ``STREAM_WINDOW``
+seconds of the server's clock: the URL opens that one stream, for a minute.
+
+Each open stream holds a server thread. A process serves at most ``max_streams`` at
+once (``Config.max_streams``; ``fairplay serve`` keeps it under ``--threads``); the next
+is answered 429 with ``Retry-After``. Waiting threads wake on this process's actions at
+once (:class:`api.changes.Changes`) and read the hand's row every second for other
+processes' actions.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from api import rows as store
+from api.config import Config
+from api.database import Connection
+from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, Unauthorized
+from api.room import Live, repair
+from api.signing import parse_player_key, read_message
+from api.text import check_text
+from audit.log.errors import LogSignatureInvalid
+from audit.rules.cards import Seat
+
+STREAM_SECONDS = 55.0
+"""How long one stream lasts before its ``bye``."""
+HEARTBEAT_SECONDS = 15.0
+WAKE_SECONDS = 1.0
+"""How often a waiting stream reads its table's row (other processes' actions)."""
+STREAM_WINDOW = 60
+"""Seconds a signed stream URL stays valid (``ts`` against the server's clock)."""
+
+
+class Slots:
+    """At most ``n`` streams at once in this process."""
+
+    def __init__(self, n: int) -> None:
+        self._sem = threading.BoundedSemaphore(n)
+        self.n = n
+
+    def take(self) -> Callable[[], None]:
+        """A slot, or 429; the function that gives it back (once)."""
+        if not self._sem.acquire(blocking=False):
+            raise TooManyRequests(
+                f"this host serves {self.n} event streams already; try again shortly",
+                retry_after=5,
+            )
+        done = threading.Event()
+
+        def release() -> None:
+            if not done.is_set():
+                done.set()
+                self._sem.release()
+
+        return release
+
+
+def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: str) -> str:
+    """The player who signed this stream's URL (``player``, ``ts``, ``sig`` in ``args``)."""
+    try:
+        player, ts_text, sig_text = args["player"], args["ts"], args["sig"]
+    except KeyError as exc:
+        raise Unauthorized(
+            f"{exc.args[0]}: a seat's stream needs player, ts and sig in the query",
+            details={"path": exc.args[0]},
+        ) from None
+    check_text(player, "player")
+    try:
+        ts = int(ts_text)
+    except ValueError:
+        raise Unauthorized("ts: unix seconds", details={"path": "ts"}) from None
+    try:
+        sig = base64.b64decode(sig_text, validate=True)
+    except (ValueError, binascii.Error):
+        raise Unauthorized("sig: base64", details={"path": "sig"}) from None
+    now = config.clock()
+    if abs(now - ts) > STREAM_WINDOW:
+        raise Unauthorized(
+            f"ts: a stream's signature is valid {STREAM_WINDOW}s",
+            details={"path": "ts", "server_time": int(now)},
+        )
+    try:
+        key = store.get_player(conn, player).public_key
+    except NotFound:
+        raise InvalidSignature(f"player: unknown player {player!r}") from None
+    try:
+        parse_player_key(key).verify(read_message("GET", path, ts), sig)
+    except LogSignatureInvalid:
+        raise InvalidSignature(
+            "sig: the signature does not verify with the player's key", details={"path": "sig"}
+        ) from None
+    return player
+
+
+def check_seat_reader(table: store.Table, seat: Seat, reader: str) -> None:
+    if table.seats[seat] != reader:
+        raise Forbidden(
+            f"only the player at {seat.name} may follow this seat's stream",
+            details={"seat": seat.name},
+        )
+
+
+def sse(event: str, data: Any, ident: str | None = None) -> str:
+    """One server-sent event (the JSON on one line)."""
+    head = f"id: {ident}\n" if ident is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+Render = Callable[[store.Table, int, bool], dict[str, Any]]
+"""(table, current hand number, whether the hand is new to this stream) → a message."""
+
+
+def messages(
+    live: Live,
+    table_id: str,
+    first: dict[str, Any],
+    render: Render,
+    seconds: float = STREAM_SECONDS,
+) -> Iterator[str]:
+    """The stream's text: ``first`` as the ``table`` message, then ``state`` on changes."""
+    conn = live.db.connection()
+    yield "retry: 3000\n\n"
+    yield sse("table", first)
+    last: tuple[int, int, str] | None = None
+    start = beat = time.monotonic()
+    seen = live.changes.version
+    while not live.changes.closed:
+        table = store.get_table(conn, table_id)
+        hand = store.get_hand(conn, table_id, table.hand_count)
+        if repair.expire(live, hand):
+            continue
+        head = (hand.number, hand.event_count, hand.phase)
+        if head != last:
+            new = last is None or last[0] != hand.number
+            last = head
+            beat = time.monotonic()
+            yield sse("state", render(table, hand.number, new), f"{hand.number}:{hand.event_count}")
+        now = time.monotonic()
+        if now - start > seconds:
+            yield sse("bye", {"reconnect": True})
+            return
+        if now - beat > HEARTBEAT_SECONDS:
+            beat = now
+            yield ": ping\n\n"
+        seen = live.changes.wait(seen, WAKE_SECONDS)

@@ -1,0 +1,82 @@
+"""Event streams over a real socket: the seat's stream is its player's only, signed in the
+URL for a minute; the number of open streams is bounded; a change reaches a stream."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import time
+from collections.abc import Callable
+from urllib.parse import urlencode, urlparse
+
+from api.client import Identity
+from api.signing import read_message
+from tests.api.conftest import Running
+from tests.api.helpers import open_table
+
+
+def signed(ident: Identity, path: str, ts: int) -> str:
+    sig = base64.b64encode(ident.signer.sign(read_message("GET", path, ts))).decode()
+    return f"{path}?{urlencode({'player': ident.id, 'ts': ts, 'sig': sig})}"
+
+
+def open_stream(url: str, path: str) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    u = urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname or "", u.port, timeout=10)
+    conn.request("GET", path)
+    return conn, conn.getresponse()
+
+
+def read_events(resp: http.client.HTTPResponse, n: int) -> list[tuple[str, dict]]:
+    out: list[tuple[str, dict]] = []
+    buf = b""
+    while len(out) < n:
+        buf += resp.read1(65536)
+        while b"\n\n" in buf:
+            block, buf = buf.split(b"\n\n", 1)
+            lines = dict(line.split(": ", 1) for line in block.decode().split("\n") if ": " in line)
+            if "event" in lines:
+                out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_a_seats_stream_is_its_players_only(make_service: Callable[..., Running]) -> None:
+    now = [time.time()]
+    service = make_service(clock=lambda: now[0])
+    t = open_table(service.client(), service.origin)
+    path = f"/v1/tables/{t.id}/seats/N/stream"
+    ts = int(now[0])
+    for who, query, status in (
+        (t.players["E"], signed(t.players["E"], path, ts), 403),  # another seat's player
+        (t.players["N"], path, 401),  # unsigned
+        (t.players["N"], signed(t.players["N"], path, ts - 61), 401),  # a stale URL
+        # a URL signed for another path
+        (t.players["N"], path + "?" + signed(t.players["N"], path + "x", ts).split("?")[1], 401),
+    ):
+        conn, resp = open_stream(service.url, query)
+        body = json.loads(resp.read())
+        assert resp.status == status and body["code"] and body["message"], (who.id, body)
+        conn.close()
+    conn, resp = open_stream(service.url, signed(t.players["N"], path, ts))
+    assert resp.status == 200 and resp.getheader("Content-Type", "").startswith("text/event-stream")
+    (kind, first), (kind2, state) = read_events(resp, 2)
+    assert (kind, kind2) == ("table", "state") and state["cards"]["seat"] == "N"
+    t.commit_all()  # a change reaches the open stream
+    later = read_events(resp, 1)[0][1]
+    assert later["hand"]["next_seq"] > state["hand"]["next_seq"]
+    conn.close()
+
+
+def test_open_streams_are_bounded(make_service: Callable[..., Running]) -> None:
+    service = make_service(max_streams=1)
+    t = open_table(service.client(), service.origin)
+    conn, resp = open_stream(service.url, f"/v1/tables/{t.id}/stream")
+    assert resp.status == 200
+    read_events(resp, 1)
+    conn2, resp2 = open_stream(service.url, f"/v1/tables/{t.id}/stream")
+    body = json.loads(resp2.read())
+    assert resp2.status == 429 and body["code"] == "TOO_MANY_REQUESTS"
+    assert resp2.getheader("Retry-After") == "5"
+    conn.close()
+    conn2.close()
