@@ -105,9 +105,10 @@ def side_text(side: int) -> str:
 def alpha_note(alpha: float) -> str:
     """What ``alpha`` means, for the reports that print it."""
     return (
-        f"alpha = {alpha:g} is the false-alarm level: a stacking p-value below alpha is "
-        f"reported as a stacked deal, so an honestly shuffled deal is wrongly called "
-        f"stacked with probability at most {alpha:g}"
+        f"alpha = {alpha:g} is the false-alarm level of the whole record: a deal or a "
+        f"dealer is called stacked (an error) only below its share of alpha, so an honest "
+        f"record of any length is called irregular with probability at most {alpha:g}; "
+        f"a p-value below alpha that misses its share is a warning"
     )
 
 
