@@ -68,9 +68,7 @@ def test_real_witnesses_cosignatures_verify() -> None:
         )
         assert _by_hand(key.name, key.public_key, vec["body"], line) == w["timestamp"]
         assert found[key.text()].line() == line
-    cp = verify_witnessed_checkpoint(
-        vec["note"], vec["log_vkey"], WitnessPolicy(tuple(keys), 4)
-    )
+    cp = verify_witnessed_checkpoint(vec["note"], vec["log_vkey"], WitnessPolicy(tuple(keys), 4))
     assert cp.size == 1432088532
 
 
@@ -104,7 +102,9 @@ def test_a_changed_checkpoint_fails_every_cosignature() -> None:
     remora = WitnessKey.from_text(vec["witnesses"][2]["vkey"])
     with pytest.raises(LogSignatureInvalid, match="remora.n621.de"):
         cosignatures_by(bad, [remora])
-    others = [WitnessKey.from_text(w["vkey"]) for w in vec["witnesses"] if "remora" not in w["vkey"]]
+    others = [
+        WitnessKey.from_text(w["vkey"]) for w in vec["witnesses"] if "remora" not in w["vkey"]
+    ]
     assert len(cosignatures_by(bad, others)) == 3
 
 
@@ -150,9 +150,7 @@ def test_sign_then_verify_both_ways() -> None:
     plain = note.sign(body, signer)  # an ordinary (0x01) note signature by the same key
     assert cosignatures_by(plain, [key]) == {}
     with pytest.raises(InvalidSignature):
-        Ed25519PublicKey.from_public_bytes(key.public_key).verify(
-            cos.signature, body.encode()
-        )
+        Ed25519PublicKey.from_public_bytes(key.public_key).verify(cos.signature, body.encode())
 
 
 def test_keys_and_timestamps_are_checked() -> None:
