@@ -60,6 +60,14 @@ def register(subparsers: Any) -> None:
         "commitment (default 600; 0: never)",
     )
     serve.add_argument(
+        "--witness-key",
+        action="append",
+        default=[],
+        metavar="VKEY",
+        help="a witness's cosignature/v1 verifier key whose cosignatures the service accepts "
+        "and serves (repeatable; also FAIRPLAY_WITNESS_KEYS)",
+    )
+    serve.add_argument(
         "--demo", action="store_true", help="on a fresh database, seed a table of bots"
     )
     serve.set_defaults(func=run_serve)
@@ -104,6 +112,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["self_registration"] = True
     if args.ceremony_timeout is not None:
         settings["ceremony_timeout"] = args.ceremony_timeout
+    if args.witness_key:
+        settings["witness_keys"] = tuple(args.witness_key)
     return settings
 
 

@@ -60,6 +60,9 @@ class Config:
     """Players one client address may self-register at once..."""
     register_per_hour: int = 20
     """...and then an hour (0: no limit). The administrator is not limited."""
+    witness_keys: tuple[str, ...] = ()
+    """The ``cosignature/v1`` verifier keys of the witnesses whose cosignatures the service
+    accepts and serves (``FAIRPLAY_WITNESS_KEYS``, separated by whitespace)."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -84,12 +87,15 @@ _ENV = {
     "FAIRPLAY_UPLOAD_PER_HOUR": "upload_per_hour",
     "FAIRPLAY_REGISTER_BURST": "register_burst",
     "FAIRPLAY_REGISTER_PER_HOUR": "register_per_hour",
+    "FAIRPLAY_WITNESS_KEYS": "witness_keys",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
 
 
 def _coerce(name: str, value: Any) -> Any:
+    if name == "witness_keys":
+        return _witness_keys(value)
     if name == "self_registration" and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
     integers = ("max_body", "request_timeout", "signature_window", "ceremony_timeout", *_RATES)
@@ -101,6 +107,23 @@ def _coerce(name: str, value: Any) -> Any:
                 f"{name}: {value!r} is not an integer", details={"field": name}
             ) from None
     return value
+
+
+def _witness_keys(value: Any) -> tuple[str, ...]:
+    """Witness keys from whitespace-separated text or a list; each must parse."""
+    from audit.log.cosignature import WitnessKey
+    from audit.log.errors import KeyFormatError
+
+    items = value.split() if isinstance(value, str) else list(value)
+    keys = []
+    for item in items:
+        try:
+            keys.append(WitnessKey.from_text(item).text())
+        except KeyFormatError as exc:
+            raise ConfigError(
+                f"witness_keys: {exc.message}", details={"field": "witness_keys"}
+            ) from None
+    return tuple(keys)
 
 
 def load_config(
