@@ -26,7 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shuffle": ("shuffle.cli", "run a commit-reveal shuffle ceremony, or verify a transcript"),
     "log": ("audit.log.cli", "the signed hand log: keys, append, checkpoint, verify"),
     "verify": ("audit.log.cli", "check a hand's offline proof bundle"),
-    "witness": ("audit.log.witness_cli", "follow a log, cosign its checkpoints, refuse split views"),
+    "witness": (
+        "audit.log.witness_cli",
+        "follow a log, cosign its checkpoints, refuse split views",
+    ),
     "serve": ("api.cli", "run the HTTP service"),
     "bot": ("api.cli", "bot players that play through the HTTP API"),
 }
