@@ -186,10 +186,11 @@ def verify_split_view_key(vkey: str) -> Any:
 
 
 def test_the_cosignature_route_refuses_what_it_cannot_verify(
-    make_service: Callable[..., Running], tmp_path: Path
+    make_service: Callable[..., Running], tmp_path: Path, backend: str
 ) -> None:
+    """On SQLite and PostgreSQL: what the route refuses, and what it stores and serves."""
     w = Witnesses(tmp_path)
-    svc = make_service(witness_keys=w.vkeys[:1])
+    svc = make_service(backend, witness_keys=w.vkeys[:1])
     bots = TableBots.open(svc.client(), random.Random(3))
     bots.play_hand(1)
     note = get_text(svc.url + "/v1/log/checkpoint")
