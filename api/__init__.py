@@ -19,6 +19,7 @@ from api.migrations import migrate
 from api.room import Live
 from api.room.repair import recover
 from api.text import check_request
+from api.witnesses import WitnessBook
 
 
 def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
@@ -31,6 +32,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     db = Database(cfg.resolved_database_url)
     migrate(db)
     ledger = Ledger(cfg, db.url)
+    ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
     live = Live(db, cfg, ledger)
     recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)

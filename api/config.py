@@ -70,6 +70,9 @@ class Config:
     max_streams: int = 8
     """Server-sent event streams one process serves at once; each holds a thread, so
     ``fairplay serve`` keeps this below its ``--threads`` (429 beyond it)."""
+    witness_keys: tuple[str, ...] = ()
+    """The ``cosignature/v1`` verifier keys of the witnesses whose cosignatures the service
+    accepts and serves (``FAIRPLAY_WITNESS_KEYS``, separated by whitespace)."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -98,12 +101,15 @@ _ENV = {
     "FAIRPLAY_BOT_PACE": "bot_pace",
     "FAIRPLAY_BOT_PAUSE": "bot_pause",
     "FAIRPLAY_MAX_STREAMS": "max_streams",
+    "FAIRPLAY_WITNESS_KEYS": "witness_keys",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
 
 
 def _coerce(name: str, value: Any) -> Any:
+    if name == "witness_keys":
+        return _witness_keys(value)
     if name in ("self_registration", "bot_tables") and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
     if name in ("bot_pace", "bot_pause") and isinstance(value, str):
@@ -129,6 +135,23 @@ def _coerce(name: str, value: Any) -> Any:
                 f"{name}: {value!r} is not an integer", details={"field": name}
             ) from None
     return value
+
+
+def _witness_keys(value: Any) -> tuple[str, ...]:
+    """Witness keys from whitespace-separated text or a list; each must parse."""
+    from audit.log.cosignature import WitnessKey
+    from audit.log.errors import KeyFormatError
+
+    items = value.split() if isinstance(value, str) else list(value)
+    keys = []
+    for item in items:
+        try:
+            keys.append(WitnessKey.from_text(item).text())
+        except KeyFormatError as exc:
+            raise ConfigError(
+                f"witness_keys: {exc.message}", details={"field": "witness_keys"}
+            ) from None
+    return tuple(keys)
 
 
 def load_config(

@@ -25,6 +25,7 @@ from typing import Any
 from api.config import Config
 from api.database import private_dir
 from api.errors import BadRequest, NotFound
+from api.witnesses import WitnessBook
 from audit.log.bundle import build_bundle
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.errors import LogError
@@ -73,6 +74,8 @@ class Ledger:
         if self.signer.verifier_key() not in self.log.actor_keys(SERVER_ACTOR):
             self.log.register_key(SERVER_ACTOR, self.signer.verifier())
         self.committer = GroupCommit(self.log, CHECKPOINT_INTERVAL)
+        self.witnesses: WitnessBook | None = None
+        """The witnesses' cosignatures (api/witnesses.py), appended to served checkpoints."""
         # The writer side at start-up: entries a dead host left unsigned get a checkpoint.
         self.log.checkpoint(min_interval=CHECKPOINT_INTERVAL)
 
@@ -140,8 +143,19 @@ class Ledger:
         self.committer.signed()
         return note
 
-    def checkpoint(self) -> str:
-        """The latest stored checkpoint (a read: it signs nothing)."""
+    def checkpoint(self, witnessed: int = 0) -> str:
+        """The latest stored checkpoint with its witnesses' cosignatures (a read: it signs
+        nothing); with ``witnessed``, the latest cosigned by at least that many of the
+        configured witnesses."""
+        if witnessed > 0:
+            size = self.witnesses.witnessed(witnessed) if self.witnesses else None
+            note = None if size is None else self.log.checkpoint_of(size)
+            if note is None:
+                raise NotFound(
+                    f"no checkpoint is cosigned by {witnessed} of the configured witnesses",
+                    details={"path": "witnessed"},
+                )
+            return self._cosigned(note)
         note = self.log.latest_checkpoint()
         if note is None:
             raise NotFound(
@@ -149,7 +163,10 @@ class Ledger:
                 f"{CHECKPOINT_INTERVAL:.0f} s of an append",
                 details={"retry_after": CHECKPOINT_INTERVAL},
             )
-        return note
+        return self._cosigned(note)
+
+    def _cosigned(self, note: str) -> str:
+        return note if self.witnesses is None else self.witnesses.annotate(note)
 
     def _size_of(self, note_text: str) -> int:
         return parse_checkpoint(parse_note(note_text)[0]).size
@@ -178,7 +195,11 @@ class Ledger:
         return size, self._unsigned(size)
 
     def _unsigned(self, size: int) -> dict[str, Any]:
-        return {"root": self.log.tree_hash_b64(size), "checkpoint": self.log.checkpoint_of(size)}
+        note = self.log.checkpoint_of(size)
+        return {
+            "root": self.log.tree_hash_b64(size),
+            "checkpoint": None if note is None else self._cosigned(note),
+        }
 
     def entries(self, start: int, end: int) -> dict[str, Any]:
         size = self.log.size()
@@ -226,7 +247,7 @@ class Ledger:
         if not events:
             raise NotFound(f"the log has no events of table {table!r} hand {hand}")
         try:
-            return build_bundle(self.log, table, str(hand), sign=False)
+            bundle = build_bundle(self.log, table, str(hand), sign=False)
         except LogError:
             last = max(e["index"] for e in events)
             raise NotFound(
@@ -234,3 +255,25 @@ class Ledger:
                 f"one within {CHECKPOINT_INTERVAL:.0f} s",
                 details={"retry_after": CHECKPOINT_INTERVAL},
             ) from None
+        return self._witnessed_bundle(bundle)
+
+    def _witnessed_bundle(self, bundle: dict[str, Any]) -> dict[str, Any]:
+        """The bundle's checkpoints with their cosignatures; its ``later`` checkpoint moved
+        to the one cosigned by the most witnesses, when that is another (a client with a
+        witness policy needs one of the two to meet it)."""
+        book = self.witnesses
+        if book is None:
+            return bundle
+        size = self._size_of(bundle["checkpoint"])
+        best = book.best_covering(size)
+        if best is not None and best > size and book.count(best) > book.count(size):
+            later_note = self.log.checkpoint_of(best)
+            if later_note is not None:
+                bundle["later"] = {
+                    "checkpoint": later_note,
+                    "consistency": b64_list(self.log.consistency_proof(size, best)),
+                }
+        bundle["checkpoint"] = book.annotate(bundle["checkpoint"])
+        if "later" in bundle:
+            bundle["later"]["checkpoint"] = book.annotate(bundle["later"]["checkpoint"])
+        return bundle

@@ -100,6 +100,22 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_rate_buckets_updated ON api_rate_buckets (bucket, updated)",
         ),
     ),
+    Migration(
+        3,
+        "witness cosignatures of checkpoints",
+        (
+            # One cosignature/v1 line per checkpoint size and witness key (api/witnesses.py);
+            # root is the checkpoint's root hash in base64, cosigned_at the line's timestamp.
+            """CREATE TABLE api_cosignatures (
+                size BIGINT NOT NULL,
+                witness TEXT NOT NULL,
+                root TEXT NOT NULL,
+                cosigned_at BIGINT NOT NULL,
+                line TEXT NOT NULL,
+                received_at TEXT NOT NULL,
+                PRIMARY KEY (size, witness))""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -443,7 +443,37 @@ def build() -> Schema:
             )
         },
         "/v1/log/key": {"get": _op("The log's verifier key (C2SP text)", 200, "text/plain")},
-        "/v1/log/checkpoint": {"get": _op("The latest signed checkpoint", 200, "text/plain")},
+        "/v1/log/checkpoint": {
+            "get": _op(
+                "The latest signed checkpoint, with its witnesses' cosignature lines",
+                200,
+                "text/plain",
+                (),
+                (_param("witnessed", "query", {"type": "integer", "minimum": 0, "maximum": 1000}),),
+            )
+        },
+        "/v1/log/cosignatures": {
+            "post": {
+                **_op(
+                    "A witness submits a checkpoint of this log with its cosignature/v1 line(s)",
+                    200,
+                    {
+                        "type": "object",
+                        "properties": {
+                            "origin": {"type": "string"},
+                            "size": {"type": "integer"},
+                            "accepted": {"type": "array", "items": {"type": "string"}},
+                            "cosigned_by": {"type": "array", "items": {"type": "string"}},
+                        },
+                    },
+                    (403, 409, 422),
+                ),
+                "requestBody": {
+                    "required": True,
+                    "content": {"text/plain": {"schema": {"type": "string"}}},
+                },
+            }
+        },
         "/v1/log/entries": {
             "get": _op(
                 "Entries by range [start, end)",

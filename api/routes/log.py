@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, jsonify, request
 
 from api.errors import BadRequest
 from api.routes import int_arg, services
@@ -21,8 +21,34 @@ def log_key() -> Response:
 
 @bp.get("/v1/log/checkpoint")
 def log_checkpoint() -> Response:
-    """The latest signed checkpoint (a C2SP signed note)."""
-    return Response(services().ledger.checkpoint(), mimetype="text/plain")
+    """The latest signed checkpoint (a C2SP signed note) with its witnesses' cosignatures;
+    ``?witnessed=K``: the latest cosigned by at least K of the configured witnesses."""
+    witnessed = int_arg("witnessed", 0, 0, 1000)
+    return Response(services().ledger.checkpoint(witnessed), mimetype="text/plain")
+
+
+MAX_COSIGNED_NOTE = 64 * 1024
+
+
+@bp.post("/v1/log/cosignatures")
+def log_cosignatures() -> Response:
+    """A witness submits a checkpoint of this log with its cosignature line(s) appended
+    (c2sp.org/tlog-cosignature v1); the service verifies and stores them."""
+    ledger = services().ledger
+    raw = request.get_data(cache=False)
+    if not raw:
+        raise BadRequest("body: must be a cosigned checkpoint note", details={"path": "body"})
+    if len(raw) > MAX_COSIGNED_NOTE:
+        raise BadRequest(
+            f"body: a cosigned checkpoint is at most {MAX_COSIGNED_NOTE} bytes",
+            details={"path": "body"},
+        )
+    try:
+        body = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("body: must be UTF-8 text", details={"path": "body"}) from None
+    assert ledger.witnesses is not None
+    return jsonify(ledger.witnesses.accept(body, now=services().config.clock()))
 
 
 @bp.get("/v1/log/entries")

@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "log": ("audit.cli.log", "the signed hand log: keys, append, checkpoint, verify"),
     "verify": ("audit.cli.log", "check a hand's offline proof bundle"),
+    "witness": (
+        "audit.cli.witness",
+        "follow a log, cosign its checkpoints, refuse split views",
+    ),
     "serve": ("audit.cli.serve", "run the HTTP service"),
     "bot": ("audit.cli.serve", "bot players that play through the HTTP API"),
 }

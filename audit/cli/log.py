@@ -5,10 +5,17 @@
   fairplay log append --db URL --key KEYFILE [--origin O] EVENTS.json|jsonl|-
   fairplay log checkpoint --db URL --key KEYFILE [--min-interval S] [--every S [--count N]]
   fairplay log verify --db URL --vkey VKEY [--checkpoint NOTEFILE ...] [--json]
+                      [--witness WVKEY ... [--witness-quorum K]]
   fairplay log bundle --db URL --table T --hand H [--out FILE]
   fairplay log prove --db URL INDEX           c2sp.org/tlog-proof of one entry
   fairplay log fork-evidence NOTE1 NOTE2 --vkey VKEY
   fairplay verify BUNDLE --key VKEY [--checkpoint NOTEFILE]
+                  [--witness WVKEY ... [--witness-quorum K]]
+
+With a witness policy (--witness, repeatable, and --witness-quorum, default all), a
+checkpoint counts only with valid cosignatures (c2sp.org/tlog-cosignature) by that many
+of the named witnesses: "verify" needs the bundle's checkpoint or its later one to meet
+it, "log verify" each --checkpoint; a LOG_WITNESS_QUORUM line names the missing ones.
 
 "log verify" and "verify" print one line per finding ("CODE entry N: message") and
 exit 1 when anything fails, 0 when everything holds. "verify" exits 3 with a
@@ -27,11 +34,12 @@ from typing import Any
 
 from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.checkpoint import fork_evidence
+from audit.log.cosignature import WitnessPolicy
 from audit.log.errors import EventError, KeyFormatError, LogError, LogHandPartial
 from audit.log.events import loads
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.store import Log, open_log
-from audit.log.verify import verify_log
+from audit.log.verify import Finding, verify_log
 
 
 def _read(path: str) -> str:
@@ -109,9 +117,21 @@ def _checkpoint(args: argparse.Namespace) -> int:
 def _verify_log(args: argparse.Namespace) -> int:
     vkey = load_verifier(args.vkey) if args.vkey else None
     saved = [_read(p) for p in args.checkpoint]
+    policy = _policy(args)
+    if policy is not None and not saved:
+        raise LogError(
+            "a witness policy applies to checkpoints: give the witnessed checkpoint(s) "
+            "with --checkpoint NOTEFILE (e.g. saved from GET /v1/log/checkpoint)"
+        )
     with open_log(args.db, args.origin) as log:
         findings = verify_log(log, verifier=vkey, saved_checkpoints=saved)
         size = log.size()
+    if policy is not None:
+        for path, note_text in zip(args.checkpoint, saved, strict=True):
+            try:
+                policy.check(note_text)
+            except LogError as exc:
+                findings.append(Finding(exc.code, f"saved checkpoint {path}: {exc.message}"))
     if args.json:
         print(
             json.dumps(
@@ -160,8 +180,11 @@ def _verify_bundle(args: argparse.Namespace) -> int:
         print(f"LOG_INCONSISTENT bundle: {exc.message}")
         return 1
     saved = _read(args.checkpoint) if args.checkpoint else None
+    policy = _policy(args)
     try:
-        summary = verify_bundle(bundle, load_verifier(args.key), saved_checkpoint=saved)
+        summary = verify_bundle(
+            bundle, load_verifier(args.key), saved_checkpoint=saved, policy=policy
+        )
     except LogError as exc:
         if isinstance(exc, KeyFormatError):  # the --key given is unusable (or weak)
             raise
@@ -178,8 +201,39 @@ def _verify_bundle(args: argparse.Namespace) -> int:
             else ""
         )
         + f"; saved checkpoint: {summary['saved_checkpoint']}"
+        + (
+            f"; witnesses: {len(summary['witnessed_by'])} of {len(policy.witnesses)} "
+            f"({', '.join(summary['witnessed_by'])}), policy {policy.quorum}"
+            if policy is not None
+            else ""
+        )
     )
     return 0
+
+
+def _policy(args: argparse.Namespace) -> WitnessPolicy | None:
+    """The witness policy of ``--witness KEY ... [--witness-quorum K]``, or None."""
+    if not args.witness:
+        if args.witness_quorum is not None:
+            raise KeyFormatError("--witness-quorum needs the witnesses (--witness KEY)")
+        return None
+    return WitnessPolicy.of(args.witness, args.witness_quorum)
+
+
+def _policy_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--witness",
+        action="append",
+        default=[],
+        metavar="VKEY",
+        help="a witness's cosignature/v1 verifier key (text or file); repeatable",
+    )
+    q.add_argument(
+        "--witness-quorum",
+        type=int,
+        metavar="K",
+        help="how many of the --witness keys must cosign (default: all)",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -247,6 +301,7 @@ def register(subparsers: Any) -> None:
         help="a checkpoint note saved earlier (repeatable)",
     )
     v.add_argument("--json", action="store_true", help="print the result as JSON")
+    _policy_args(v)
     v.set_defaults(func=_verify_log)
 
     b = sub.add_parser("bundle", help="write a hand's offline proof bundle")
@@ -277,4 +332,5 @@ def register(subparsers: Any) -> None:
     vb.add_argument("bundle", help="bundle JSON file, or -")
     vb.add_argument("--key", required=True, help="the log's verifier key (text or file)")
     vb.add_argument("--checkpoint", help="a checkpoint note you saved earlier")
+    _policy_args(vb)
     vb.set_defaults(func=_verify_bundle)

@@ -65,6 +65,14 @@ def register(subparsers: Any) -> None:
         "or after its first commitment (default 600; 0: never)",
     )
     serve.add_argument(
+        "--witness-key",
+        action="append",
+        default=[],
+        metavar="VKEY",
+        help="a witness's cosignature/v1 verifier key whose cosignatures the service accepts "
+        "and serves (repeatable; also FAIRPLAY_WITNESS_KEYS)",
+    )
+    serve.add_argument(
         "--bot-tables",
         action="store_true",
         help="let a registered player open a table against three house bots (/play)",
@@ -127,6 +135,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["max_streams"] = max(1, threads // 2)
     if args.ceremony_timeout is not None:
         settings["ceremony_timeout"] = args.ceremony_timeout
+    if args.witness_key:
+        settings["witness_keys"] = tuple(args.witness_key)
     return settings
 
 

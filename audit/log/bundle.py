@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from audit.log import merkle
 from audit.log.checkpoint import Checkpoint, verify_checkpoint
 from audit.log.checkpoint import parse as parse_checkpoint
+from audit.log.cosignature import WitnessPolicy, WitnessPolicyError
 from audit.log.errors import (
     LogChainBroken,
     LogError,
@@ -136,6 +137,7 @@ def verify_bundle(
     *,
     saved_checkpoint: str | None = None,
     partial: bool = False,
+    policy: WitnessPolicy | None = None,
 ) -> dict[str, Any]:
     """Check a hand's proof bundle; raise a ``LOG_*`` error naming the entry on failure.
 
@@ -145,6 +147,10 @@ def verify_bundle(
     last event ``end`` or ``void``), else :class:`LogHandPartial` is raised after every
     other check has passed, unless ``partial`` (a hand still being played). Returns a
     summary dict.
+
+    With a witness ``policy``, the bundle's checkpoint or its later one (which the
+    consistency proof joins to it) must carry cosignatures by enough of the policy's
+    witnesses, else :class:`WitnessPolicyError` names the missing ones.
     """
     verifier = (
         verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
@@ -209,6 +215,19 @@ def verify_bundle(
                 f"{exc.message}"
             ) from exc
         final = cp2
+    witnessed: list[str] = []
+    if policy is not None:
+        notes = [bundle["checkpoint"]] + ([later["checkpoint"]] if later is not None else [])
+        failure: WitnessPolicyError | None = None
+        for note_text in reversed(notes):  # the later one first: it covers more
+            try:
+                witnessed = [w.name for w in policy.check(note_text)]
+                failure = None
+                break
+            except WitnessPolicyError as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure
     saved_status = "not given"
     if saved_checkpoint is not None:
         saved = verify_checkpoint(saved_checkpoint, verifier, origin=origin)
@@ -231,4 +250,6 @@ def verify_bundle(
         "saved_checkpoint": saved_status,
         "finished": finished,
         "last_type": last_type,
+        "witnessed_by": witnessed,
+        "witness_policy": policy.describe() if policy is not None else None,
     }

@@ -233,6 +233,8 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
         return {"reason": "fuzz"}
     if route == "/v1/bot-tables":
         return {"name": "fuzz against the bots"}
+    if route == "/v1/log/cosignatures":  # the log's note (no witness is configured: 403)
+        return client.get("/v1/log/checkpoint").get_data(as_text=True)
     if route.endswith("/events"):  # the next event of the open hand (hand 2), signed
         hand = client.get(f"/v1/tables/{w.table}/hands/2").get_json()
         seat = data.draw(st.sampled_from(sorted(w.players)))
@@ -291,6 +293,7 @@ QUERY_NAMES = [
     "table",
     "to",
     "until",
+    "witnessed",
 ]
 
 
@@ -402,4 +405,5 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/bot-tables",
         "/v1/tables/<table_id>/hands/<int:number>/events",
         "/v1/tables/<table_id>/hands/<int:number>/void",
+        "/v1/log/cosignatures",
     }
