@@ -19,6 +19,7 @@ from api.live import Live
 from api.migrations import migrate
 from api.repair import recover
 from api.text import check_request
+from api.tournament import Tournaments
 
 
 def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
@@ -32,14 +33,15 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     ledger = Ledger(cfg, db.url)
     live = Live(db, cfg, ledger)
+    live.tournaments = Tournaments(live)
     recover(live)  # rows the log is ahead of, after a crash (api/repair.py)
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
 
-    from api.routes import audits, hands, log, meta, pages, players, tables
+    from api.routes import audits, hands, log, meta, pages, players, tables, tournaments
 
-    for module in (meta, players, tables, hands, audits, log, pages):
+    for module in (meta, players, tables, hands, audits, log, pages, tournaments):
         app.register_blueprint(module.bp)
     return app
 
@@ -52,6 +54,8 @@ class Services:
         self.db = db
         self.ledger = ledger
         self.live = live
+        assert live.tournaments is not None
+        self.tournaments = live.tournaments
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown)."""

@@ -16,6 +16,7 @@ from api import repair, store
 from api.auth import require_admin, signed_reader
 from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
+from api.routes.tournaments import guard_table
 from api.state import Snapshot, waiting_for
 from audit.cards import Seat
 from audit.errors import InvalidCardError
@@ -31,6 +32,7 @@ def load_hand(table_id: str, number: int) -> tuple[store.Table, store.HandRow, S
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
     table = store.get_table(conn, table_id)
+    guard_table(table_id)  # a duplicate board: its players only, until the event ends
     hand = store.get_hand(conn, table_id, number)
     if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
         hand = store.get_hand(conn, table_id, number)
@@ -83,6 +85,7 @@ def hand_json(table: store.Table, hand: store.HandRow, state: Snapshot | None) -
 def list_hands(table_id: str) -> Response:
     conn = services().db.connection()
     store.get_table(conn, table_id)
+    guard_table(table_id)
     return jsonify(
         {
             "hands": [

@@ -82,5 +82,9 @@ def report_page(report_id: str) -> Response:
     from api.routes.audits import notice_of
     from audit.report_html import render_html
 
+    from api.routes.tournaments import guard_table
+
     summary, report, record = store.get_report(services().db.connection(), report_id)
+    if summary["table"] is not None:
+        guard_table(summary["table"])
     return Response(render_html(report, record, notice=notice_of(summary)), mimetype="text/html")
