@@ -18,6 +18,7 @@ the match's hands.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -31,19 +32,16 @@ from api.db import Connection
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, NotFound, WrongPhase
 from api.signing import parse_player_key
 from api.state import ZERO_SCORE, ruleset_pattern
-from audit.cards import CARD_TEXT, Seat
-from audit.errors import FairplayError
+from audit.cards import Seat
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
-from audit.log.events import check_event, event_hash, make_event, sign_event
-from audit.log.events import verify_event
+from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
 from audit.log.schemas import check_cayenne_event
+from audit.record import load_record
+from audit.tournament.boardscore import score_board_hand
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
 from audit.tournament.matchpoints import Adjustment, BoardResult
 from audit.tournament.movement import Round, boards_of_set, mitchell, round_robin
 from audit.tournament.score import Played, duplicate_standings, score_event
-from audit.tournament.boardscore import score_board_hand
-from audit.model import HandRecord
-from audit.record import load_record
 from shuffle import tournament as deals
 from shuffle.protocol import Beacon
 
@@ -357,14 +355,24 @@ class Tournaments:
                 board = _int(body, "board", 1, doc["rounds"] * doc["tables"] * 100)
                 sitting = self._sitting(doc, rnd, table)
                 if sitting is None or board not in sitting["boards"]:
-                    raise _bad("board", f"board {board} is not played at table {table} in round {rnd}")
+                    raise _bad(
+                        "board", f"board {board} is not played at table {table} in round {rnd}"
+                    )
                 values = {a.value for a in Adjustment}
                 for side in ("ns", "ew"):
                     if body.get(side) not in values:
                         raise _bad(side, f"one of {sorted(values)}")
-                event = {"round": rnd, "table": table, "board": board, "ns": body["ns"], "ew": body["ew"]}
+                event = {
+                    "round": rnd,
+                    "table": table,
+                    "board": board,
+                    "ns": body["ns"],
+                    "ew": body["ew"],
+                }
                 doc["adjustments"] = [
-                    a for a in doc["adjustments"] if (a["round"], a["table"], a["board"]) != (rnd, table, board)
+                    a
+                    for a in doc["adjustments"]
+                    if (a["round"], a["table"], a["board"]) != (rnd, table, board)
                 ] + [event]
             elif action == "void_board":
                 if doc["format"] != DUPLICATE:
@@ -447,7 +455,9 @@ class Tournaments:
         with self._lock:
             doc = self._load(conn, tid)
             if doc["phase"] != "revealing":
-                raise WrongPhase(f"the tournament is {doc['phase']}; seeds are revealed at the start")
+                raise WrongPhase(
+                    f"the tournament is {doc['phase']}; seeds are revealed at the start"
+                )
             entrant = doc["entrants"].get(pid)
             if entrant is None or not any(pid in p for p in doc["pair_list"]):
                 raise Forbidden(f"{pid} plays in no pair of this tournament")
@@ -495,13 +505,17 @@ class Tournaments:
         w = doc["withdrawn"].get(str(pair))
         return pair in doc["absent"] or (w is not None and w <= rnd)
 
-    def transcript(self, doc: dict[str, Any], *, with_seed: bool = True) -> deals.TournamentTranscript:
+    def transcript(
+        self, doc: dict[str, Any], *, with_seed: bool = True
+    ) -> deals.TournamentTranscript:
         b = doc["beacon"]
         entrants = tuple(
             deals.Entrant(
                 pid,
                 bytes.fromhex(doc["entrants"][pid]["commitment"]),
-                bytes.fromhex(doc["reveals"][pid]["body"]["seed"]) if pid in doc["revealed"] else None,
+                bytes.fromhex(doc["reveals"][pid]["body"]["seed"])
+                if pid in doc["revealed"]
+                else None,
             )
             for pair in doc["pair_list"]
             for pid in pair
@@ -513,7 +527,9 @@ class Tournaments:
             entrants=entrants,
             pattern=tuple(doc["pattern"]),
             service_seed=self.service_seed(doc["id"]) if with_seed else None,
-            beacon=None if b is None else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
+            beacon=None
+            if b is None
+            else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
         )
 
     def board(self, doc: dict[str, Any], number: int) -> deals.BoardDeal:
@@ -607,7 +623,9 @@ class Tournaments:
 
     # ------------------------------------------------------------------ the live side
 
-    def table_info(self, conn: Connection, table_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    def table_info(
+        self, conn: Connection, table_id: str
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """(tournament, sitting) of a tournament's table, ``None`` for another table."""
         row = conn.one(
             "SELECT tournament_id, round, number FROM api_tournament_tables WHERE table_id = ?",
@@ -634,19 +652,19 @@ class Tournaments:
         doc, sitting = info
         if doc["format"] == DUPLICATE:
             played = hand.ceremony["board"]
-            rest = [
-                b
-                for b in sitting["boards"]
-                if b > played and b not in doc["voided"]
-            ]
+            rest = [b for b in sitting["boards"] if b > played and b not in doc["voided"]]
             if not rest or doc["phase"] != "playing":
                 return None
-            return self.live.open_board(table, hand.number + 1, doc, sitting_round(doc, table.id), self.board(doc, rest[0]))
+            return self.live.open_board(
+                table, hand.number + 1, doc, sitting_round(doc, table.id), self.board(doc, rest[0])
+            )
         over = sum(1 for h in store.list_hands(conn, table.id) if h.phase == "over")
         if over + 1 >= sitting["hands"] or doc["phase"] != "playing":  # this hand is the last
             return None
         assert hand.end_score is not None
-        return self.live._open_hand(table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack)
+        return self.live._open_hand(
+            table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack
+        )
 
     def hand_ended(self, table_id: str) -> None:
         """A hand of a tournament table is over: move the event on when the round is."""
@@ -664,7 +682,11 @@ class Tournaments:
         if row is None:
             return True  # no hands: nothing to play
         hands = store.list_hands(conn, table_id)
-        return not hands or all(h.phase in ("over", "void") for h in hands) and not self._more(conn, table_id, hands)
+        return (
+            not hands
+            or all(h.phase in ("over", "void") for h in hands)
+            and not self._more(conn, table_id, hands)
+        )
 
     def _more(self, conn: Connection, table_id: str, hands: list[store.HandRow]) -> bool:
         """Whether a finished table still owes a hand (a round-robin match after a void)."""
@@ -674,7 +696,7 @@ class Tournaments:
         doc, sitting = info
         if doc["format"] == DUPLICATE:
             return False
-        return sum(1 for h in hands if h.phase == "over") < sitting["hands"]
+        return sum(1 for h in hands if h.phase == "over") < int(sitting["hands"])
 
     def _maybe_next(self, conn: Connection, tid: str) -> None:
         doc = self._load(conn, tid)
@@ -691,7 +713,11 @@ class Tournaments:
             for h in store.list_hands(conn, t["id"]):
                 if h.phase not in ("over", "void"):
                     abandoned.append({"table": t["id"], "hand": h.number})
-        body: dict[str, Any] = {"round": current["round"], "early": bool(abandoned), "abandoned": abandoned}
+        body: dict[str, Any] = {
+            "round": current["round"],
+            "early": bool(abandoned),
+            "abandoned": abandoned,
+        }
         if reason is not None:
             body["reason"] = reason
         self._event(doc["id"], "tournament_round_end", body)
@@ -713,10 +739,8 @@ class Tournaments:
     def _finish(self, conn: Connection, doc: dict[str, Any]) -> None:
         """The event is over: log the entrants' reveals and the service's seed."""
         for pid in doc["revealed"]:
-            try:
+            with contextlib.suppress(LogChainBroken):  # appended by an earlier attempt
                 self.ledger.append([doc["reveals"][pid]])
-            except LogChainBroken:
-                pass  # appended by an earlier attempt
         doc["phase"] = "over"
         standings = self.standings(doc)
         # The standings hold fractions rounded to floats: hashed as sorted, compact JSON.
@@ -728,16 +752,16 @@ class Tournaments:
             {"service_seed": self.service_seed(doc["id"]).hex(), "standings_sha256": digest},
         )
         self._save(conn, doc)
-        conn.execute("UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (doc["id"],))
+        conn.execute(
+            "UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (doc["id"],)
+        )
         self.ledger.sign_checkpoint()
 
     # ------------------------------------------------------------------ privacy
 
     def private_players(self, conn: Connection, table_id: str) -> list[str] | None:
         """The players of a duplicate table whose event is not over, else ``None``."""
-        row = conn.one(
-            "SELECT private FROM api_tournament_tables WHERE table_id = ?", (table_id,)
-        )
+        row = conn.one("SELECT private FROM api_tournament_tables WHERE table_id = ?", (table_id,))
         if row is None or not int(row[0]):
             return None
         table = store.get_table(conn, table_id)
@@ -773,7 +797,11 @@ class Tournaments:
         out = []
         for r in doc["rounds_played"]:
             for t in r["tables"]:
-                hands = [h.record["hands"][0] for h in store.list_hands(conn, t["id"]) if h.phase == "over" and h.record]
+                hands = [
+                    h.record["hands"][0]
+                    for h in store.list_hands(conn, t["id"])
+                    if h.phase == "over" and h.record
+                ]
                 if not hands:
                     continue
                 out.append(
@@ -794,13 +822,23 @@ class Tournaments:
         if doc["format"] != DUPLICATE:
             records = self.records(doc)
             if not records:
-                return {"format": "cayenne-standings/1", "event": doc["id"], "kind": doc["format"], "standings": [], "boards": [], "matches": []}
+                return {
+                    "format": "cayenne-standings/1",
+                    "event": doc["id"],
+                    "kind": doc["format"],
+                    "standings": [],
+                    "boards": [],
+                    "matches": [],
+                }
             out = score_event([(f"round-{d['round']}-table-{d['table']}", d) for d in records])
             out.pop("findings", None)
             out.pop("verdict", None)
             return out
         conn = self.db.connection()
-        label = {n: tuple(self.members(doc, n, doc["round"] or 1)) for n in self.pair_numbers(doc)}
+        label: dict[int, tuple[str, str]] = {}
+        for n in self.pair_numbers(doc):
+            first, second = self.members(doc, n, doc["round"] or 1)
+            label[n] = (first, second)
         adjusted = {(a["round"], a["table"], a["board"]): a for a in doc["adjustments"]}
         plays: list[Played] = []
         avg = Adjustment.AVERAGE
@@ -817,7 +855,9 @@ class Tournaments:
                             hand = load_record(h.record).hands[0]
                             score = score_board_hand(hand, load_record(h.record).ruleset)
                             results[int(h.ceremony["board"])] = (
-                                BoardResult(None, (avg, avg)) if score is None else BoardResult(score.result)
+                                BoardResult(None, (avg, avg))
+                                if score is None
+                                else BoardResult(score.result)
                             )
                 for b in boards_of_set(s.board_set, doc["boards_per_round"]):
                     if b in doc["voided"]:
@@ -830,13 +870,25 @@ class Tournaments:
                     elif not r["over"]:
                         continue  # still to be played
                     else:
-                        res = BoardResult(None, (self._unplayed(doc, ns, r["round"]), self._unplayed(doc, ew, r["round"])))
+                        res = BoardResult(
+                            None,
+                            (
+                                self._unplayed(doc, ns, r["round"]),
+                                self._unplayed(doc, ew, r["round"]),
+                            ),
+                        )
                     plays.append(Played(r["round"], str(s.table), label[ns], label[ew], b, res))
         absent = frozenset(label[n] for n in doc["absent"])
         standings, boards = duplicate_standings(plays, absent)
         for s in standings:
             s["pair_number"] = next(n for n, v in label.items() if list(v) == s["pair"])
-        return {"format": "cayenne-standings/1", "event": doc["id"], "kind": DUPLICATE, "standings": standings, "boards": boards}
+        return {
+            "format": "cayenne-standings/1",
+            "event": doc["id"],
+            "kind": DUPLICATE,
+            "standings": standings,
+            "boards": boards,
+        }
 
     def _unplayed(self, doc: dict[str, Any], pair: int, rnd: int) -> Adjustment:
         """A board a pair could not play: average, average minus for a withdrawn pair."""
@@ -854,15 +906,39 @@ def sitting_round(doc: dict[str, Any], table_id: str) -> int:
 def public_json(doc: dict[str, Any]) -> dict[str, Any]:
     """What anyone may read of a tournament (never the entrants' seeds)."""
     keys = (
-        "id", "name", "format", "movement", "tables", "pairs", "rounds", "boards_per_round",
-        "hands_per_match", "ruleset", "schedule", "service_commitment", "pattern", "phase",
-        "created_at", "beacon", "round", "unpaired", "revealed", "absent", "substitutions",
-        "adjustments", "voided", "actions",
+        "id",
+        "name",
+        "format",
+        "movement",
+        "tables",
+        "pairs",
+        "rounds",
+        "boards_per_round",
+        "hands_per_match",
+        "ruleset",
+        "schedule",
+        "service_commitment",
+        "pattern",
+        "phase",
+        "created_at",
+        "beacon",
+        "round",
+        "unpaired",
+        "revealed",
+        "absent",
+        "substitutions",
+        "adjustments",
+        "voided",
+        "actions",
     )
     out = {k: doc.get(k) for k in keys if k in doc}
     out["entrants"] = [
-        {"player": pid, "partner": doc["entrants"][pid]["partner"], "commitment": doc["entrants"][pid]["commitment"],
-         "revealed": pid in doc["reveals"] if doc["phase"] != "over" else pid in doc["revealed"]}
+        {
+            "player": pid,
+            "partner": doc["entrants"][pid]["partner"],
+            "commitment": doc["entrants"][pid]["commitment"],
+            "revealed": pid in doc["reveals"] if doc["phase"] != "over" else pid in doc["revealed"],
+        }
         for pid in doc["order"]
     ]
     out["pairs"] = doc["pairs"]
@@ -871,7 +947,13 @@ def public_json(doc: dict[str, Any]) -> dict[str, Any]:
         for n, p in enumerate(doc["pair_list"], 1)
     ]
     out["rounds_played"] = [
-        {"round": r["round"], "over": r["over"], "early": r.get("early", False), "bye": r.get("bye"), "tables": r["tables"]}
+        {
+            "round": r["round"],
+            "over": r["over"],
+            "early": r.get("early", False),
+            "bye": r.get("bye"),
+            "tables": r["tables"],
+        }
         for r in doc["rounds_played"]
     ]
     if doc["phase"] == "over":

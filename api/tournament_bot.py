@@ -29,7 +29,13 @@ FINISHED = ("over", "void")
 
 
 def entrant_event(
-    origin: str, tid: str, ident: Identity, kind: str, seq: int, prev: str | None, body: dict[str, Any]
+    origin: str,
+    tid: str,
+    ident: Identity,
+    kind: str,
+    seq: int,
+    prev: str | None,
+    body: dict[str, Any],
 ) -> dict[str, Any]:
     """A signed event of the entrant's own chain (``entrant-<id>``)."""
     event = make_event(
@@ -45,14 +51,24 @@ def entrant_event(
     return sign_event(event, ident.signer)
 
 
-def registration(origin: str, tid: str, ident: Identity, partner: str, seed: bytes) -> dict[str, Any]:
+def registration(
+    origin: str, tid: str, ident: Identity, partner: str, seed: bytes
+) -> dict[str, Any]:
     commitment = entrant_commitment(seed, tid, ident.id).hex()
     return entrant_event(
-        origin, tid, ident, "tournament_register", 0, None, {"commitment": commitment, "partner": partner}
+        origin,
+        tid,
+        ident,
+        "tournament_register",
+        0,
+        None,
+        {"commitment": commitment, "partner": partner},
     )
 
 
-def reveal_event(origin: str, tid: str, ident: Identity, seed: bytes, registered: dict[str, Any]) -> dict[str, Any]:
+def reveal_event(
+    origin: str, tid: str, ident: Identity, seed: bytes, registered: dict[str, Any]
+) -> dict[str, Any]:
     return entrant_event(
         origin, tid, ident, "tournament_reveal", 1, event_hash(registered), {"seed": seed.hex()}
     )
@@ -65,11 +81,17 @@ class Entrant:
     seed: bytes
 
     def to_json(self) -> dict[str, str]:
-        return {"key": self.ident.signer.private_key_text(), "partner": self.partner, "seed": self.seed.hex()}
+        return {
+            "key": self.ident.signer.private_key_text(),
+            "partner": self.partner,
+            "seed": self.seed.hex(),
+        }
 
     @classmethod
     def from_json(cls, obj: dict[str, str]) -> Entrant:
-        return cls(Identity(Signer.from_text(obj["key"])), obj["partner"], bytes.fromhex(obj["seed"]))
+        return cls(
+            Identity(Signer.from_text(obj["key"])), obj["partner"], bytes.fromhex(obj["seed"])
+        )
 
 
 @dataclass
@@ -90,7 +112,8 @@ class TournamentBots:
     def save(self) -> None:
         if self.state is not None:
             self.state.save(
-                f"tournament-{self.tid}", {"players": {p: e.to_json() for p, e in self.entrants.items()}}
+                f"tournament-{self.tid}",
+                {"players": {p: e.to_json() for p, e in self.entrants.items()}},
             )
 
     @classmethod
@@ -111,7 +134,7 @@ class TournamentBots:
             }
             self.entrants |= new
             self.save()  # keys and seeds before anything is sent
-            for n, (pid, e) in enumerate(new.items()):
+            for n, e in enumerate(new.values()):
                 self.client.register(e.ident, f"{prefix}{i}{'ab'[n]}")
                 ev = registration(origin, self.tid, e.ident, e.partner, e.seed)
                 self.client.call("POST", f"/v1/tournaments/{self.tid}/entrants", ev)
@@ -161,7 +184,9 @@ class TournamentBots:
 
     def _step(self, origin: str, sitting: dict[str, Any]) -> bool:
         """One action at a table if it waits for a seat this bot holds."""
-        mine = {s: self.entrants[p].ident for s, p in sitting["seats"].items() if p in self.entrants}
+        mine = {
+            s: self.entrants[p].ident for s, p in sitting["seats"].items() if p in self.entrants
+        }
         if not mine:
             return False
         reader = next(iter(mine.values()))
@@ -174,18 +199,42 @@ class TournamentBots:
             if exc.status == 404:
                 return False
             raise
-        if hand["phase"] in FINISHED:
-            return False
-        seat = next((s for s in hand["waiting_for"] if s in mine), None)
-        if seat is None:
-            return False
-        ident = mine[seat]
-        phase = hand["phase"]
+        cursor = {k: hand[k] for k in ("next_seq", "last_hash", "phase", "waiting_for")}
+        acted = False
+        # Act while the hand waits for a seat held here, following the answers' heads.
+        while cursor["phase"] not in FINISHED:
+            seat = next((s for s in cursor["waiting_for"] if s in mine), None)
+            if seat is None:
+                break
+            kind, body = self._action(table_id, number, seat, mine[seat], cursor["phase"])
+            try:
+                cursor = self.client.act(
+                    mine[seat],
+                    origin,
+                    table_id,
+                    number,
+                    cursor["next_seq"],
+                    cursor["last_hash"],
+                    kind,
+                    body,
+                )
+            except ApiCallError as exc:
+                if exc.error_code not in ("REPLAYED_EVENT", "WRONG_PHASE"):
+                    raise
+                return True  # someone else moved: read the hand again
+            acted = True
+        return acted
+
+    def _action(
+        self, table_id: str, number: int, seat: str, ident: Identity, phase: str
+    ) -> tuple[str, dict[str, Any]]:
         body: dict[str, Any]
         if phase == "committing":
             seed = self.seeds.setdefault((table_id, number, seat), secrets.token_bytes(32))
             kind = "commit"
-            body = {"commitment": seat_commitment(seed, Seat.parse(seat), ident.id, table_id, number)}
+            body = {
+                "commitment": seat_commitment(seed, Seat.parse(seat), ident.id, table_id, number)
+            }
         elif phase == "revealing":
             kind, body = "reveal", {"seed": self.seeds[(table_id, number, seat)].hex()}
         else:
@@ -197,9 +246,4 @@ class TournamentBots:
                 kind, body = "play", {"card": card}
                 if card[0] == "A" and cards["contract"] == "nullo" and self.rng.random() < 0.5:
                     body["ace_high"] = True
-        try:
-            self.client.act(ident, origin, table_id, number, hand["next_seq"], hand["last_hash"], kind, body)
-        except ApiCallError as exc:
-            if exc.error_code not in ("REPLAYED_EVENT", "WRONG_PHASE"):
-                raise
-        return True
+        return kind, body

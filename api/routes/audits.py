@@ -12,8 +12,8 @@ from api import store
 from api.auth import is_admin, require_admin
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
-from api.routes.tournaments import guard_table
 from api.routes import decode_cursor, encode_cursor, json_body, limit_arg, services
+from api.routes.tournaments import guard_table
 from audit.errors import RecordError
 from audit.log.errors import EventError
 from audit.log.events import canonical_json

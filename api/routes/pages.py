@@ -80,9 +80,8 @@ def hand_page(table_id: str, number: int) -> Response:
 @bp.get("/reports/<report_id>")
 def report_page(report_id: str) -> Response:
     from api.routes.audits import notice_of
-    from audit.report_html import render_html
-
     from api.routes.tournaments import guard_table
+    from audit.report_html import render_html
 
     summary, report, record = store.get_report(services().db.connection(), report_id)
     if summary["table"] is not None:

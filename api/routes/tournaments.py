@@ -13,7 +13,6 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import store
 from api.auth import require_admin, signed_reader
 from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
@@ -60,7 +59,11 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
     require_admin(services().config)
     doc = _t().create(json_body())
-    return jsonify(_doc_json(doc)), 201, {"Location": url_for("tournaments.get_tournament", tid=doc["id"])}
+    return (
+        jsonify(_doc_json(doc)),
+        201,
+        {"Location": url_for("tournaments.get_tournament", tid=doc["id"])},
+    )
 
 
 @bp.get("/v1/tournaments")
@@ -69,7 +72,9 @@ def list_tournaments() -> Response:
     out = []
     for (tid,) in rows:
         doc = _t().load(str(tid))
-        out.append({"id": doc["id"], "name": doc["name"], "format": doc["format"], "phase": doc["phase"]})
+        out.append(
+            {"id": doc["id"], "name": doc["name"], "format": doc["format"], "phase": doc["phase"]}
+        )
     return jsonify({"tournaments": out})
 
 
@@ -84,7 +89,9 @@ def registration(tid: str) -> Response:
     body = json_body()
     opening = body.get("open") if isinstance(body, dict) else None
     if not isinstance(opening, bool):
-        raise BadRequest("open: true to open registration, false to close it", details={"path": "open"})
+        raise BadRequest(
+            "open: true to open registration, false to close it", details={"path": "open"}
+        )
     return jsonify(_doc_json(_t().registration(tid, opening)))
 
 
@@ -137,7 +144,7 @@ def get_events(tid: str) -> Response:
     t.load(tid)
     entrant = request.args.get("entrant")
     hand = "event" if entrant is None else f"entrant-{entrant}"
-    return jsonify({"events": services().ledger.hand_events(tid, hand)})
+    return jsonify({"events": services().ledger.log.hand_events(tid, hand)})
 
 
 @bp.get("/v1/tournaments/<tid>/standings")
@@ -225,7 +232,9 @@ def get_pair(tid: str, pair: int) -> Response:
     if doc["format"] != DUPLICATE:
         rows = [m for m in standings.get("matches", []) if label in (m["ns"], m["ew"])]
     place = next((s for s in standings["standings"] if s["pair"] == label), None)
-    return jsonify({"tournament": tid, "pair": pair, "players": label, "standing": place, "results": rows})
+    return jsonify(
+        {"tournament": tid, "pair": pair, "players": label, "standing": place, "results": rows}
+    )
 
 
 @bp.get("/v1/tournaments/<tid>/records")

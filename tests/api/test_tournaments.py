@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from api.client import ApiCallError, Client
+from api.client import ApiCallError, Client, Identity
 from api.signing import sign_read
-from api.tournament_bot import TournamentBots
+from api.tournament_bot import Entrant, TournamentBots
 from audit.cli import main as audit_main
 from shuffle.tournament import verify_tournament
 
@@ -29,7 +29,9 @@ def _admin(client: Client, method: str, path: str, body: Any = None) -> Any:
     return client.call(method, path, body if body is not None else {}, client.admin())
 
 
-def open_event(service: Running, body: dict[str, Any], pairs: int) -> tuple[Client, str, TournamentBots]:
+def open_event(
+    service: Running, body: dict[str, Any], pairs: int
+) -> tuple[Client, str, TournamentBots]:
     client = service.client()
     tid = _admin(client, "POST", "/v1/tournaments", body)["id"]
     _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
@@ -48,7 +50,9 @@ def signed_get(bots: TournamentBots, player: str, path: str) -> tuple[int, Any]:
     return status, json.loads(payload)
 
 
-def cli_standings(records: list[dict[str, Any]], folder: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+def cli_standings(
+    records: list[dict[str, Any]], folder: Path, capsys: pytest.CaptureFixture[str]
+) -> Any:
     folder.mkdir()
     for i, rec in enumerate(records):
         (folder / f"r{i}.json").write_text(json.dumps(rec))
@@ -57,11 +61,20 @@ def cli_standings(records: list[dict[str, Any]], folder: Path, capsys: pytest.Ca
     return json.loads(capsys.readouterr().out)
 
 
-MITCHELL = {"name": "Tuesday pairs", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 2, "rounds": 3}
+MITCHELL = {
+    "name": "Tuesday pairs",
+    "format": "pairs-duplicate",
+    "tables": 3,
+    "boards_per_round": 2,
+    "rounds": 3,
+}
 
 
 def test_a_whole_mitchell_played_by_bots(
-    backend: str, make_service: Callable[..., Running], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    backend: str,
+    make_service: Callable[..., Running],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     service = make_service(backend)
     client, tid, bots = open_event(service, MITCHELL, 6)
@@ -75,7 +88,10 @@ def test_a_whole_mitchell_played_by_bots(
     assert strip == by_cli["standings"]
     assert standings["boards"] == by_cli["boards"]
     # every board, as played at every table, is the one the published transcript derives
-    deals = {d.board: d for d in verify_tournament(client.call("GET", f"/v1/tournaments/{tid}/transcript"))}
+    deals = {
+        d.board: d
+        for d in verify_tournament(client.call("GET", f"/v1/tournaments/{tid}/transcript"))
+    }
     assert sorted(deals) == [1, 2, 3, 4, 5, 6]
     for rec in records:
         for h in rec["hands"]:
@@ -92,7 +108,10 @@ def test_a_whole_mitchell_played_by_bots(
 
 
 def test_a_whole_round_robin_played_by_bots(
-    backend: str, make_service: Callable[..., Running], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    backend: str,
+    make_service: Callable[..., Running],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     service = make_service(backend)
     body = {"name": "RR", "format": "rubber-round-robin", "pairs": 4, "hands_per_match": 2}
@@ -158,24 +177,48 @@ def test_no_one_reads_a_board_before_playing_it(make_service: Callable[..., Runn
     assert client.call("GET", f"/v1/tournaments/{tid}/standings")["boards"] == []
 
 
-def test_director_actions_change_the_standings_as_the_spec_says(make_service: Callable[..., Running]) -> None:
+def test_director_actions_change_the_standings_as_the_spec_says(
+    make_service: Callable[..., Running],
+) -> None:
     service = make_service()
-    body = {"name": "Directed", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 2, "rounds": 3}
+    body = {
+        "name": "Directed",
+        "format": "pairs-duplicate",
+        "tables": 3,
+        "boards_per_round": 2,
+        "rounds": 3,
+    }
     client, tid, bots = open_event(service, body, 6)
     bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
     doc = client.call("GET", f"/v1/tournaments/{tid}")
     base = f"/v1/tournaments/{tid}/actions"
     # a substitute for pair 4's first player from round 2 on
-    newcomer = Client  # placeholder for type checkers
-    from api.client import Identity
-
     sub = Identity.generate("sub")
     client.register(sub, "substitute")
     out = doc["pair_list"][3]["players"][0]
-    _admin(client, "POST", f"{base}/substitute", {"pair": 4, "out": out, "in": sub.id, "reason": "ill"})
-    _admin(client, "POST", f"{base}/adjust", {"round": 1, "table": 1, "board": 1, "ns": "average-plus", "ew": "average-minus", "reason": "slow play"})
+    _admin(
+        client, "POST", f"{base}/substitute", {"pair": 4, "out": out, "in": sub.id, "reason": "ill"}
+    )
+    _admin(
+        client,
+        "POST",
+        f"{base}/adjust",
+        {
+            "round": 1,
+            "table": 1,
+            "board": 1,
+            "ns": "average-plus",
+            "ew": "average-minus",
+            "reason": "slow play",
+        },
+    )
     _admin(client, "POST", f"{base}/void_board", {"board": 6, "reason": "misboarded"})
-    bad = client.raw("POST", f"{base}/adjust", {"round": 1, "table": 1, "board": 5, "ns": "average", "ew": "average", "reason": "x"}, client.admin())
+    bad = client.raw(
+        "POST",
+        f"{base}/adjust",
+        {"round": 1, "table": 1, "board": 5, "ns": "average", "ew": "average", "reason": "x"},
+        client.admin(),
+    )
     assert bad[0] == 400 and json.loads(bad[2])["details"]["path"] == "board"
     no_reason = client.raw("POST", f"{base}/withdraw", {"pair": 2}, client.admin())
     assert no_reason[0] == 400 and json.loads(no_reason[2])["details"]["path"] == "reason"
@@ -184,7 +227,7 @@ def test_director_actions_change_the_standings_as_the_spec_says(make_service: Ca
     doc = client.call("GET", f"/v1/tournaments/{tid}")
     assert doc["round"] == 2
     _admin(client, "POST", f"{base}/withdraw", {"pair": 2, "reason": "left"})
-    bots.entrants[sub.id] = type(next(iter(bots.entrants.values())))(sub, "", b"\0" * 32)
+    bots.entrants[sub.id] = Entrant(sub, "", b"\0" * 32)  # the bots play his seat
     final = bots.run(timeout=300)
     assert final["phase"] == "over"
     st = client.call("GET", f"/v1/tournaments/{tid}/standings")
@@ -193,23 +236,38 @@ def test_director_actions_change_the_standings_as_the_spec_says(make_service: Ca
     top = boards[1]["top"]
     adjusted = next(r for r in boards[1]["results"] if r["round"] == 1 and r["table"] == "1")
     assert adjusted["adjusted"] == {"ns": "average-plus", "ew": "average-minus"}
-    assert adjusted["ns_matchpoints"] == round(0.6 * top, 2) and adjusted["ew_matchpoints"] == round(0.4 * top, 2)
+    assert adjusted["ns_matchpoints"] == round(0.6 * top, 2) and adjusted[
+        "ew_matchpoints"
+    ] == round(0.4 * top, 2)
     # pair 2 (NS at table 2) withdrawn from round 3: its boards there are average minus,
     # its opponents' average; round 3's table 2 was not played
-    r3 = [r for b in st["boards"].__iter__() for r in b["results"] if r["round"] == 3 and r["table"] == "2"]
+    r3 = [
+        r
+        for b in st["boards"].__iter__()
+        for r in b["results"]
+        if r["round"] == 3 and r["table"] == "2"
+    ]
     assert r3 and all(r["adjusted"] == {"ns": "average-minus", "ew": "average"} for r in r3)
     assert not any(t["table"] == 2 for t in final["rounds_played"][2]["tables"])
     # the substitute sits in pair 4 from round 2 on, and the standings name him
     pair4 = [t for r in final["rounds_played"][1:] for t in r["tables"] if t["ew"] == 4]
     assert pair4 and all(sub.id in t["seats"].values() for t in pair4)
     assert any(sub.id in s["pair"] for s in st["standings"])
-    kinds = [e["event"]["type"] for e in client.call("GET", f"/v1/tournaments/{tid}/events")["events"]]
-    for k in ("tournament_substitute", "tournament_adjust", "tournament_void_board", "tournament_withdraw"):
+    kinds = [
+        e["event"]["type"] for e in client.call("GET", f"/v1/tournaments/{tid}/events")["events"]
+    ]
+    for k in (
+        "tournament_substitute",
+        "tournament_adjust",
+        "tournament_void_board",
+        "tournament_withdraw",
+    ):
         assert kinds.count(k) == 1
-    del newcomer
 
 
-def test_a_pair_that_never_reveals_is_withdrawn_before_the_first_board(make_service: Callable[..., Running]) -> None:
+def test_a_pair_that_never_reveals_is_withdrawn_before_the_first_board(
+    make_service: Callable[..., Running],
+) -> None:
     service = make_service()
     body = {"name": "RR", "format": "rubber-round-robin", "pairs": 3, "hands_per_match": 1}
     client, tid, bots = open_event(service, body, 3)
