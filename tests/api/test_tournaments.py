@@ -284,3 +284,28 @@ def test_a_pair_that_never_reveals_is_withdrawn_before_the_first_board(
     del kept
     with pytest.raises(ApiCallError):
         _admin(client, "POST", f"/v1/tournaments/{tid}/start")
+
+
+def test_fairplay_bot_tournament_plays_the_seats_in_its_state_folder(
+    make_service: Callable[..., Running], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from api.bot import BotState
+
+    from .conftest import ADMIN
+
+    service = make_service()
+    client = service.client()
+    body = {"name": "Duo", "format": "rubber-round-robin", "pairs": 2, "hands_per_match": 1}
+    tid = _admin(client, "POST", "/v1/tournaments", body)["id"]
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
+    state = BotState(tmp_path / "state")
+    TournamentBots(client, tid, {}, random.Random(1), state).enter_pairs(2)
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": False})
+    _admin(client, "POST", f"/v1/tournaments/{tid}/start")
+    argv = ["bot", "--url", service.url, "--tournament", tid, "--state", str(tmp_path / "state")]
+    assert audit_main([*argv, "--admin-token", ADMIN, "--seed", "3"]) == 0
+    assert f"tournament {tid}: over" in capsys.readouterr().out
+    assert client.call("GET", f"/v1/tournaments/{tid}")["phase"] == "over"
+    # without keys it says so and exits 2
+    empty = ["bot", "--url", service.url, "--tournament", tid, "--state", str(tmp_path / "none")]
+    assert audit_main(empty) == 2
