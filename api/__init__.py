@@ -19,6 +19,7 @@ from api.migrations import migrate
 from api.room import Live
 from api.room.repair import recover
 from api.text import check_request
+from api.tournament import Tournaments
 from api.witnesses import WitnessBook
 
 
@@ -34,14 +35,15 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     ledger = Ledger(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
     live = Live(db, cfg, ledger)
+    live.tournaments = Tournaments(live)
     recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
 
-    from api.routes import audits, hands, log, meta, pages, play, players, tables
+    from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
 
-    for module in (meta, players, tables, hands, audits, log, pages, play):
+    for module in (meta, players, tables, hands, audits, log, pages, play, tournaments):
         app.register_blueprint(module.bp)
     return app
 
@@ -54,6 +56,8 @@ class Services:
         self.db = db
         self.ledger = ledger
         self.live = live
+        assert live.tournaments is not None
+        self.tournaments = live.tournaments
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams."""

@@ -116,6 +116,28 @@ MIGRATIONS: tuple[Migration, ...] = (
                 PRIMARY KEY (size, witness))""",
         ),
     ),
+    Migration(
+        4,
+        "tournaments and their tables",
+        (
+            # The event's state (api/tournament.py), a cache of its logged events; it holds
+            # the entrants' revealed seeds, so it is never served whole.
+            """CREATE TABLE api_tournaments (
+                id TEXT PRIMARY KEY,
+                doc TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                created_at TEXT NOT NULL)""",
+            # private = 1: a duplicate table whose hands only its players may read until
+            # the event ends.
+            """CREATE TABLE api_tournament_tables (
+                table_id TEXT PRIMARY KEY REFERENCES api_tables(id),
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                round INTEGER NOT NULL,
+                number INTEGER NOT NULL,
+                private INTEGER NOT NULL)""",
+            "CREATE INDEX api_tournament_tables_event ON api_tournament_tables (tournament_id)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -600,6 +600,9 @@ def build() -> Schema:
             )
         },
     }
+    from api.openapi_tournaments import paths as tournament_paths
+
+    paths.update(tournament_paths(_op, _param, OBJ))
     return {
         "openapi": "3.1.0",
         "info": {

@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api import ceremony, faults, rows
 from api.cache import Bounded
@@ -72,6 +73,10 @@ from audit.rules.cards import CARD_TEXT, Seat, parse_card
 from audit.rules.play import HandState
 from shuffle.protocol import Transcript
 
+if TYPE_CHECKING:
+    from api.tournament import Tournaments
+    from shuffle.tournament import BoardDeal
+
 MAX_CACHED = 4096
 """Hands whose rules state (and lock) a process keeps."""
 
@@ -93,6 +98,8 @@ class Live:
         """The last hand row this process wrote, per hand (checked against each event)."""
         self.changes = Changes()
         """Woken after every logged action (server-sent event streams, house bots)."""
+        self.tournaments: Tournaments | None = None
+        """Set by the app: tournament tables' following hands and rounds (api/tournament.py)."""
 
     def now(self) -> str:
         return rows.now_iso(self.config.clock())
@@ -160,6 +167,56 @@ class Live:
                 "server_commitment": commitment,
                 "dealer": hand.dealer.name,
                 "pack": hand.pack,
+                "seats": {s.name: p for s, p in table.seats.items()},
+                "ruleset": table.ruleset,
+            },
+        )
+        return hand
+
+    def open_board(
+        self, table: rows.Table, number: int, event: dict[str, Any], rnd: int, board: BoardDeal
+    ) -> rows.HandRow:
+        """A duplicate board at a tournament table: no ceremony, the board's deal
+        (cayenne-tournament-deals/1), logged as ``board_open`` (the deal stays secret)."""
+        hand = rows.HandRow(
+            table_id=table.id,
+            number=number,
+            phase="calling",
+            dealer=board.dealer,
+            pack=board.pack,
+            server_seed="",
+            server_commitment="",
+            ceremony={
+                "commitments": {},
+                "seeds": {},
+                "tournament": event["id"],
+                "round": rnd,
+                "board": board.board,
+                "deal": {s.name: [CARD_TEXT[x] for x in board.deal[s]] for s in Seat},
+                "order": [CARD_TEXT[x] for x in board.pack_order],
+                "cayenne": CARD_TEXT[board.cayenne],
+                "deal_number": str(board.deal_number),
+                "pattern": list(event["pattern"]),
+                "players": {s.name: p for s, p in table.seats.items()},
+            },
+            event_count=0,
+            last_hash="",
+            start_score=ZERO_SCORE,
+            end_score=None,
+            record=None,
+            report_id=None,
+            started_at=self.now(),
+            finished_at=None,
+        )
+        self.server_event(
+            hand,
+            "board_open",
+            {
+                "tournament": event["id"],
+                "round": rnd,
+                "board": board.board,
+                "dealer": board.dealer.name,
+                "pack": board.pack,
                 "seats": {s.name: p for s, p in table.seats.items()},
                 "ruleset": table.ruleset,
             },
@@ -360,7 +417,8 @@ class Live:
             try:
                 # One unit: the action and, at the end of a hand, the server's reveal, the
                 # end and the next hand's opening; the log re-checks every chain.
-                self.ledger.append(hand.pending + (finished[3].pending if finished else []))
+                following = finished[3] if finished else None
+                self.ledger.append(hand.pending + (following.pending if following else []))
             except LogChainBroken as exc:
                 # Another host's event took this seq, or this very event did (the same
                 # event sent twice): the caller brings the row up to the log and judges.
@@ -381,6 +439,11 @@ class Live:
         if hand.phase != "over":
             hand.pending = []
             self._rows.put(key, hand)
+        if finished is not None and self.tournaments is not None:
+            try:
+                self.tournaments.hand_ended(table.id)
+            except FairplayError:  # the hand stands; the next reader or hand moves it on
+                logging.getLogger(__name__).exception("moving tournament of %s on", table.id)
         return self._result(event, hand, state)
 
     def _write(
@@ -390,7 +453,7 @@ class Live:
         hand: rows.HandRow,
         before: int,
         kind: str,
-        finished: tuple[str, dict[str, Any], dict[str, Any], rows.HandRow] | None,
+        finished: tuple[str, dict[str, Any], dict[str, Any], rows.HandRow | None] | None,
     ) -> bool:
         """Write the rows of a logged action; ``False`` if the row moved on meanwhile."""
         faults.after_append(kind, finished is not None)
@@ -411,9 +474,11 @@ class Live:
                 record=record,
                 players=list(table.seats.values()),
                 created_at=hand.finished_at or self.now(),
+                listed="board" not in hand.ceremony,  # a board's report: not searchable
             )
-            rows.set_hand_count(conn, table.id, following.number)
-            rows.insert_hand(conn, following)
+            if following is not None:
+                rows.set_hand_count(conn, table.id, following.number)
+                rows.insert_hand(conn, following)
         return True
 
     def _result(
@@ -442,6 +507,8 @@ class Live:
     ) -> HandState | None:
         """Validate and log the action; the rules state after it (``None`` in the ceremony)."""
         body = event["body"]
+        if hand.phase in ("over", "void"):
+            raise WrongPhase(f"the hand is {hand.phase}")
         c = hand.ceremony  # this request's own copy of the row: nothing is kept on failure
         if kind == "commit":
             if hand.phase != "committing":
@@ -524,7 +591,10 @@ class Live:
         rec_hand = state.to_record_hand()
         rec_hand["pack"] = hand.pack
         rec_hand["dealt_order"] = list(hand.ceremony["order"])
-        rec_hand["shuffle"] = self._transcript(table, hand).with_outcome().to_json()
+        if "board" in hand.ceremony:  # a duplicate board: its deal is the tournament's
+            rec_hand["board"] = hand.ceremony["board"]
+        else:
+            rec_hand["shuffle"] = self._transcript(table, hand).with_outcome().to_json()
         return {
             "format": "cayenne-record/1",
             "table": table.id,
@@ -538,11 +608,12 @@ class Live:
 
     def _finish(
         self, table: rows.Table, hand: rows.HandRow, state: HandState
-    ) -> tuple[str, dict[str, Any], dict[str, Any], rows.HandRow]:
+    ) -> tuple[str, dict[str, Any], dict[str, Any], rows.HandRow | None]:
         """After the last card: reveal, log the end, checkpoint, open the next hand."""
         record, report = hand.record, hand.end_report
         assert record is not None and report is not None
-        self.server_event(hand, "server_reveal", {"seed": hand.server_seed})
+        if "board" not in hand.ceremony:  # a board's seeds are revealed at the event's end
+            self.server_event(hand, "server_reveal", {"seed": hand.server_seed})
         report_id = rows.new_id("r")
         hand.report_id = report_id
         hand.finished_at = self.now()
@@ -557,8 +628,14 @@ class Live:
                 "tricks": {"NS": state.won[0], "EW": state.won[1]},
             },
         )
-        # The deal passes to the left, and the packs alternate.
-        following = self.open_hand(
-            table, hand.number + 1, hand.end_score, hand.dealer.left, 1 - hand.pack
-        )
+        following = self.following(table, hand)
         return report_id, report, record, following
+
+    def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
+        """The hand after a finished one: the deal passes to the left and the packs
+        alternate; a tournament table's next board, or none when its round is played."""
+        if self.tournaments is not None and self.tournaments.is_event_table(table.id):
+            return self.tournaments.following(table, hand)
+        return self.open_hand(
+            table, hand.number + 1, hand.end_score or ZERO_SCORE, hand.dealer.left, 1 - hand.pack
+        )

@@ -13,6 +13,7 @@ from api.auth import is_admin, require_admin
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
 from api.routes import decode_cursor, encode_cursor, json_body, limit_arg, services
+from api.routes.tournaments import guard_table
 from audit.errors import RecordError
 from audit.log.errors import EventError
 from audit.log.events import canonical_json
@@ -117,6 +118,8 @@ def notice_of(summary: dict[str, Any]) -> str | None:
 @bp.get("/v1/audits/<report_id>")
 def get_audit(report_id: str) -> Response:
     summary, report, record = rows.get_report(services().db.connection(), report_id)
+    if summary["table"] is not None:
+        guard_table(summary["table"])  # a duplicate board's report: its players, until the end
     if wants_html():
         from audit.report.html import render_html
 
@@ -133,7 +136,9 @@ def get_audit(report_id: str) -> Response:
 
 @bp.get("/v1/audits/<report_id>/record")
 def get_audit_record(report_id: str) -> Response:
-    _, _, record = rows.get_report(services().db.connection(), report_id)
+    summary, _, record = rows.get_report(services().db.connection(), report_id)
+    if summary["table"] is not None:
+        guard_table(summary["table"])
     return jsonify(record)
 
 

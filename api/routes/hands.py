@@ -18,6 +18,7 @@ from api.errors import BadRequest, Forbidden, NotFound
 from api.handstate import Snapshot, waiting_for
 from api.room import repair
 from api.routes import json_body, services
+from api.routes.tournaments import guard_table
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -32,6 +33,7 @@ def load_hand(table_id: str, number: int) -> tuple[rows.Table, rows.HandRow, Sna
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
     table = rows.get_table(conn, table_id)
+    guard_table(table_id)  # a duplicate board: its players only, until the event ends
     hand = rows.get_hand(conn, table_id, number)
     if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
         hand = rows.get_hand(conn, table_id, number)
@@ -84,6 +86,7 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
 def list_hands(table_id: str) -> Response:
     conn = services().db.connection()
     rows.get_table(conn, table_id)
+    guard_table(table_id)
     return jsonify(
         {
             "hands": [

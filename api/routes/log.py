@@ -6,6 +6,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from api.errors import BadRequest
 from api.routes import int_arg, services
+from api.routes.tournaments import guard_table
 
 bp = Blueprint("log", __name__)
 
@@ -57,7 +58,16 @@ def log_entries() -> Response:
     end = int_arg("end", start + 100, 0, MAX_INDEX)
     if end <= start or end - start > MAX_ENTRIES:
         raise BadRequest(f"end: must be in start+1..start+{MAX_ENTRIES}", details={"path": "end"})
-    return jsonify(services().ledger.entries(start, end))
+    s = services()
+    out = s.ledger.entries(start, end)
+    hidden = s.tournaments.private_tables(
+        s.db.connection(), [e["event"]["table"] for e in out["entries"]]
+    )
+    for e in out["entries"]:  # a duplicate board's events: withheld until the event ends
+        if e["event"]["table"] in hidden:
+            e["event"] = None
+            e["withheld"] = "a duplicate tournament board's event, published when the event ends"
+    return jsonify(out)
 
 
 @bp.get("/v1/log/proofs/inclusion")
@@ -77,4 +87,5 @@ def log_consistency() -> Response:
 @bp.get("/v1/log/hands/<table_id>/<int:number>")
 def log_hand(table_id: str, number: int) -> Response:
     """Inclusion of every event of a hand (the hand's offline proof bundle)."""
+    guard_table(table_id)
     return jsonify(services().ledger.proof_bundle(table_id, number))

@@ -11,6 +11,7 @@ from api.auth import require_admin
 from api.errors import BadRequest
 from api.routes import json_body, limit_arg, services
 from api.routes.players import check_name
+from api.routes.tournaments import guard_table
 from audit.errors import InvalidCardError, RecordError, RulesetError
 from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
@@ -78,6 +79,7 @@ def list_tables() -> Response:
 
 @bp.get("/v1/tables/<table_id>")
 def get_table(table_id: str) -> Response:
+    guard_table(table_id)
     return jsonify(table_json(rows.get_table(services().db.connection(), table_id)))
 
 
@@ -86,6 +88,7 @@ def table_record(table_id: str) -> Response:
     """Every finished hand of the table as one cayenne-record/1 document."""
     conn = services().db.connection()
     table = rows.get_table(conn, table_id)
+    guard_table(table_id)
     hands = [h for h in rows.list_hands(conn, table_id) if h.record is not None]
     doc: dict[str, Any] = {
         "format": "cayenne-record/1",

@@ -7,6 +7,7 @@ child process runs a table of bots through the real API at a human pace, for eve
 resuming its table from ``DATA_DIR/demo-bots`` after a restart (:mod:`api.demo`).
 
 ``fairplay bot --url URL [--url URL2...] [--state DIR] [--tables N] [--hands H | --rubber]``
+(or ``--tournament ID [--enter N]``: play every seat of an event it holds keys for)
 opens tables of four bot players (fresh keys, registered with the admin token or by
 self-registration) and plays random legal games through the HTTP API, printing each
 hand's audit verdict. It fails over between the URLs, and with ``--state`` keeps its keys
@@ -114,6 +115,17 @@ def register(subparsers: Any) -> None:
     bot.add_argument(
         "--seed", type=int, default=None, help="seed of the bots' choices (not of the shuffle)"
     )
+    bot.add_argument(
+        "--tournament",
+        default=None,
+        help="play every seat of this event whose keys are in --state (docs/tournaments.md)",
+    )
+    bot.add_argument(
+        "--enter",
+        type=int,
+        default=0,
+        help="with --tournament: first register this many fresh pairs (admin token)",
+    )
     bot.set_defaults(func=run_bot)
 
 
@@ -216,9 +228,44 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_tournament_bot(args: argparse.Namespace) -> int:
+    """``fairplay bot --tournament ID``: follow the event until it is over."""
+    from api.bot import BotState
+    from api.client import Client
+    from api.tournament_bot import TournamentBots
+
+    urls = args.url or [f"http://127.0.0.1:{DEFAULT_PORT}"]
+    client = Client(urls, admin_token=args.admin_token, rounds=10)
+    rng = random.Random(args.seed if args.seed is not None else secrets.randbits(32))
+    try:
+        if args.state:
+            bots = TournamentBots.load(client, args.tournament, rng, BotState(args.state))
+        else:
+            bots = TournamentBots(client, args.tournament, {}, rng)
+        if args.enter:
+            bots.enter_pairs(args.enter)
+        if not bots.entrants:
+            print("fairplay bot: no entrant's keys (use --state DIR or --enter N)", file=sys.stderr)
+            return 2
+        final = bots.run(timeout=24 * 3600)
+        standings = client.call("GET", f"/v1/tournaments/{args.tournament}/standings")
+        for s in standings["standings"]:
+            print(f"{s['place']:>5} {' & '.join(s['pair'])} {s['field'] or ''} {s['score']}")
+        print(f"tournament {final['id']}: {final['phase']}")
+        return 0
+    except Exception as exc:  # noqa: BLE001 - reported, no traceback
+        print(f"fairplay bot: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        client.close()
+
+
 def run_bot(args: argparse.Namespace) -> int:
     from api.bot import BotState, TableBots
     from api.client import Client
+
+    if args.tournament:
+        return run_tournament_bot(args)
 
     failures: list[BaseException] = []
     lock = threading.Lock()

@@ -37,6 +37,26 @@ MAX_EVENT_BYTES = 16384
 BASE_URI = "https://cayenne-fairplay.example/schema/log/"
 CAYENNE_TYPES = ("open", "commit", "reveal", "call", "play", "server_reveal", "end", "void")
 """The event types of a Cayenne table, each with its schema ``<type>.json``."""
+TOURNAMENT_TYPES = (
+    "tournament_create",
+    "tournament_registration",
+    "tournament_beacon",
+    "tournament_start",
+    "tournament_deal",
+    "tournament_round",
+    "tournament_round_end",
+    "tournament_substitute",
+    "tournament_adjust",
+    "tournament_withdraw",
+    "tournament_void_board",
+    "tournament_end",
+    "tournament_register",
+    "tournament_reveal",
+    "board_open",
+)
+"""The event types of a tournament (docs/tournaments.md, docs/log.md): its own chain's,
+its entrants' and a duplicate board's opening, each with its schema ``<type>.json``."""
+ALL_TYPES = CAYENNE_TYPES + TOURNAMENT_TYPES
 
 _RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 
@@ -147,7 +167,8 @@ def admit_event(event: Any, *, root: str = "event", canonical: bytes | None = No
 
 
 def check_cayenne_event(event: Any, *, root: str = "event") -> None:
-    """Raise :class:`EventError` unless ``event`` is exactly one of :data:`CAYENNE_TYPES`.
+    """Raise :class:`EventError` unless ``event`` is exactly one of :data:`CAYENNE_TYPES`
+    or :data:`TOURNAMENT_TYPES`.
 
     The envelope's rules hold too (``<type>.json`` refers to ``event.json``); the size
     bound needs no separate check, since every body field is bounded.
@@ -155,6 +176,6 @@ def check_cayenne_event(event: Any, *, root: str = "event") -> None:
     if not isinstance(event, Mapping):
         raise _at(root, "must be a JSON object")
     kind = event.get("type")
-    if kind not in CAYENNE_TYPES:
-        raise _at(f"{root}.type", f"{kind!r} is not one of {list(CAYENNE_TYPES)}")
+    if kind not in ALL_TYPES:
+        raise _at(f"{root}.type", f"{kind!r} is not one of {list(ALL_TYPES)}")
     _check(str(kind), event, root)

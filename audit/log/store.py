@@ -651,4 +651,3 @@ def open_log(
         clock=clock,
         append_in_server=append_in_server,
     )
-

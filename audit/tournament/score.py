@@ -19,7 +19,7 @@ from typing import Any
 from audit.auditor import DEFAULT_ALPHA
 from audit.checks.findings import ERROR
 from audit.tournament.boardscore import score_board_hand
-from audit.tournament.event import DUPLICATE, Event, Pair, TableRecord, read_event
+from audit.tournament.event import DUPLICATE, Event, Pair, TableRecord, _table_key, read_event
 from audit.tournament.eventaudit import EventAudit, audit_event
 from audit.tournament.matchpoints import (
     Adjustment,
@@ -41,11 +41,18 @@ FIELDS = ("NS", "EW")
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    """One board at one table."""
+    """One board at one table: who sat there and its result (or adjustment)."""
 
-    table: TableRecord
+    round: int
+    table: str
+    ns: Pair
+    ew: Pair
     board: int
     result: BoardResult
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.round, _table_key(self.table))
 
 
 def score_event(docs: Sequence[tuple[str, Any]], *, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
@@ -76,7 +83,7 @@ def _pair_name(pair: Pair) -> str:
 
 
 def _duplicate(event: Event, audit: EventAudit) -> tuple[list[Any], list[Any]]:
-    by_board: dict[int, list[Played]] = {}
+    plays: list[Played] = []
     for t in event.tables:
         for h in t.record.hands:
             assert h.board is not None  # read_event: a duplicate event's hands carry board
@@ -87,13 +94,25 @@ def _duplicate(event: Event, audit: EventAudit) -> tuple[list[Any], list[Any]]:
                 if score is None
                 else BoardResult(score.result, None, version)
             )
-            by_board.setdefault(h.board, []).append(Played(t, h.board, result))
+            plays.append(Played(t.round, t.table, t.ns, t.ew, h.board, result))
     average = (Adjustment.AVERAGE, Adjustment.AVERAGE)
     for t, missing in missing_boards(event):
         for b in missing:
-            by_board[b].append(Played(t, b, BoardResult(None, average)))
+            plays.append(Played(t.round, t.table, t.ns, t.ew, b, BoardResult(None, average)))
+    return duplicate_standings(plays)
+
+
+def duplicate_standings(
+    plays: Sequence[Played], absent: frozenset[Pair] = frozenset()
+) -> tuple[list[Any], list[Any]]:
+    """The standings (two fields) and the boards of a pairs duplicate, from every board
+    at every table; a pair in ``absent`` (withdrawn before it played) is scored for
+    nothing and left out of the standings, its opponents' adjustments stand."""
+    by_board: dict[int, list[Played]] = {}
+    for p in plays:
+        by_board.setdefault(p.board, []).append(p)
     for played in by_board.values():
-        played.sort(key=lambda p: p.table.key)
+        played.sort(key=lambda p: p.key)
     most = most_results([[p.result for p in ps] for ps in by_board.values()])
     top = Fraction(most - 1)
     won: dict[tuple[str, Pair], Fraction] = {}
@@ -104,14 +123,16 @@ def _duplicate(event: Event, audit: EventAudit) -> tuple[list[Any], list[Any]]:
         mps = score_board([p.result for p in played], most)
         results = []
         for p, (ns_mp, ew_mp) in zip(played, mps, strict=True):
-            for key, mp in ((("NS", p.table.ns), ns_mp), (("EW", p.table.ew), ew_mp)):
+            for key, mp in ((("NS", p.ns), ns_mp), (("EW", p.ew), ew_mp)):
+                if key[1] in absent:
+                    continue
                 won[key] = won.get(key, Fraction(0)) + mp
                 possible[key] = possible.get(key, Fraction(0)) + top
             entry: dict[str, Any] = {
-                "round": p.table.round,
-                "table": p.table.table,
-                "ns": list(p.table.ns),
-                "ew": list(p.table.ew),
+                "round": p.round,
+                "table": p.table,
+                "ns": list(p.ns),
+                "ew": list(p.ew),
                 "ns_score": p.result.ns_score,
                 "ns_matchpoints": round_half_up(ns_mp),
                 "ew_matchpoints": round_half_up(ew_mp),

@@ -71,6 +71,8 @@ class World:
     now: float
     names: list[str]
     """Table names of the snapshot."""
+    tournament: str = ""
+    """An event with registration open (docs/tournaments.md)."""
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -95,6 +97,13 @@ def world(
     client = Client(f"http://127.0.0.1:{server.server_port}", admin_token=ADMIN)
     bots = TableBots.open(client, random.Random(11))
     finished = bots.play_hand(1)
+    event = client.call(
+        "POST",
+        "/v1/tournaments",
+        {"format": "rubber-round-robin", "pairs": 2, "hands_per_match": 1},
+        client.admin(),
+    )["id"]
+    client.call("POST", f"/v1/tournaments/{event}/registration", {"open": True}, client.admin())
     server.shutdown()
     db = app.extensions["fairplay"].db
     clock.frozen = time.time()
@@ -106,6 +115,7 @@ def world(
         finished["report_id"],
         clock.frozen,
         table_names(db),
+        event,
     )
     app.extensions["fairplay"].close()
     if schema is not None:
@@ -235,6 +245,37 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
         return {"name": "fuzz against the bots"}
     if route == "/v1/log/cosignatures":  # the log's note (no witness is configured: 403)
         return client.get("/v1/log/checkpoint").get_data(as_text=True)
+    if route == "/v1/tournaments":
+        return {"format": "pairs-duplicate", "tables": 2, "boards_per_round": 1, "name": "fz"}
+    if route.endswith(("/entrants", "/reveals")):  # a signed registration or reveal
+        who = data.draw(st.sampled_from(sorted(w.players)))
+        reveal = route.endswith("/reveals")
+        event = make_event(
+            origin=w.origin,
+            table=w.tournament,
+            hand=f"entrant-{w.players[who].id}",
+            seq=int(reveal),
+            prev="0" * 64 if reveal else None,
+            actor=w.players[who].id,
+            type="tournament_reveal" if reveal else "tournament_register",
+            body={"seed": "11" * 32}
+            if reveal
+            else {"commitment": "22" * 32, "partner": w.players["S"].id},
+        )
+        return sign_event(event, w.players[who].signer)
+    if "/tournaments/" in route:
+        return {
+            "open": data.draw(st.booleans()),
+            "source": "fz",
+            "round": 1,
+            "randomness": "ab",
+            "reason": "fuzz",
+            "pair": 1,
+            "board": 1,
+            "table": 1,
+            "ns": "average",
+            "ew": "average",
+        }
     if route.endswith("/events"):  # the next event of the open hand (hand 2), signed
         hand = client.get(f"/v1/tables/{w.table}/hands/2").get_json()
         seat = data.draw(st.sampled_from(sorted(w.players)))
@@ -318,6 +359,10 @@ def check_request(w: World, data: st.DataObject) -> None:
         "report_id": [w.report],
         "seat": ["N", "E", "S", "W", "n"],
         "number": ["1", "2", "3", "0"],
+        "tid": [w.tournament, "e-000000000000"],
+        "action": ["substitute", "adjust", "withdraw", "void_board", "x"],
+        "board": ["1", "2", "0"],
+        "pair": ["1", "2", "0"],
     }
     values: dict[str, str] = {}
 
@@ -406,4 +451,13 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/tables/<table_id>/hands/<int:number>/events",
         "/v1/tables/<table_id>/hands/<int:number>/void",
         "/v1/log/cosignatures",
+        "/v1/tournaments",
+        "/v1/tournaments/<tid>/registration",
+        "/v1/tournaments/<tid>/beacon",
+        "/v1/tournaments/<tid>/start",
+        "/v1/tournaments/<tid>/rounds/next",
+        "/v1/tournaments/<tid>/rounds/end",
+        "/v1/tournaments/<tid>/actions/<action>",
+        "/v1/tournaments/<tid>/entrants",
+        "/v1/tournaments/<tid>/reveals",
     }

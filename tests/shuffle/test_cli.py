@@ -110,7 +110,9 @@ def test_verify_tampered_transcript_is_a_mismatch_exit_1(
     out.write_text(json.dumps(obj))
     assert main(["shuffle", "verify", str(out)]) == 1
     text = capsys.readouterr().out
-    assert text.count("\n") == 1 and "FAIL SHUFFLE_COMMITMENT_MISMATCH: shuffle.seats.W.seed" in text
+    assert (
+        text.count("\n") == 1 and "FAIL SHUFFLE_COMMITMENT_MISMATCH: shuffle.seats.W.seed" in text
+    )
     assert main(["shuffle", "verify", "--json", str(out)]) == 1
     answer = json.loads(capsys.readouterr().out)
     assert answer["ok"] is False and answer["code"] == "SHUFFLE_COMMITMENT_MISMATCH"

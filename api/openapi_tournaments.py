@@ -1,0 +1,172 @@
+"""The OpenAPI description of the tournament routes (``/v1/tournaments``, docs/tournaments.md),
+merged into :data:`api.openapi.DOCUMENT`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Schema = dict[str, Any]
+
+
+def paths(op: Any, param: Any, obj: Schema) -> Schema:
+    """The tournament paths, built with :mod:`api.openapi`'s helpers."""
+    tid = param("tid", "path", {"type": "string"})
+    signed_event = {"type": "object", "description": "a signed log event (docs/log.md)"}
+    reason = {
+        "type": "object",
+        "required": ["reason"],
+        "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 200}},
+    }
+
+    def admin(
+        summary: str, request: Schema | None = None, extra: tuple[Schema, ...] = ()
+    ) -> Schema:
+        out: Schema = op(
+            summary, 200, obj, (401, 403, 409), (tid, *extra), request=request or obj, security=True
+        )
+        return out
+
+    return {
+        "/v1/tournaments": {
+            "post": op(
+                "Create an event (admin): format pairs-duplicate (tables, boards_per_round, "
+                "rounds) or rubber-round-robin (pairs, hands_per_match, rounds), ruleset, "
+                "schedule; commits the service's tournament seed",
+                201,
+                obj,
+                (401, 403, 422),
+                request={
+                    "type": "object",
+                    "required": ["format"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "format": {"enum": ["pairs-duplicate", "rubber-round-robin"]},
+                        "tables": {"type": "integer"},
+                        "pairs": {"type": "integer"},
+                        "rounds": {"type": "integer"},
+                        "boards_per_round": {"type": "integer"},
+                        "hands_per_match": {"type": "integer"},
+                        "ruleset": obj,
+                        "schedule": {"type": "string"},
+                    },
+                },
+                security=True,
+            ),
+            "get": op("List events", 200, obj),
+        },
+        "/v1/tournaments/{tid}": {"get": op("An event's public state", 200, obj, (), (tid,))},
+        "/v1/tournaments/{tid}/registration": {
+            "post": admin(
+                "Open or close registration (admin)",
+                {
+                    "type": "object",
+                    "required": ["open"],
+                    "properties": {"open": {"type": "boolean"}},
+                },
+            )
+        },
+        "/v1/tournaments/{tid}/beacon": {
+            "post": admin(
+                "Fix the beacon value before registration closes (admin)",
+                {
+                    "type": "object",
+                    "required": ["source", "round", "randomness"],
+                    "properties": {
+                        "source": {"type": "string"},
+                        "round": {"type": "integer"},
+                        "randomness": {"type": "string", "description": "1 to 64 bytes, hex"},
+                    },
+                },
+            )
+        },
+        "/v1/tournaments/{tid}/start": {
+            "post": admin("Fix the pairs and ask for the entrants' seeds (admin)")
+        },
+        "/v1/tournaments/{tid}/rounds/next": {
+            "post": admin(
+                "Deal (withdrawing pairs that did not reveal) or start the next round (admin)"
+            )
+        },
+        "/v1/tournaments/{tid}/rounds/end": {
+            "post": admin("End the current round early, with a reason (admin)", reason)
+        },
+        "/v1/tournaments/{tid}/actions/{action}": {
+            "post": admin(
+                "A director's action with its reason (admin): substitute {pair, out, in}, "
+                "adjust {round, table, board, ns, ew}, withdraw {pair}, void_board {board}",
+                reason,
+                (
+                    param(
+                        "action",
+                        "path",
+                        {"enum": ["substitute", "adjust", "withdraw", "void_board"]},
+                    ),
+                ),
+            )
+        },
+        "/v1/tournaments/{tid}/entrants": {
+            "post": op(
+                "Register (a tournament_register event signed by the player)",
+                201,
+                obj,
+                (401, 409),
+                (tid,),
+                request=signed_event,
+            )
+        },
+        "/v1/tournaments/{tid}/reveals": {
+            "post": op(
+                "Reveal an entrant's seed privately (a signed tournament_reveal event)",
+                201,
+                obj,
+                (401, 403, 409),
+                (tid,),
+                request=signed_event,
+            )
+        },
+        "/v1/tournaments/{tid}/events": {
+            "get": op(
+                "The event's chain, or an entrant's (?entrant=ID)",
+                200,
+                obj,
+                (),
+                (tid, param("entrant", "query", {"type": "string"})),
+            )
+        },
+        "/v1/tournaments/{tid}/standings": {
+            "get": op(
+                "Live standings (rounds over; board results at the end)", 200, obj, (), (tid,)
+            )
+        },
+        "/v1/tournaments/{tid}/boards/{board}": {
+            "get": op(
+                "A board's travelling score sheet: to players who played it (signed), to "
+                "everyone once the event is over (with its deal)",
+                200,
+                obj,
+                (401, 403),
+                (tid, param("board", "path", {"type": "integer", "minimum": 1})),
+            )
+        },
+        "/v1/tournaments/{tid}/pairs/{pair}": {
+            "get": op(
+                "A pair's card: to its players (signed) during a duplicate event",
+                200,
+                obj,
+                (401, 403),
+                (tid, param("pair", "path", {"type": "integer", "minimum": 1})),
+            )
+        },
+        "/v1/tournaments/{tid}/records": {
+            "get": op("Each table's record of each round", 200, obj, (403,), (tid,))
+        },
+        "/v1/tournaments/{tid}/transcript": {
+            "get": op(
+                "The cayenne-tournament-deals/1 transcript, once the event is over",
+                200,
+                obj,
+                (403,),
+                (tid,),
+            )
+        },
+    }

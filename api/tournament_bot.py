@@ -1,0 +1,249 @@
+"""Bots in a tournament: enter pairs, reveal their seeds, play every seat they hold keys for.
+
+:class:`TournamentBots` holds some entrants' keys and entrant seeds (kept in a state
+file when a folder is given: ``tournament-<id>.json``, mode 0600). :meth:`run` follows the
+event until it is over: it reveals its entrants' seeds when the service asks for them,
+and at each round's tables acts for every seat it holds whenever the hand waits for one
+(a duplicate board: calls and plays; a round-robin hand: the per-hand ceremony too).
+Reads of a duplicate table are signed by a seated player (the tables are private).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from api.bot import BotState
+from api.ceremony import seat_commitment
+from api.client import ApiCallError, Client, Identity
+from api.signing import sign_read
+from audit.log.events import event_hash, make_event, sign_event
+from audit.log.keys import Signer
+from audit.rules.cards import Seat
+from shuffle.tournament import entrant_commitment
+
+FINISHED = ("over", "void")
+
+
+def entrant_event(
+    origin: str,
+    tid: str,
+    ident: Identity,
+    kind: str,
+    seq: int,
+    prev: str | None,
+    body: dict[str, Any],
+) -> dict[str, Any]:
+    """A signed event of the entrant's own chain (``entrant-<id>``)."""
+    event = make_event(
+        origin=origin,
+        table=tid,
+        hand=f"entrant-{ident.id}",
+        seq=seq,
+        prev=prev,
+        actor=ident.id,
+        type=kind,
+        body=body,
+    )
+    return sign_event(event, ident.signer)
+
+
+def registration(
+    origin: str, tid: str, ident: Identity, partner: str, seed: bytes
+) -> dict[str, Any]:
+    commitment = entrant_commitment(seed, tid, ident.id).hex()
+    return entrant_event(
+        origin,
+        tid,
+        ident,
+        "tournament_register",
+        0,
+        None,
+        {"commitment": commitment, "partner": partner},
+    )
+
+
+def reveal_event(
+    origin: str, tid: str, ident: Identity, seed: bytes, registered: dict[str, Any]
+) -> dict[str, Any]:
+    return entrant_event(
+        origin, tid, ident, "tournament_reveal", 1, event_hash(registered), {"seed": seed.hex()}
+    )
+
+
+@dataclass
+class Entrant:
+    ident: Identity
+    partner: str
+    seed: bytes
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "key": self.ident.signer.private_key_text(),
+            "partner": self.partner,
+            "seed": self.seed.hex(),
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, str]) -> Entrant:
+        return cls(
+            Identity(Signer.from_text(obj["key"])), obj["partner"], bytes.fromhex(obj["seed"])
+        )
+
+
+@dataclass
+class TournamentBots:
+    client: Client
+    tid: str
+    entrants: dict[str, Entrant]
+    rng: random.Random
+    state: BotState | None = None
+    pause: float = 0.02
+    seeds: dict[tuple[str, int, str], bytes] = field(default_factory=dict)
+    """Round-robin ceremonies: each (table, hand, seat)'s committed seed."""
+
+    @property
+    def origin(self) -> str:
+        return str(self.client.call("GET", "/healthz")["log_origin"])
+
+    def save(self) -> None:
+        if self.state is not None:
+            self.state.save(
+                f"tournament-{self.tid}",
+                {"players": {p: e.to_json() for p, e in self.entrants.items()}},
+            )
+
+    @classmethod
+    def load(cls, client: Client, tid: str, rng: random.Random, state: BotState) -> TournamentBots:
+        name = f"tournament-{tid}"
+        data = state.load(name) if name in state.names() else {"players": {}}
+        entrants = {p: Entrant.from_json(e) for p, e in data["players"].items()}
+        return cls(client, tid, entrants, rng, state)
+
+    def enter_pairs(self, count: int, prefix: str = "bot") -> None:
+        """Register ``count`` fresh pairs (players with the admin token, then entrants)."""
+        origin = self.origin
+        for i in range(count):
+            a, b = Identity.generate(f"{prefix}{i}a"), Identity.generate(f"{prefix}{i}b")
+            new = {
+                a.id: Entrant(a, b.id, secrets.token_bytes(32)),
+                b.id: Entrant(b, a.id, secrets.token_bytes(32)),
+            }
+            self.entrants |= new
+            self.save()  # keys and seeds before anything is sent
+            for n, e in enumerate(new.values()):
+                self.client.register(e.ident, f"{prefix}{i}{'ab'[n]}")
+                ev = registration(origin, self.tid, e.ident, e.partner, e.seed)
+                self.client.call("POST", f"/v1/tournaments/{self.tid}/entrants", ev)
+
+    def _signed_get(self, ident: Identity, path: str) -> Any:
+        auth = sign_read(ident.signer, ident.id, "GET", path, int(time.time()))
+        return self.client.call("GET", path, headers={"Authorization": auth})
+
+    def reveal_all(self, doc: dict[str, Any]) -> None:
+        origin = self.origin
+        for entry in doc["entrants"]:
+            e = self.entrants.get(entry["player"])
+            if e is None or entry["revealed"]:
+                continue
+            if not any(entry["player"] in p["players"] for p in doc["pair_list"]):
+                continue
+            registered = self.client.call(
+                "GET", f"/v1/tournaments/{self.tid}/events?entrant={entry['player']}"
+            )["events"][0]["event"]
+            try:
+                self.client.call(
+                    "POST",
+                    f"/v1/tournaments/{self.tid}/reveals",
+                    reveal_event(origin, self.tid, e.ident, e.seed, registered),
+                )
+            except ApiCallError as exc:
+                if exc.status != 409:  # the deal has started meanwhile
+                    raise
+
+    def run(self, timeout: float = 600.0) -> dict[str, Any]:
+        """Follow the event until it is over; its final public state."""
+        deadline = time.monotonic() + timeout
+        origin = self.origin
+        while time.monotonic() < deadline:
+            doc = self.client.call("GET", f"/v1/tournaments/{self.tid}")
+            if doc["phase"] == "over":
+                return dict(doc)
+            acted = False
+            if doc["phase"] == "revealing":
+                self.reveal_all(doc)
+            elif doc["phase"] == "playing" and doc["rounds_played"]:
+                for t in doc["rounds_played"][-1]["tables"]:
+                    acted |= self._step(origin, t)
+            if not acted:
+                time.sleep(self.pause)
+        raise TimeoutError(f"tournament {self.tid} is not over after {timeout} s")
+
+    def _step(self, origin: str, sitting: dict[str, Any]) -> bool:
+        """One action at a table if it waits for a seat this bot holds."""
+        mine = {
+            s: self.entrants[p].ident for s, p in sitting["seats"].items() if p in self.entrants
+        }
+        if not mine:
+            return False
+        reader = next(iter(mine.values()))
+        table_id = sitting["id"]
+        try:
+            table = self._signed_get(reader, f"/v1/tables/{table_id}")
+            number = int(table["current_hand"])
+            hand = self._signed_get(reader, f"/v1/tables/{table_id}/hands/{number}")
+        except ApiCallError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        cursor = {k: hand[k] for k in ("next_seq", "last_hash", "phase", "waiting_for")}
+        acted = False
+        # Act while the hand waits for a seat held here, following the answers' heads.
+        while cursor["phase"] not in FINISHED:
+            seat = next((s for s in cursor["waiting_for"] if s in mine), None)
+            if seat is None:
+                break
+            kind, body = self._action(table_id, number, seat, mine[seat], cursor["phase"])
+            try:
+                cursor = self.client.act(
+                    mine[seat],
+                    origin,
+                    table_id,
+                    number,
+                    cursor["next_seq"],
+                    cursor["last_hash"],
+                    kind,
+                    body,
+                )
+            except ApiCallError as exc:
+                if exc.error_code not in ("REPLAYED_EVENT", "WRONG_PHASE"):
+                    raise
+                return True  # someone else moved: read the hand again
+            acted = True
+        return acted
+
+    def _action(
+        self, table_id: str, number: int, seat: str, ident: Identity, phase: str
+    ) -> tuple[str, dict[str, Any]]:
+        body: dict[str, Any]
+        if phase == "committing":
+            seed = self.seeds.setdefault((table_id, number, seat), secrets.token_bytes(32))
+            kind = "commit"
+            body = {
+                "commitment": seat_commitment(seed, Seat.parse(seat), ident.id, table_id, number)
+            }
+        elif phase == "revealing":
+            kind, body = "reveal", {"seed": self.seeds[(table_id, number, seat)].hex()}
+        else:
+            cards = self.client.cards(ident, table_id, number, seat)
+            if phase == "calling":
+                kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
+            else:
+                card = self.rng.choice(cards["legal_plays"])
+                kind, body = "play", {"card": card}
+                if card[0] == "A" and cards["contract"] == "nullo" and self.rng.random() < 0.5:
+                    body["ace_high"] = True
+        return kind, body
