@@ -95,6 +95,10 @@ class Connection:
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return [tuple(r) for r in self.execute(sql, params).fetchall()]
 
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """:meth:`all` under the name :class:`audit.log.migrator.Session` uses."""
+        return self.all(sql, params)
+
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """One atomic, durable unit of work; nested use joins the outer transaction.
