@@ -34,6 +34,16 @@ from api.text import text_problem
 from audit.log.backends import split_schema as log_split_schema
 from audit.log.errors import StoreError
 
+__all__ = [
+    "Connection",
+    "Database",
+    "Row",
+    "private_dir",
+    "private_file",
+    "split_schema",
+    "sqlite_path",
+]
+
 Row = tuple[Any, ...]
 
 

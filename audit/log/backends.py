@@ -23,6 +23,8 @@ from audit.log import migrator
 from audit.log.errors import StoreError
 from audit.log.migrations import MIGRATIONS, version_table
 
+__all__ = ["NID_SHIFT", "Backend", "as_bytes", "connect", "migrate", "nid", "split_schema"]
+
 NID_SHIFT = 48
 
 

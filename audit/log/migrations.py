@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from audit.log.migrator import Migration, VersionTable
 
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "SCHEMA_VERSION_TABLE", "TABLES", "version_table"]
+
 TABLES = ("log_meta", "log_entries", "log_nodes", "log_checkpoints", "log_actor_keys")
 
 
@@ -166,8 +168,7 @@ def version_table(now: float) -> VersionTable:
     return VersionTable(
         name="log_schema_version",
         create=SCHEMA_VERSION_TABLE,
-        insert="INSERT INTO log_schema_version (version, description, applied_at)"
-        " VALUES (?, ?, ?)",
+        insert="INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
         stamp=lambda: now,
         pg_lock=("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))", ()),
     )
