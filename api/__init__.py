@@ -22,6 +22,8 @@ from api.text import check_request
 from api.tournament import Tournaments
 from api.witnesses import WitnessBook
 
+__all__ = ["Services", "create_app"]
+
 
 def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     """The application for ``config`` (defaults, then ``FAIRPLAY_*`` variables, then it)."""

@@ -13,6 +13,8 @@ from api.rows import get_player
 from api.signing import parse_player_key, parse_read_header, read_message
 from audit.log.errors import LogSignatureInvalid
 
+__all__ = ["is_admin", "require_admin", "signed_reader"]
+
 
 def is_admin(config: Config) -> bool:
     header = request.headers.get("Authorization", "")

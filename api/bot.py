@@ -33,6 +33,8 @@ from audit.rules.cards import CARD_TEXT, Seat, parse_card
 from audit.rules.contract import Contract
 from audit.rules.play import HandState
 
+__all__ = ["FINISHED", "SEATS", "BotState", "BotStateError", "TableBots"]
+
 SEATS = ("N", "E", "S", "W")
 FINISHED = ("over", "void")
 

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+__all__ = ["Bounded"]
+
 K = TypeVar("K")
 V = TypeVar("V")
 

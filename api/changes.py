@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import threading
 
+__all__ = ["Changes"]
+
 
 class Changes:
     """A version number bumped on every change, and a condition to wait on it."""

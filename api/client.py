@@ -19,6 +19,8 @@ from audit.errors import FairplayError
 from audit.log.events import make_event, sign_event
 from audit.log.keys import Signer, generate_signer
 
+__all__ = ["ApiCallError", "Client", "Identity"]
+
 
 class ApiCallError(FairplayError):
     """The service answered with an error body."""

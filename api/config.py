@@ -17,6 +17,8 @@ from typing import Any
 
 from audit.errors import FairplayError
 
+__all__ = ["DEFAULT_DATA_DIR", "DEFAULT_MAX_BODY", "Config", "ConfigError", "load_config"]
+
 DEFAULT_DATA_DIR = Path("data")
 DEFAULT_MAX_BODY = 256 * 1024
 """The largest request body accepted (a record of a long sitting is well under this)."""

@@ -34,6 +34,16 @@ from api.text import text_problem
 from audit.log.backends import split_schema as log_split_schema
 from audit.log.errors import StoreError
 
+__all__ = [
+    "Connection",
+    "Database",
+    "Row",
+    "private_dir",
+    "private_file",
+    "split_schema",
+    "sqlite_path",
+]
+
 Row = tuple[Any, ...]
 
 
@@ -94,6 +104,10 @@ class Connection:
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return [tuple(r) for r in self.execute(sql, params).fetchall()]
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """:meth:`all` under the name :class:`audit.log.migrator.Session` uses."""
+        return self.all(sql, params)
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from api.bot import BotState, TableBots
 from api.client import Client
 
+__all__ = ["main", "seed_demo", "wait_until_up"]
+
 
 def wait_until_up(client: Client, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout

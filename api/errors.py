@@ -16,6 +16,24 @@ from werkzeug.exceptions import HTTPException
 
 from audit.errors import FairplayError, IllegalActionError, RecordError
 
+__all__ = [
+    "HTTP_CODES",
+    "ApiError",
+    "BadRequest",
+    "Conflict",
+    "Forbidden",
+    "InvalidSignature",
+    "NotFound",
+    "PayloadTooLarge",
+    "ReplayedEvent",
+    "TooManyRequests",
+    "Unauthorized",
+    "WrongPhase",
+    "error_response",
+    "register_error_handlers",
+    "status_of",
+]
+
 log = logging.getLogger("api")
 
 

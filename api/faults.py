@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import signal
 
+__all__ = ["ENV", "after_append"]
+
 ENV = "FAIRPLAY_TEST_EXIT_AFTER_APPEND"
 
 

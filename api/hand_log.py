@@ -37,6 +37,15 @@ from audit.log.note import parse as parse_note
 from audit.log.schemas import check_cayenne_event
 from audit.log.store import Log, open_log
 
+__all__ = [
+    "CHECKPOINT_INTERVAL",
+    "SERVER_ACTOR",
+    "Ledger",
+    "b64_list",
+    "key_name",
+    "load_or_create_signer",
+]
+
 logger = logging.getLogger(__name__)
 
 SERVER_ACTOR = "server"

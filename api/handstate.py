@@ -13,6 +13,16 @@ from audit.rules.cards import Seat, parse_card
 from audit.rules.deal import check_pattern
 from audit.rules.play import HandState
 
+__all__ = [
+    "PLAYER_KINDS",
+    "ZERO_SCORE",
+    "Snapshot",
+    "apply_action",
+    "next_start",
+    "ruleset_pattern",
+    "waiting_for",
+]
+
 ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
 
 

@@ -44,6 +44,19 @@ from audit.log.keys import Signer
 from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
 
+__all__ = [
+    "BOT_SEATS",
+    "IDLE_SECONDS",
+    "MAX_RUNNERS",
+    "PERSON_SEAT",
+    "PREFIX",
+    "WAKE_SECONDS",
+    "Bot",
+    "House",
+    "bot_seed",
+    "bot_signer",
+]
+
 log = logging.getLogger(__name__)
 
 PREFIX = "house-"

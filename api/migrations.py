@@ -1,29 +1,25 @@
 """Versioned schema migrations for the service's tables (all named ``api_*``).
 
 Each migration is a version number, a name and its statements, written in the SQL that
-SQLite and PostgreSQL share. :func:`migrate` applies the missing ones in order inside
-one transaction that holds a lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on
-PostgreSQL), so several workers or hosts starting together apply each exactly once. The
-log's own tables (``log_*``) are migrated by ``audit.log``; both live in one database.
+SQLite and PostgreSQL share. :func:`migrate` hands them to the one runner,
+:func:`audit.log.migrator.run`, which applies the missing ones in order inside one
+transaction that holds a lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on
+PostgreSQL), so several workers or hosts starting together apply each exactly once, and
+records each in ``api_schema_migrations``. The log's own tables (``log_*``) have their
+own list and version table (:mod:`audit.log.migrations`); both live in one database.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from api.database import Connection, Database
+from audit.log.migrator import Migration, VersionTable, run
 
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    name: str
-    statements: tuple[str, ...]
-
+__all__ = ["LATEST", "MIGRATIONS", "VERSION_TABLE", "current_version", "migrate"]
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
+    Migration.portable(
         1,
         "players, tables, hands, reports",
         (
@@ -83,7 +79,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_report_players_player ON api_report_players (player, report_id)",
         ),
     ),
-    Migration(
+    Migration.portable(
         2,
         "uploaded reports unlisted; per-client rate limits",
         (
@@ -100,7 +96,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_rate_buckets_updated ON api_rate_buckets (bucket, updated)",
         ),
     ),
-    Migration(
+    Migration.portable(
         3,
         "witness cosignatures of checkpoints",
         (
@@ -116,7 +112,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 PRIMARY KEY (size, witness))""",
         ),
     ),
-    Migration(
+    Migration.portable(
         4,
         "tournaments and their tables",
         (
@@ -144,6 +140,16 @@ LATEST = MIGRATIONS[-1].version
 _LOCK_KEY = 0x6361_7965_6E6E_6501 & 0x7FFF_FFFF_FFFF_FFFF  # "cayenne" + 1, as a bigint
 
 
+VERSION_TABLE = VersionTable(
+    name="api_schema_migrations",
+    create="CREATE TABLE IF NOT EXISTS api_schema_migrations ("
+    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+    insert="INSERT INTO api_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+    stamp=lambda: datetime.now(UTC).isoformat(),
+    pg_lock=("SELECT pg_advisory_xact_lock(?)", (_LOCK_KEY,)),
+)
+
+
 def current_version(conn: Connection) -> int:
     row = conn.one("SELECT MAX(version) FROM api_schema_migrations")
     return int(row[0]) if row and row[0] is not None else 0
@@ -151,22 +157,4 @@ def current_version(conn: Connection) -> int:
 
 def migrate(db: Database) -> int:
     """Apply every missing migration; return the schema version now in force."""
-    conn = db.connection()
-    with conn.transaction():
-        if conn.dialect == "postgresql":
-            conn.execute("SELECT pg_advisory_xact_lock(?)", (_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS api_schema_migrations ("
-            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-        )
-        have = current_version(conn)
-        for m in MIGRATIONS:
-            if m.version <= have:
-                continue
-            for statement in m.statements:
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO api_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                (m.version, m.name, datetime.now(UTC).isoformat()),
-            )
-        return current_version(conn)
+    return run(db.connection(), VERSION_TABLE, MIGRATIONS)

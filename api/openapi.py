@@ -8,6 +8,29 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "AFTER",
+    "DOCUMENT",
+    "ERROR",
+    "HAND",
+    "HAND_PATH",
+    "HEX32",
+    "LIMIT",
+    "NULLABLE_STR",
+    "NUMBER",
+    "OBJ",
+    "PLAYER",
+    "REPORT_SUMMARY",
+    "RETRY_AFTER",
+    "SEAT",
+    "SIGNED_EVENT",
+    "TABLE",
+    "TABLE_ID",
+    "UPLOADED",
+    "Schema",
+    "build",
+]
+
 Schema = dict[str, Any]
 
 ERROR: Schema = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["Schema", "paths"]
+
 Schema = dict[str, Any]
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from api.database import Connection
 from api.errors import TooManyRequests
 
+__all__ = ["Rate", "refill", "take"]
+
 
 @dataclass(frozen=True, slots=True)
 class Rate:

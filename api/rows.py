@@ -18,6 +18,38 @@ from api.database import Connection, Row
 from api.errors import Conflict, NotFound
 from audit.rules.cards import Seat
 
+__all__ = [
+    "SEAT_COLUMNS",
+    "SERVICE",
+    "UPLOAD",
+    "HandRow",
+    "Player",
+    "ReportQuery",
+    "Table",
+    "advance_hand",
+    "check_new_player",
+    "count_rows",
+    "get_hand",
+    "get_player",
+    "get_report",
+    "get_table",
+    "has_report",
+    "insert_hand",
+    "insert_player",
+    "insert_report",
+    "insert_table",
+    "list_hands",
+    "list_players",
+    "list_tables",
+    "new_id",
+    "now_iso",
+    "player_names",
+    "query_reports",
+    "set_hand_count",
+    "unfinished_hands",
+    "update_hand",
+]
+
 SEAT_COLUMNS = ("seat_n", "seat_e", "seat_s", "seat_w")
 
 

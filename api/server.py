@@ -41,6 +41,21 @@ from gunicorn.workers.gthread import ThreadWorker  # type: ignore[import-untyped
 
 from api.errors import HTTP_CODES
 
+__all__ = [
+    "DRAIN_BYTES",
+    "DRAIN_SECONDS",
+    "MAX_CHUNK_LINE",
+    "MAX_HEAD",
+    "RECV_SIZE",
+    "FrontWorker",
+    "Judgement",
+    "Verdict",
+    "error_bytes",
+    "front_worker",
+    "judge",
+    "write_json_error",
+]
+
 MAX_HEAD = 64 * 1024
 """The largest request head (request line and header fields) read before a 431."""
 MAX_CHUNK_LINE = 1024

@@ -29,6 +29,18 @@ from api.text import check_text
 from audit.log.errors import KeyFormatError, WeakKeyError
 from audit.log.keys import Signer, Verifier
 
+__all__ = [
+    "AUTH_SCHEME",
+    "READ_CONTEXT",
+    "ReadCredential",
+    "WeakKey",
+    "parse_player_key",
+    "parse_read_header",
+    "player_id",
+    "read_message",
+    "sign_read",
+]
+
 READ_CONTEXT = "cayenne-fairplay/read/v1"
 AUTH_SCHEME = "Cayenne-Ed25519"
 

@@ -45,6 +45,19 @@ from api.text import check_text
 from audit.log.errors import LogSignatureInvalid
 from audit.rules.cards import Seat
 
+__all__ = [
+    "HEARTBEAT_SECONDS",
+    "STREAM_SECONDS",
+    "STREAM_WINDOW",
+    "WAKE_SECONDS",
+    "Render",
+    "Slots",
+    "check_seat_reader",
+    "messages",
+    "sse",
+    "stream_reader",
+]
+
 STREAM_SECONDS = 55.0
 """How long one stream lasts before its ``bye``."""
 HEARTBEAT_SECONDS = 15.0

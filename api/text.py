@@ -31,6 +31,17 @@ from api.errors import BadRequest
 from audit.log.errors import EventError
 from audit.log.events import loads
 
+__all__ = [
+    "MAX_DEPTH",
+    "check_name",
+    "check_request",
+    "check_text",
+    "check_tree",
+    "parse_json",
+    "text_problem",
+    "too_deep",
+]
+
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a JSON body may have (a record needs 6)."""
 

@@ -48,6 +48,8 @@ from shuffle.protocol import Beacon
 if TYPE_CHECKING:
     from api.room import Live
 
+__all__ = ["CHAIN", "PHASES", "Tournaments", "entrant_chain", "public_json", "sitting_round"]
+
 log = logging.getLogger(__name__)
 
 CHAIN = "event"

@@ -25,6 +25,15 @@ from audit.log.keys import Signer
 from audit.rules.cards import Seat
 from shuffle.tournament import entrant_commitment
 
+__all__ = [
+    "FINISHED",
+    "Entrant",
+    "TournamentBots",
+    "entrant_event",
+    "registration",
+    "reveal_event",
+]
+
 FINISHED = ("over", "void")
 
 

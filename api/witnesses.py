@@ -24,6 +24,8 @@ from audit.log.note import parse as parse_note
 from audit.log.note import verify as verify_note
 from audit.log.store import Log
 
+__all__ = ["UnknownCheckpoint", "WitnessBook"]
+
 
 class UnknownCheckpoint(ApiError):
     """A checkpoint signed by this log's key that this service did not store: another

@@ -7,4 +7,6 @@ the signed, append-only hand log.
 
 from __future__ import annotations
 
+__all__: list[str] = []
+
 __version__ = "0.1.0"

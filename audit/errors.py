@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "FairplayError",
+    "IllegalActionError",
+    "InvalidCardError",
+    "RecordError",
+    "RulesetError",
+]
+
 
 class FairplayError(Exception):
     """Root of every error this project raises on purpose."""

@@ -32,6 +32,8 @@ from shuffle.errors import CeremonyError, CommitmentMismatchError, ShuffleFormat
 from shuffle.protocol import SEAT_ORDER, Beacon, Derived, SeatEntry, Transcript, derive, new_seed
 from shuffle.verify import ct_equal
 
+__all__ = ["Ceremony", "Phase", "VoidHand"]
+
 
 class Phase(Enum):
     COMMITTING = "committing"

@@ -23,6 +23,21 @@ from math import comb
 
 from audit.rules.cards import Card, Seat
 
+__all__ = [
+    "BIG_DEAL_INDEX",
+    "BINOM",
+    "C26",
+    "C39",
+    "C52",
+    "CARD_OF_BIG_DEAL_INDEX",
+    "DEAL_COUNT",
+    "DealNumberError",
+    "deal_from_number",
+    "deal_number",
+    "deal_number_unchecked",
+    "number_of_owners",
+]
+
 BINOM: tuple[tuple[int, ...], ...] = tuple(tuple(comb(n, k) for k in range(14)) for n in range(53))
 """``BINOM[n][k] = C(n, k)`` for ``n <= 52``, ``k <= 13``."""
 

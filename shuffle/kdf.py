@@ -14,6 +14,30 @@ from collections.abc import Sequence
 
 from audit.rules.cards import Seat
 
+__all__ = [
+    "LABEL_BEACON",
+    "LABEL_DEALING",
+    "LABEL_KEY",
+    "LABEL_SEAT_COMMIT",
+    "LABEL_SERVER_COMMIT",
+    "LABEL_STILL",
+    "MAX_TEXT_BYTES",
+    "SEAT_SEED_MAX",
+    "SEAT_SEED_MIN",
+    "SERVER_SEED_BYTES",
+    "VERSION",
+    "beacon_field",
+    "field",
+    "frame",
+    "hand_key",
+    "key_input",
+    "seat_commitment",
+    "server_commitment",
+    "sha256",
+    "u32",
+    "u64",
+]
+
 VERSION = "cayenne-shuffle/1"
 """The transcript's ``protocol`` value; the labels below carry the same version."""
 

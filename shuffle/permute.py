@@ -17,6 +17,8 @@ from audit.rules.cards import Card
 from shuffle.kdf import field, u64
 from shuffle.stream import LIMIT, ByteStream, Draw
 
+__all__ = ["CANONICAL", "permute", "shuffle_pack", "shuffle_pack_traced"]
+
 CANONICAL: tuple[Card, ...] = tuple(range(52))
 _COUNTERS: tuple[bytes, ...] = tuple(i.to_bytes(8, "big") for i in range(64))
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from shuffle.kdf import field, u64
 
+__all__ = ["BLOCK_BYTES", "LIMIT", "ByteStream", "Draw", "accept_limit", "accepts", "block"]
+
 BLOCK_BYTES = 32
 
 LIMIT: tuple[int, ...] = tuple(0 if n == 0 else 256 - 256 % n for n in range(257))

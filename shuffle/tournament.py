@@ -38,6 +38,32 @@ from shuffle.errors import (
 from shuffle.permute import shuffle_pack
 from shuffle.protocol import Beacon, _hex, _int, _obj, _text
 
+__all__ = [
+    "LABEL_BEACON",
+    "LABEL_BOARD",
+    "LABEL_DEALING",
+    "LABEL_ENTRANT_COMMIT",
+    "LABEL_EVENT_KEY",
+    "LABEL_SERVICE_COMMIT",
+    "LABEL_STILL",
+    "MAX_BOARDS",
+    "VERSION",
+    "BoardDeal",
+    "Entrant",
+    "TournamentTranscript",
+    "board_dealer",
+    "board_key",
+    "board_pack",
+    "derive_boards",
+    "entrant_commitment",
+    "event_key_input",
+    "published",
+    "service_commitment",
+    "tournament_from_json",
+    "verify",
+    "verify_tournament",
+]
+
 VERSION = "cayenne-tournament-deals/1"
 LABEL_SERVICE_COMMIT = b"cayenne-tournament/v1/commit/service"
 LABEL_ENTRANT_COMMIT = b"cayenne-tournament/v1/commit/entrant"

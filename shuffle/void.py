@@ -22,6 +22,8 @@ from shuffle.errors import CommitmentMismatchError, ShuffleFormatError, ShuffleI
 from shuffle.protocol import SEAT_ORDER, transcript_from_json
 from shuffle.verify import Result, check_commitments, ct_equal, verify
 
+__all__ = ["VoidCheck", "transcript_from_events", "verify_void"]
+
 _PLACEHOLDER = "00" * 32
 """Stands for a commitment never made, so the rest of the transcript parses as usual."""
 

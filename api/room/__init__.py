@@ -77,6 +77,8 @@ if TYPE_CHECKING:
     from api.tournament import Tournaments
     from shuffle.tournament import BoardDeal
 
+__all__ = ["MAX_CACHED", "Live"]
+
 MAX_CACHED = 4096
 """Hands whose rules state (and lock) a process keeps."""
 

@@ -39,6 +39,8 @@ from audit.rules.cards import Seat
 if TYPE_CHECKING:
     from api.room import Live
 
+__all__ = ["CEREMONY", "catch_up", "expire", "recover", "void"]
+
 log = logging.getLogger(__name__)
 
 CEREMONY = ("committing", "revealing")

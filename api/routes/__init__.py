@@ -16,6 +16,16 @@ from api.text import parse_json
 if TYPE_CHECKING:
     from api import Services
 
+__all__ = [
+    "MAX_LIMIT",
+    "decode_cursor",
+    "encode_cursor",
+    "int_arg",
+    "json_body",
+    "limit_arg",
+    "services",
+]
+
 MAX_LIMIT = 200
 
 

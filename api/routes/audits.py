@@ -18,6 +18,22 @@ from audit.errors import RecordError
 from audit.log.errors import EventError
 from audit.log.events import canonical_json
 
+__all__ = [
+    "UPLOAD_NOTICE",
+    "bool_arg",
+    "bp",
+    "client_address",
+    "date_arg",
+    "get_audit",
+    "get_audit_record",
+    "list_audits",
+    "notice_of",
+    "post_audit",
+    "upload_id",
+    "wants_html",
+    "wants_text",
+]
+
 bp = Blueprint("audits", __name__)
 
 

@@ -22,6 +22,23 @@ from api.routes.tournaments import guard_table
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
+__all__ = [
+    "MAX_HAND",
+    "bp",
+    "get_hand",
+    "hand_json",
+    "hand_proof",
+    "hand_record",
+    "hand_report",
+    "list_events",
+    "list_hands",
+    "load_hand",
+    "post_event",
+    "seat_cards",
+    "seat_json",
+    "void_hand",
+]
+
 bp = Blueprint("hands", __name__)
 
 MAX_HAND = 2**31 - 1

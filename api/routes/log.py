@@ -8,6 +8,20 @@ from api.errors import BadRequest
 from api.routes import int_arg, services
 from api.routes.tournaments import guard_table
 
+__all__ = [
+    "MAX_COSIGNED_NOTE",
+    "MAX_ENTRIES",
+    "MAX_INDEX",
+    "bp",
+    "log_checkpoint",
+    "log_consistency",
+    "log_cosignatures",
+    "log_entries",
+    "log_hand",
+    "log_inclusion",
+    "log_key",
+]
+
 bp = Blueprint("log", __name__)
 
 MAX_ENTRIES = 1000

@@ -8,6 +8,8 @@ from api.migrations import current_version
 from api.openapi import DOCUMENT
 from api.routes import services
 
+__all__ = ["bp", "healthz", "openapi"]
+
 bp = Blueprint("meta", __name__)
 
 

@@ -38,6 +38,20 @@ from api.stream import Slots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
+__all__ = [
+    "SCRIPT_NAME",
+    "STATIC_JS",
+    "bp",
+    "create_bot_table",
+    "house",
+    "play_page",
+    "play_table_page",
+    "script",
+    "seat_stream",
+    "slots",
+    "table_stream",
+]
+
 bp = Blueprint("play", __name__)
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "static" / "js"

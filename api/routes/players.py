@@ -11,6 +11,8 @@ from api.ratelimit import Rate, take
 from api.routes import json_body, limit_arg, services
 from api.signing import parse_player_key, player_id
 
+__all__ = ["MAX_NAME", "bp", "check_name", "create_player", "get_player", "list_players"]
+
 bp = Blueprint("players", __name__)
 
 MAX_NAME = 64

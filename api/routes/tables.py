@@ -16,6 +16,8 @@ from audit.errors import InvalidCardError, RecordError, RulesetError
 from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
 
+__all__ = ["bp", "create_table", "get_table", "list_tables", "table_json", "table_record"]
+
 bp = Blueprint("tables", __name__)
 
 

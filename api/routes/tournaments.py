@@ -19,6 +19,30 @@ from api.routes import json_body, services
 from api.tournament import Tournaments, public_json
 from audit.tournament.event import DUPLICATE
 
+__all__ = [
+    "ACTIONS",
+    "beacon",
+    "bp",
+    "create_tournament",
+    "director_action",
+    "end_round",
+    "get_board",
+    "get_events",
+    "get_pair",
+    "get_records",
+    "get_standings",
+    "get_tournament",
+    "get_transcript",
+    "guard_table",
+    "list_tournaments",
+    "next_round",
+    "register",
+    "registration",
+    "reveal",
+    "start",
+    "store_cards",
+]
+
 bp = Blueprint("tournaments", __name__)
 
 ACTIONS = ("substitute", "adjust", "withdraw", "void_board")

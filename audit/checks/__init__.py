@@ -14,6 +14,8 @@ from audit.record.model import Record
 from audit.rules.replay import HandOutcome
 from audit.rules.scoring import HandScore
 
+__all__ = ["AuditContext"]
+
 
 @dataclass(slots=True)
 class AuditContext:

@@ -7,6 +7,8 @@ from audit.checks.findings import Finding
 from audit.rules.cards import CARD_TEXT, Seat, mask_of
 from audit.rules.deal import deal_positions, pattern_name
 
+__all__ = ["check"]
+
 
 def check(ctx: AuditContext) -> list[Finding]:
     out: list[Finding] = []

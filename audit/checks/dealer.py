@@ -18,6 +18,8 @@ from audit.checks import AuditContext
 from audit.checks.findings import Finding
 from audit.rules.cards import CARD_TEXT, RANK_OF, Seat
 
+__all__ = ["check", "lowest_cut"]
+
 
 def _cut_rank(card: int) -> int:
     r = RANK_OF[card]

@@ -11,6 +11,8 @@ from typing import Any
 
 from audit.rules.cards import Seat
 
+__all__ = ["AFTER_THE_HAND", "CODES", "Finding"]
+
 ERROR, WARNING, INFO = "error", "warning", "info"
 
 CODES: dict[str, tuple[str, str]] = {

@@ -19,6 +19,8 @@ from audit.rules.cards import CARD_TEXT, Side
 from audit.rules.replay import HandOutcome
 from audit.stacking.detector import previous_hand_with_pack
 
+__all__ = ["check", "link_next_deal"]
+
 
 def _gathered(hand: HandRecord, outcome: HandOutcome) -> list[Finding]:
     assert hand.gathered is not None

@@ -10,6 +10,8 @@ from __future__ import annotations
 from audit.checks import AuditContext
 from audit.checks.findings import Finding
 
+__all__ = ["check"]
+
 
 def check(ctx: AuditContext) -> list[Finding]:
     out: list[Finding] = []

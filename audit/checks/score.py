@@ -18,6 +18,8 @@ from audit.record.model import Score
 from audit.rules.scoring import GAMES_TO_WIN, score_hand
 from audit.rules.sitting import hand_facts
 
+__all__ = ["check"]
+
 
 def _differences(expected: Score, claimed: Score) -> list[str]:
     fields = []

@@ -18,6 +18,8 @@ from audit.rules.explain import SIDE_TEXT
 from audit.rules.ruleset import PENALTY_OPTIONS, Ruleset
 from audit.rules.scoring import HandFacts, HandScore, Slip, score_hand
 
+__all__ = ["UNITS", "Reason", "agrees", "amount_text", "explain_mismatch"]
+
 UNITS = (1, 2, 3, 4, 8)
 
 

@@ -18,6 +18,8 @@ from audit.checks.findings import Finding
 from audit.record.codec import hand_to_json
 from audit.rules.cards import Seat
 
+__all__ = ["check", "player_mismatch"]
+
 
 def check(ctx: AuditContext) -> list[Finding]:
     out: list[Finding] = []

@@ -31,6 +31,8 @@ from audit.stacking import (
 )
 from audit.stacking.decision import RecordThresholds, record_thresholds
 
+__all__ = ["check", "reference_hands", "stacked_findings"]
+
 
 def check(ctx: AuditContext) -> list[Finding]:
     record = ctx.record

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 from audit.errors import FairplayError
 
+__all__ = ["COMMANDS", "build_parser", "main"]
+
 # command -> (module that registers it, one-line help), in --help order.
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit.cli.audit", "audit records: irregularities, stacked deals, score errors"),

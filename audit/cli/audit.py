@@ -38,6 +38,8 @@ from audit.cli.output import (
 from audit.errors import FairplayError
 from audit.record.codec import collector_paused, read_json_file
 
+__all__ = ["EXTENSIONS", "register", "render", "run"]
+
 EXTENSIONS = {"text": "txt", "json": "json", "html": "html"}
 
 

@@ -41,6 +41,8 @@ from audit.log.keys import generate_signer, load_signer, load_verifier, save_sig
 from audit.log.store import Log, open_log
 from audit.log.verify import Finding, verify_log
 
+__all__ = ["register"]
+
 
 def _read(path: str) -> str:
     if path == "-":

@@ -16,6 +16,15 @@ from pathlib import Path
 
 from audit.errors import FairplayError
 
+__all__ = [
+    "OutputError",
+    "check_output_file",
+    "expand",
+    "make_output_dir",
+    "report_path",
+    "write_text",
+]
+
 
 class OutputError(FairplayError):
     """A report that cannot be written where the command was told to write it."""

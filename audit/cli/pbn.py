@@ -12,6 +12,8 @@ from audit.errors import FairplayError
 from audit.record.codec import load_record, read_record_file
 from audit.record.pbn import export_pbn, import_pbn
 
+__all__ = ["register", "run_export", "run_import"]
+
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(

@@ -39,6 +39,16 @@ from audit.record.model import Record
 from audit.report.sheet import render_sheet
 from audit.rules.sitting import ScoredRecord, score_record
 
+__all__ = [
+    "EXTENSIONS",
+    "NotScorableError",
+    "register",
+    "render",
+    "run",
+    "scorable",
+    "score_json",
+]
+
 EXTENSIONS = {"text": "txt", "json": "json"}
 
 

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+__all__ = ["DEFAULT_PORT", "register", "run_bot", "run_serve", "run_tournament_bot"]
+
 DEFAULT_PORT = 8000
 
 

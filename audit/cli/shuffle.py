@@ -38,6 +38,17 @@ from shuffle.errors import ShuffleError, ShuffleFormatError, ShuffleIncompleteEr
 from shuffle.protocol import SEAT_ORDER, Beacon
 from shuffle.verify import Result, check_record_hand, verify_transcript
 
+__all__ = [
+    "HEX_DIGITS",
+    "SEED_RULE",
+    "parse_beacon",
+    "parse_pattern",
+    "parse_seat_seed",
+    "register",
+    "run_ceremony",
+    "run_verify",
+]
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(

@@ -19,6 +19,8 @@ from audit.cli.output import expand
 from audit.errors import FairplayError, RecordError
 from audit.record.codec import read_json_file
 
+__all__ = ["register", "run_score"]
+
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(

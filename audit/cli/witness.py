@@ -38,6 +38,8 @@ from audit.log.errors import LogError
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.witness import SplitViewError, Witness
 
+__all__ = ["MAX_RESPONSE", "TIMEOUT", "HttpLog", "register", "run_witness"]
+
 TIMEOUT = 15.0
 MAX_RESPONSE = 4 * 1024 * 1024
 

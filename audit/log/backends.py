@@ -19,8 +19,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from audit.log import migrator
 from audit.log.errors import StoreError
-from audit.log.migrations import MIGRATIONS, SCHEMA_VERSION_TABLE
+from audit.log.migrations import MIGRATIONS, version_table
+
+__all__ = ["NID_SHIFT", "Backend", "as_bytes", "connect", "migrate", "nid", "split_schema"]
 
 NID_SHIFT = 48
 
@@ -61,8 +64,13 @@ class Backend:
         """A context manager: one transaction holding the log's writer lock."""
         raise NotImplementedError
 
-    def schema_lock(self) -> Any:
-        """A context manager: one transaction serialising schema migrations."""
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"`` (for :mod:`audit.log.migrator`)."""
+        return self.kind
+
+    def transaction(self) -> Any:
+        """A context manager: one transaction (on SQLite, holding the write lock)."""
         return self.write()
 
     def close(self) -> None:
@@ -170,9 +178,8 @@ class _Postgres(Backend):
             yield
 
     @contextmanager
-    def schema_lock(self) -> Iterator[None]:
+    def transaction(self) -> Iterator[None]:
         with self.conn.transaction():
-            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))")
             yield
 
     def close(self) -> None:
@@ -217,19 +224,5 @@ def connect(url: str) -> Backend:
 
 
 def migrate(db: Backend, now: float) -> None:
-    with db.schema_lock():
-        _apply(db, now)
-
-
-def _apply(db: Backend, now: float) -> None:
-    db.execute(SCHEMA_VERSION_TABLE)
-    done = {r[0] for r in db.query("SELECT version FROM log_schema_version")}
-    for m in MIGRATIONS:
-        if m.version in done:
-            continue
-        for stmt in m.sqlite if db.kind == "sqlite" else m.postgres:
-            db.execute(stmt)
-        db.execute(
-            "INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
-            (m.version, m.description, now),
-        )
+    """Bring the log's tables to the latest version (:mod:`audit.log.migrator`)."""
+    migrator.run(db, version_table(now), MIGRATIONS)

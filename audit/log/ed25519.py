@@ -20,6 +20,20 @@ import functools
 
 from audit.log.errors import LogSignatureInvalid, WeakKeyError
 
+__all__ = [
+    "D",
+    "L",
+    "NON_CANONICAL_SMALL_ORDER",
+    "P",
+    "SMALL_ORDER_POINTS",
+    "SQRT_M1",
+    "Point",
+    "check_public_key",
+    "check_signature_encoding",
+    "decode_point",
+    "is_small_order",
+]
+
 P = 2**255 - 19
 """The field prime."""
 L = 2**252 + 27742317777372353535851937790883648493

@@ -13,6 +13,20 @@ from typing import Any
 
 from audit.errors import FairplayError
 
+__all__ = [
+    "EventError",
+    "KeyFormatError",
+    "LogChainBroken",
+    "LogError",
+    "LogHandPartial",
+    "LogInconsistent",
+    "LogSignatureInvalid",
+    "NoteError",
+    "ProofError",
+    "StoreError",
+    "WeakKeyError",
+]
+
 
 class LogError(FairplayError):
     """Root of the hand log's errors; ``entry`` is the log index at fault, if any."""

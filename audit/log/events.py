@@ -35,6 +35,25 @@ from audit.log.errors import EventError, KeyFormatError, LogSignatureInvalid
 from audit.log.keys import Signer, Verifier
 from audit.log.schemas import admit_event
 
+__all__ = [
+    "EVENT_VERSION",
+    "MAX_SAFE_INT",
+    "OPTIONAL_FIELDS",
+    "REQUIRED_FIELDS",
+    "SIGNING_CONTEXT",
+    "canonical_json",
+    "check_event",
+    "event_hash",
+    "event_verifier",
+    "loads",
+    "make_event",
+    "parse_event",
+    "sign_event",
+    "signing_input",
+    "unique_keys",
+    "verify_event",
+]
+
 EVENT_VERSION = 1
 SIGNING_CONTEXT = b"cayenne-fairplay/event/v1\n"
 MAX_SAFE_INT = 2**53 - 1

@@ -1,7 +1,8 @@
 """Versioned schema of the hand log, the same for SQLite and PostgreSQL.
 
 Every table is prefixed ``log_`` so the log can share a database with the service. Each
-migration runs once, in a transaction, and is recorded in ``log_schema_version``. The
+migration runs once, in a transaction, and is recorded in ``log_schema_version``
+(by the one runner, :mod:`audit.log.migrator`). The
 database itself refuses UPDATE and DELETE (and, on PostgreSQL, TRUNCATE) on every log
 table, so the log is append-only even for code that bypasses this package.
 
@@ -36,17 +37,11 @@ Version 2 (PostgreSQL only; recorded, with no statement, on SQLite):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from audit.log.migrator import Migration, VersionTable
+
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "SCHEMA_VERSION_TABLE", "TABLES", "version_table"]
 
 TABLES = ("log_meta", "log_entries", "log_nodes", "log_checkpoints", "log_actor_keys")
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    description: str
-    sqlite: tuple[str, ...]
-    postgres: tuple[str, ...]
 
 
 def _sqlite_guards(table: str) -> tuple[str, ...]:
@@ -162,3 +157,18 @@ SCHEMA_VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS log_schema_version (version INTEGER PRIMARY KEY,"
     " description TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
 )
+
+
+def version_table(now: float) -> VersionTable:
+    """``log_schema_version`` for :func:`audit.log.migrator.run`, stamped ``now``.
+
+    PostgreSQL: the advisory lock is keyed by the schema, so logs in different schemas
+    of one database migrate independently.
+    """
+    return VersionTable(
+        name="log_schema_version",
+        create=SCHEMA_VERSION_TABLE,
+        insert="INSERT INTO log_schema_version (version, description, applied_at) VALUES (?, ?, ?)",
+        stamp=lambda: now,
+        pg_lock=("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.log'))", ()),
+    )

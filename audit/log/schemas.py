@@ -31,6 +31,18 @@ import fastjsonschema
 
 from audit.log.errors import EventError
 
+__all__ = [
+    "ALL_TYPES",
+    "BASE_URI",
+    "CAYENNE_TYPES",
+    "MAX_EVENT_BYTES",
+    "TOURNAMENT_TYPES",
+    "admit_event",
+    "check_cayenne_event",
+    "is_utc_time",
+    "schema",
+]
+
 MAX_EVENT_BYTES = 16384
 """The largest canonical JSON of an event the log admits."""
 

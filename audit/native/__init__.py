@@ -48,6 +48,8 @@ from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, St
 from audit.stacking.order import SOFT_MIN_SCALE, eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
 
+__all__ = ["NativeContractError", "audit_fast", "available", "check_bounds", "scalars"]
+
 try:
     from audit.native import _fastaudit
 except ImportError:  # built without a C compiler: pure Python

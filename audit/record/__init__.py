@@ -3,3 +3,5 @@ loader, the shipped JSON Schema, PBN export and import, and the random record ge
 
 Above the rules engine (``audit.rules``); below the checks.
 """
+
+__all__: list[str] = []

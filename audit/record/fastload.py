@@ -29,6 +29,8 @@ from audit.record.model import (
 from audit.rules.cards import CARD_BY_TEXT, SEAT_BY_TEXT, Side
 from audit.rules.ruleset import DEFAULT_RULESET, PENALTY_OPTIONS, SEVEN_IS, Ruleset
 
+__all__ = ["TopLevel", "fast_load", "top_level"]
+
 _CALLS = frozenset(("pass", "S", "H", "D", "C", "grand", "nullo"))
 _SEAT_KEYS = frozenset(("N", "E", "S", "W"))
 _RULESET_KEYS = frozenset(("deal_pattern", "seven_is", "default_penalty"))

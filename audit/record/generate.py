@@ -17,6 +17,18 @@ from audit.rules.play import HandState
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 from audit.rules.sitting import score_record
 
+__all__ = [
+    "CALLS",
+    "Policy",
+    "collect",
+    "cut",
+    "favour",
+    "play_hand",
+    "random_policy",
+    "random_record",
+    "riffle",
+]
+
 Policy = Callable[[HandState, Seat, list[Card], random.Random], Card]
 CALLS = ("S", "H", "D", "C", "grand", "nullo")
 

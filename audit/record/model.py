@@ -13,6 +13,21 @@ from typing import Any
 from audit.rules.cards import Card, Seat, Side
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 
+__all__ = [
+    "HAND_FIELDS",
+    "VOID_REASONS",
+    "Bonus",
+    "Correction",
+    "GameWon",
+    "HandRecord",
+    "Penalty",
+    "Record",
+    "Score",
+    "Start",
+    "TrickRecord",
+    "VoidDeal",
+]
+
 HAND_FIELDS = frozenset(
     (
         "dealer",

@@ -25,6 +25,8 @@ from audit.rules.deal import pattern_name
 from audit.rules.play import trick_winner
 from audit.rules.replay import contract_of
 
+__all__ = ["PbnError", "PbnGame", "deal_tag", "export_pbn", "import_pbn", "parse_games"]
+
 
 class PbnError(FairplayError, ValueError):
     """A PBN file that cannot be read; the message names the game and the line."""

@@ -2,3 +2,5 @@
 
 The bottom layer of the auditor: it imports nothing of ``audit`` but ``audit.errors``.
 """
+
+__all__: list[str] = []

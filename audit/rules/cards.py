@@ -16,6 +16,34 @@ from enum import IntEnum
 
 from audit.errors import InvalidCardError
 
+__all__ = [
+    "ACE",
+    "ALL_CARDS",
+    "CARD_BY_TEXT",
+    "CARD_TEXT",
+    "FULL_MASK",
+    "HONOURS_OF_SUIT",
+    "RANK_LETTERS",
+    "RANK_OF",
+    "SEATS",
+    "SEAT_BY_TEXT",
+    "SUIT_LETTERS",
+    "SUIT_MASK",
+    "SUIT_OF",
+    "TEN",
+    "Card",
+    "Mask",
+    "Seat",
+    "Side",
+    "Suit",
+    "card_text",
+    "cards_of",
+    "make_card",
+    "mask_of",
+    "parse_card",
+    "parse_suit",
+]
+
 Card = int
 """A card, ``0..51`` (see the module docstring)."""
 

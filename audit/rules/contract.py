@@ -12,6 +12,8 @@ from enum import IntEnum
 from audit.errors import InvalidCardError
 from audit.rules.cards import Suit
 
+__all__ = ["CONTRACT_BY_TEXT", "CONTRACT_TEXT", "NO_TRUMP_UNIT", "SUIT_VALUE", "Contract", "unit"]
+
 
 class Contract(IntEnum):
     """A trump suit (same numbers as :class:`Suit`), grand or nullo."""

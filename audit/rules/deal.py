@@ -14,6 +14,18 @@ from functools import lru_cache
 from audit.errors import RulesetError
 from audit.rules.cards import Card, Seat
 
+__all__ = [
+    "DEFAULT_PATTERN",
+    "PATTERNS",
+    "PATTERN_445",
+    "PATTERN_67",
+    "PATTERN_ONE_AT_A_TIME",
+    "check_pattern",
+    "deal_from_order",
+    "deal_positions",
+    "pattern_name",
+]
+
 PATTERN_445: tuple[int, ...] = (4, 4, 5)
 PATTERN_67: tuple[int, ...] = (6, 7)
 PATTERN_ONE_AT_A_TIME: tuple[int, ...] = (1,) * 13

@@ -16,6 +16,19 @@ from typing import Any, NamedTuple
 from audit.record.model import Score
 from audit.rules.cards import Seat, Side
 
+__all__ = [
+    "GAME_WORD",
+    "SIDE_TEXT",
+    "Explanation",
+    "Line",
+    "LineKind",
+    "RevokeAt",
+    "alpha_note",
+    "claim_json",
+    "explanation_json",
+    "side_text",
+]
+
 SIDE_TEXT = ("N-S", "E-W")
 """How a side is written in a reason."""
 

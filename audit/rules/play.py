@@ -30,6 +30,16 @@ from audit.rules.cards import (
 from audit.rules.contract import CONTRACT_BY_TEXT, Contract, unit
 from audit.rules.deal import DEFAULT_PATTERN
 
+__all__ = [
+    "NULLO_RANK_VALUE",
+    "RANK_VALUE",
+    "HandState",
+    "Trick",
+    "legal_plays_from",
+    "trick_winner",
+    "winning_index",
+]
+
 # Rank used to compare cards of one suit. In nullo an ace ranks below the deuce (1)
 # unless declared high (15).
 RANK_VALUE: tuple[int, ...] = RANK_OF

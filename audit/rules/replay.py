@@ -29,6 +29,15 @@ from audit.rules.cards import (
 from audit.rules.contract import CONTRACT_BY_TEXT, Contract, unit
 from audit.rules.play import NULLO_RANK_VALUE, RANK_VALUE
 
+__all__ = [
+    "SUIT_NAME",
+    "HandOutcome",
+    "Irregularity",
+    "contract_of",
+    "corrections",
+    "replay_hand",
+]
+
 SUIT_NAME = ("spade", "heart", "diamond", "club")
 _SEATS = tuple(Seat)
 

@@ -14,6 +14,8 @@ from typing import Any
 from audit.errors import RecordError, RulesetError
 from audit.rules.deal import DEFAULT_PATTERN, check_pattern
 
+__all__ = ["DEFAULT_RULESET", "PENALTY_OPTIONS", "SETTINGS", "SEVEN_IS", "Ruleset"]
+
 SEVEN_IS = ("single", "double")
 PENALTY_OPTIONS = ("tricks", "deduct", "add")
 SETTINGS = ("deal_pattern", "seven_is", "default_penalty")

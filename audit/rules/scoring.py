@@ -23,6 +23,24 @@ from audit.rules.contract import Contract
 from audit.rules.explain import GAME_WORD, SIDE_TEXT, Explanation, Line, LineKind, RevokeAt
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 
+__all__ = [
+    "CAPPED",
+    "GAME",
+    "GAMES_TO_WIN",
+    "LITTLE_SLAM",
+    "RUBBER_BONUS",
+    "SLAM",
+    "HandFacts",
+    "HandScore",
+    "Rubber",
+    "Sheet",
+    "Slip",
+    "honours_held",
+    "penalised_tricks",
+    "score_hand",
+    "slams",
+]
+
 GAME = 10
 GAMES_TO_WIN = 4
 RUBBER_BONUS = 8

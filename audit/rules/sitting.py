@@ -11,6 +11,8 @@ from audit.rules.replay import HandOutcome, replay_hand
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import HandFacts, HandScore, Sheet
 
+__all__ = ["ScoredRecord", "hand_facts", "new_sheet", "score_record"]
+
 
 def hand_facts(hand: HandRecord, outcome: HandOutcome, ruleset: Ruleset) -> HandFacts | None:
     """The scorer's view of a replayed hand; ``None`` when it could not be replayed."""

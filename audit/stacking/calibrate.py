@@ -39,6 +39,21 @@ from audit.stacking.hands import advance_score, oriented_score, relative_seats, 
 from audit.stacking.order import soft_min_descents, two_way_soft_min
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
 
+__all__ = [
+    "FIXED_BLOCKS",
+    "GRID_STEPS_PER_DECADE",
+    "MAX_RIFFLES",
+    "NULL_ADVANCE",
+    "TABLES_PATH",
+    "advance_weights",
+    "build",
+    "main",
+    "null_hands_sample",
+    "null_order_sample",
+    "render",
+    "tail_grid",
+]
+
 TABLES_PATH = Path(__file__).with_name("tables_data.py")
 NULL_ADVANCE = (12 / 51, 13 / 51, 13 / 51, 13 / 51)
 GRID_STEPS_PER_DECADE = 25

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from audit.rules.cards import Seat
 from audit.stacking.detector import StackingResult
 
+__all__ = ["RecordThresholds", "record_thresholds"]
+
 
 @dataclass(frozen=True, slots=True)
 class RecordThresholds:

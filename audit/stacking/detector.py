@@ -40,6 +40,26 @@ from audit.stacking.order import (
 from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
 from audit.stacking.tables import MIN_P, load_tables, pattern_tables
 
+__all__ = [
+    "CLOSE_SPAN",
+    "DIRECTION_BACKWARD",
+    "DIRECTION_FORWARD",
+    "EVIDENCE_P",
+    "METHOD_HANDS",
+    "METHOD_ORDER",
+    "PILE_TOPS",
+    "PILE_TOP_EITHER",
+    "PILE_TOP_FIRST",
+    "PILE_TOP_LAST",
+    "THOROUGH_RIFFLES",
+    "StackingArgumentError",
+    "StackingResult",
+    "combine_by_dealer",
+    "combine_p_values",
+    "previous_hand_with_pack",
+    "stacking_test",
+]
+
 METHOD_ORDER = "rising-sequences"
 METHOD_HANDS = "hands"
 EVIDENCE_P = 0.05

@@ -27,6 +27,18 @@ from collections.abc import Mapping, Sequence
 
 from audit.rules.cards import Card, Seat
 
+__all__ = [
+    "advance_score",
+    "advances",
+    "best_orientation",
+    "mirrored",
+    "oriented_score",
+    "relative_seats",
+    "tricks_in_one_hand",
+    "tricks_spread",
+    "two_way_score",
+]
+
 
 def relative_seats(deal: Mapping[Seat, Sequence[Card]], dealer: Seat) -> list[int]:
     """For each card, its hand counted from the dealer's left (0) to the dealer (3)."""

@@ -27,6 +27,20 @@ from functools import lru_cache
 
 from audit.rules.cards import Card
 
+__all__ = [
+    "N",
+    "SOFT_MIN_SCALE",
+    "cyclic_descents",
+    "eulerian_cdf",
+    "exact_p_value",
+    "log_likelihood_ratio",
+    "min_cyclic_descents",
+    "most_likely_riffles",
+    "positions",
+    "soft_min_descents",
+    "two_way_soft_min",
+]
+
 N = 52
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from audit.rules.cards import FULL_MASK, Card, Side
 
+__all__ = ["BLOCK", "BLOCKS", "Reference", "reference_from_collected", "reference_from_gathered"]
+
 BLOCKS = 13
 BLOCK = 4
 

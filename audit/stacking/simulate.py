@@ -17,6 +17,16 @@ from collections.abc import Sequence
 
 from audit.rules.cards import Card, Side
 
+__all__ = [
+    "Tricks",
+    "book_cheat_pack",
+    "cut",
+    "gathered_pack",
+    "random_tricks",
+    "riffle",
+    "thorough",
+]
+
 Tricks = list[list[Card]]
 
 

@@ -20,6 +20,16 @@ from typing import Any
 from audit.errors import FairplayError
 from audit.stacking.order import exact_p_value
 
+__all__ = [
+    "MIN_P",
+    "PatternTables",
+    "StackingTablesError",
+    "Tables",
+    "TailTable",
+    "load_tables",
+    "pattern_tables",
+]
+
 MIN_P = 1e-15
 """The smallest p-value reported: below it an extrapolation means nothing."""
 

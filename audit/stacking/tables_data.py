@@ -5,6 +5,8 @@ Regenerate with ``python -m audit.stacking.calibrate --samples 1000000 --seed 20
 
 from typing import Any
 
+__all__ = ["TABLES"]
+
 TABLES: dict[str, Any] = {
     "format": "cayenne-stacking-tables/1",
     "generated_by": "python -m audit.stacking.calibrate --samples 1000000 --seed 20261129",

@@ -11,3 +11,5 @@ One topic per module, pure functions over typed values:
 - :mod:`~audit.tournament.eventaudit`: fouled boards and stacking across the event;
 - :mod:`~audit.tournament.score`: the whole event scored (``cayenne-standings/1``).
 """
+
+__all__: list[str] = []

@@ -22,6 +22,8 @@ from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import CAPPED, GAME, HandFacts, honours_held, penalised_tricks, slams
 from audit.rules.sitting import hand_facts
 
+__all__ = ["PENALTY_UNITS", "BoardScore", "board_score", "score_board_hand"]
+
 PENALTY_UNITS = 3
 """A ``deduct`` or ``add`` revoke penalty takes this many units off the revoking side."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from audit.errors import FairplayError
 
+__all__ = ["EventError", "MovementError", "TournamentError"]
+
 
 class TournamentError(FairplayError, ValueError):
     """An event, a movement or a result that the tournament layer cannot accept."""

@@ -20,6 +20,8 @@ from audit.record.codec import load_record
 from audit.record.model import Record
 from audit.tournament.errors import EventError
 
+__all__ = ["DUPLICATE", "ROUND_ROBIN", "Event", "Pair", "TableRecord", "read_event"]
+
 DUPLICATE = "pairs-duplicate"
 ROUND_ROBIN = "rubber-round-robin"
 

@@ -29,6 +29,8 @@ from audit.rules.cards import CARD_TEXT, Seat
 from audit.stacking import combine_p_values
 from audit.tournament.event import Event, TableRecord
 
+__all__ = ["EventAudit", "audit_event", "board_identity", "fouled_boards", "stacked_dealers"]
+
 
 @dataclass(frozen=True, slots=True)
 class EventAudit:

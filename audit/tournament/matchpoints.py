@@ -20,6 +20,16 @@ from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 
+__all__ = [
+    "HALF",
+    "Adjustment",
+    "BoardResult",
+    "matchpoints",
+    "most_results",
+    "neuberg",
+    "score_board",
+]
+
 HALF = Fraction(1, 2)
 
 

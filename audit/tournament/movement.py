@@ -20,6 +20,16 @@ from dataclasses import dataclass
 
 from audit.tournament.errors import MovementError
 
+__all__ = [
+    "Round",
+    "Sitting",
+    "boards_of_set",
+    "default_mitchell_rounds",
+    "max_mitchell_rounds",
+    "mitchell",
+    "round_robin",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class Sitting:

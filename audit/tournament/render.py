@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+__all__ = ["CSS", "KIND_TITLE", "render_html", "render_text"]
+
 KIND_TITLE = {"pairs-duplicate": "Pairs duplicate", "rubber-round-robin": "Rubber round robin"}
 
 

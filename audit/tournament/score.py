@@ -35,6 +35,8 @@ from audit.tournament.standings import (
     totals,
 )
 
+__all__ = ["FIELDS", "FORMAT", "Played", "duplicate_standings", "missing_boards", "score_event"]
+
 FORMAT = "cayenne-standings/1"
 FIELDS = ("NS", "EW")
 

@@ -20,6 +20,8 @@ from typing import TypeVar
 from audit.record.model import Record
 from audit.rules.sitting import score_record
 
+__all__ = ["match_value", "percentage", "places", "round_half_up", "totals"]
+
 K = TypeVar("K", bound=Hashable)
 
 
