@@ -44,9 +44,11 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     app.before_request(check_request)  # path and query text (api/text.py)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
+    from api.routes.tournament_pages import bp as tournament_pages
 
     for module in (meta, players, tables, hands, audits, log, pages, play, tournaments):
         app.register_blueprint(module.bp)
+    app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
     return app
 
 

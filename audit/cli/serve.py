@@ -4,7 +4,8 @@
 migrations once, then serves :func:`api.create_app` with several gunicorn worker
 processes. With ``--demo``, self-registration and bot tables are on (``/play``) and a
 child process runs a table of bots through the real API at a human pace, for ever,
-resuming its table from ``DATA_DIR/demo-bots`` after a restart (:mod:`api.demo`).
+resuming its table from ``DATA_DIR/demo-bots`` after a restart (:mod:`api.demo`), and a
+small pairs event of bots, resumed from ``DATA_DIR/demo-event`` (:mod:`api.demo_event`).
 
 ``fairplay bot --url URL [--url URL2...] [--state DIR] [--tables N] [--hands H | --rubber]``
 (or ``--tournament ID [--enter N]``: play every seat of an event it holds keys for)
@@ -84,7 +85,8 @@ def register(subparsers: Any) -> None:
         "--demo",
         action="store_true",
         help="a demo: self-registration and bot tables on, and a table of bots playing at a "
-        "human pace for ever (resumed from DATA_DIR/demo-bots after a restart)",
+        "human pace for ever, beside a small pairs event of bots (resumed from DATA_DIR after "
+        "a restart)",
     )
     serve.set_defaults(func=run_serve)
 
@@ -206,6 +208,11 @@ def run_serve(args: argparse.Namespace) -> int:
             demo += ["--pace", "1", "--pause", "5"]
             demo += ["--state", str(Path(args.data_dir) / "demo-bots")]
             subprocess.Popen(demo, env=env)
+            # Beside it, a small pairs event of bots to watch (api/demo_event.py).
+            event = [sys.executable, "-m", "api.demo_event", "--url", demo_url, "--forever"]
+            event += ["--pace", "1", "--pause", "60"]
+            event += ["--state", str(Path(args.data_dir) / "demo-event")]
+            subprocess.Popen(event, env=env)
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
