@@ -30,6 +30,18 @@ from api.client import ApiCallError, Client
 from api.demo import wait_until_up
 from api.tournament_bot import FINISHED, TournamentBots
 
+__all__ = [
+    "IDLE_SECONDS",
+    "NAME",
+    "PacedBots",
+    "STATE",
+    "main",
+    "open_event",
+    "play",
+    "resume",
+    "run_demo_event",
+]
+
 NAME = "Demo pairs"
 STATE = "demo-event"
 """The state file (in the ``--state`` folder) naming the event being played."""

@@ -30,6 +30,17 @@ from audit.rules.replay import replay_hand
 from audit.rules.sitting import hand_facts
 from audit.tournament.event import DUPLICATE
 
+__all__ = [
+    "HIDDEN",
+    "REFRESH_SECONDS",
+    "board_page",
+    "bp",
+    "event_page",
+    "events_page",
+    "num",
+    "pair_page",
+]
+
 bp = Blueprint("tournament_pages", __name__)
 
 REFRESH_SECONDS = 5
