@@ -119,6 +119,9 @@ export async function checkLogView(note, logKeyText, policyTexts, last, consiste
       const [a, b] = [Math.min(older.size, cp.size), Math.max(older.size, cp.size)];
       const proof = a === b || a === 0 ? [] : await consistency(a, b);
       try {
+        if (older.size > 0 && cp.size === 0) {
+          throw Object.assign(new Error(`the log is empty now, and held ${older.size} entries before`), { code: "LOG_INCONSISTENT" });
+        }
         if (older.size > 0 && proof === null) {
           throw Object.assign(new Error(`the service gives no consistency proof between sizes ${a} and ${b}`), { code: "LOG_INCONSISTENT" });
         }
@@ -133,7 +136,9 @@ export async function checkLogView(note, logKeyText, policyTexts, last, consiste
     }
   }
   out.ok = witnessesOk && sameLog;
-  if (out.ok) out.checkpoint = newest(last, note, cp);
+  // an empty log's checkpoint is not kept: every log extends it, and a hand's check
+  // needs no proof from it
+  if (out.ok && cp.size > 0) out.checkpoint = newest(last, note, cp);
   return out;
 }
 
