@@ -475,6 +475,16 @@ def build() -> Schema:
                 (_param("witnessed", "query", {"type": "integer", "minimum": 0, "maximum": 1000}),),
             )
         },
+        "/v1/log/witnesses": {
+            "get": _op(
+                "The cosignature/v1 keys of the witnesses this service accepts (pinned by pages)",
+                200,
+                {
+                    "type": "object",
+                    "properties": {"witnesses": {"type": "array", "items": {"type": "string"}}},
+                },
+            )
+        },
         "/v1/log/cosignatures": {
             "post": {
                 **_op(

@@ -42,6 +42,15 @@ def log_checkpoint() -> Response:
     return Response(services().ledger.checkpoint(witnessed), mimetype="text/plain")
 
 
+@bp.get("/v1/log/witnesses")
+def log_witnesses() -> Response:
+    """The witness keys whose cosignatures this service accepts and serves (a suggestion:
+    the player's page pins them on first use, like the log key; docs/browser.md)."""
+    book = services().ledger.witnesses
+    keys = [k.text() for k in book.keys] if book is not None else []
+    return jsonify({"witnesses": keys})
+
+
 MAX_COSIGNED_NOTE = 64 * 1024
 
 

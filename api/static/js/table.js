@@ -6,6 +6,8 @@
 import { toHex } from "./bytes.js";
 import { verifyHandDetailed } from "./hand.js";
 import { signEvent, signedStreamUrl } from "./keys.js";
+import { checkPolicy, makePolicy } from "./cosignature.js";
+import { CHECKPOINT_KEY } from "./logview.js";
 import { seatCommitment } from "./shuffle.js";
 
 export const SEATS = ["N", "E", "S", "W"];
@@ -14,7 +16,6 @@ const SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const RANKS = "23456789TJQKA";
 const CALL_TEXT = { pass: "Pass", S: "\u2660 Spades", H: "\u2665 Hearts", D: "\u2666 Diamonds", C: "\u2663 Clubs", grand: "Grand", nullo: "Nullo" };
-const CHECKPOINT_KEY = "cayenne-fairplay:last-checkpoint";
 
 const $ = (id) => document.getElementById(id);
 const put = (box, ...children) => box.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined));
@@ -61,11 +62,14 @@ export function contractText(contract, cayenne) {
 }
 
 export class TableView {
-  /** `options`: {tableId, logKey, identity (the player, or null for a spectator)}. */
+  /** `options`: {tableId, logKey, identity (the player, or null for a spectator), policy
+   * (the pinned witness policy {witnesses, quorum} of key texts, or null)}. The page
+   * verifies finished hands when it has a (pinned) log key. */
   constructor(options) {
     this.tableId = options.tableId;
     this.logKey = options.logKey;
     this.identity = options.identity ?? null;
+    this.policy = options.policy ?? null;
     this.seat = null;
     this.names = {};
     this.table = null;
@@ -438,7 +442,7 @@ export class TableView {
       el("p", {}, "Audit verdict: ", el("b", { id: "verdict", class: `verdict-${verdict}` }, verdict), " \u2014 ", el("a", { href: `/reports/${report.id}` }, "report"), " \u00b7 ", el("a", { href: `/tables/${t}/hands/${prev.hand}` }, "hand page")),
       el("div", { id: "verification" }),
     );
-    if (this.identity) await this.verify(prev.hand, record);
+    if (this.logKey) await this.verify(prev.hand, record);
   }
 
   /** Verify a finished hand here, trusting nothing the server says without a proof. */
@@ -447,14 +451,14 @@ export class TableView {
     this.verified.add(number);
     const out = $("verification");
     out.replaceChildren(el("p", { class: "muted" }, `Verifying hand ${number} in this browser\u2026`));
-    const result = await verifyFinishedHand(this.tableId, number, this.logKey, record, this.identity);
+    const result = await verifyFinishedHand(this.tableId, number, this.logKey, record, this.identity, this.policy);
     showChecks(out, number, result);
   }
 }
 
 /** Fetch a hand's proof bundle (and, when needed, a consistency proof from the last
  * checkpoint this browser kept) and run hand.js's checks; keeps the newest checkpoint. */
-export async function verifyFinishedHand(tableId, number, logKey, record, identity) {
+export async function verifyFinishedHand(tableId, number, logKey, record, identity, policy = null) {
   const t = encodeURIComponent(tableId);
   const bundle = await (await fetch(`/v1/tables/${t}/hands/${number}/proof`)).json();
   const lastNote = localStorage.getItem(CHECKPOINT_KEY);
@@ -472,8 +476,37 @@ export async function verifyFinishedHand(tableId, number, logKey, record, identi
   const options = { record };
   if (identity) Object.assign(options, { player: identity.id, playerKey: identity.verifierKey });
   const result = await verifyHandDetailed(bundle, logKey, last, options);
+  const witnessed = await witnessCheck(bundle, policy);
+  const at = result.checks.findIndex((c) => c.check === "later checkpoint");
+  result.checks.splice(at + 1, 0, witnessed);
+  result.ok = result.ok && witnessed.ok;
   if (result.ok && result.checkpoint) localStorage.setItem(CHECKPOINT_KEY, result.checkpoint.note ?? result.checkpoint);
   return result;
+}
+
+/** The "witnesses" check: the bundle's checkpoint, or its later one, meets the pinned
+ * policy (k of the n pinned witness keys validly cosign it). */
+export async function witnessCheck(bundle, policy) {
+  const check = "witnesses";
+  if (!policy) return { check, ok: false, detail: "LOG_WITNESS_QUORUM: no witness policy is pinned in this browser" };
+  let parsed;
+  try {
+    parsed = await makePolicy(policy.witnesses, policy.quorum);
+  } catch (err) {
+    return { check, ok: false, detail: `the pinned policy is not valid: ${err.message}` };
+  }
+  if (parsed.witnesses.length === 0) return { check, ok: true, detail: "no witness policy (this service named no witnesses when first seen): nothing required" };
+  const notes = [bundle.later && bundle.later.checkpoint, bundle.checkpoint].filter((n) => typeof n === "string");
+  let failure = "the bundle holds no checkpoint";
+  for (const note of notes) {
+    try {
+      const names = await checkPolicy(note, parsed);
+      return { check, ok: true, detail: `cosigned by ${names.length} of ${parsed.witnesses.length} (${names.join(", ")}); the policy needs ${parsed.quorum}` };
+    } catch (err) {
+      failure = `${err.code ?? "ERROR"}: ${err.message}`;
+    }
+  }
+  return { check, ok: false, detail: failure };
 }
 
 export function showChecks(out, number, result) {
