@@ -9,11 +9,9 @@ from flask import Blueprint, Response, render_template
 from api import rows
 from api.routes import services
 from api.routes.hands import load_hand
-from audit.rules.cards import SUIT_LETTERS, Seat, parse_card
+from audit.rules.cards import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, Seat, parse_card
 
 bp = Blueprint("pages", __name__)
-
-SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
 
 def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
@@ -21,15 +19,13 @@ def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
     parsed = sorted((parse_card(c) for c in cards), reverse=True)
     suit_rows = []
     for i, letter in enumerate(SUIT_LETTERS):
-        ranks = "".join("23456789TJQKA"[c % 13] for c in parsed if c // 13 == i)
-        suit_rows.append(
-            (SUIT_SYMBOLS[letter], ranks.replace("T", "10") or "\u2014", letter in "HD")
-        )
+        ranks = "".join(RANK_LETTERS[c % 13] for c in parsed if c // 13 == i)
+        suit_rows.append((SUIT_SYMBOLS[i], ranks.replace("T", "10") or "\u2014", letter in "HD"))
     return suit_rows
 
 
 def page(template: str, **context: Any) -> Response:
-    html = render_template(template, suit=SUIT_SYMBOLS, by_suit=by_suit, **context)
+    html = render_template(template, by_suit=by_suit, **context)
     return Response(html, mimetype="text/html")
 
 

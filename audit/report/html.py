@@ -14,11 +14,10 @@ from typing import Any
 from audit.record.codec import load_record
 from audit.record.model import HandRecord, Record
 from audit.report.explain import claim_agrees, claim_line, next_deal_pointer, score_words
-from audit.rules.cards import RANK_LETTERS, SUIT_OF, Seat
+from audit.rules.cards import RANK_LETTERS, SUIT_OF, SUIT_SYMBOLS, Seat
 from audit.rules.explain import alpha_note
 from audit.rules.replay import replay_hand
 
-SUIT_SYMBOL = ("\u2660", "\u2665", "\u2666", "\u2663")
 SUIT_CLASS = ("s", "h", "d", "c")
 
 CSS = """
@@ -42,7 +41,7 @@ td.lead{box-shadow:inset 3px 0 0 #457b9d}td.win{background:#e9f5ec;font-weight:7
 
 def _card(c: int) -> str:
     s = SUIT_OF[c]
-    return f'<span class="card {SUIT_CLASS[s]}">{RANK_LETTERS[c % 13]}{SUIT_SYMBOL[s]}</span>'
+    return f'<span class="card {SUIT_CLASS[s]}">{RANK_LETTERS[c % 13]}{SUIT_SYMBOLS[s]}</span>'
 
 
 def _holding(cards: tuple[int, ...]) -> str:
@@ -50,7 +49,7 @@ def _holding(cards: tuple[int, ...]) -> str:
     for s in range(4):
         ranks = sorted((c for c in cards if SUIT_OF[c] == s), key=lambda c: -(c % 13))
         text = " ".join(RANK_LETTERS[c % 13] for c in ranks) or "\u2014"
-        rows.append(f'<div><span class="{SUIT_CLASS[s]}">{SUIT_SYMBOL[s]}</span> {text}</div>')
+        rows.append(f'<div><span class="{SUIT_CLASS[s]}">{SUIT_SYMBOLS[s]}</span> {text}</div>')
     return "".join(rows)
 
 
