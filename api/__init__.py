@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import jinja2
 from flask import Flask
 
 from api.config import Config, load_config
@@ -21,6 +22,7 @@ from api.room.repair import recover
 from api.text import check_request
 from api.tournament import Tournaments
 from api.witnesses import WitnessBook
+from audit.report.html import template_loader
 
 __all__ = ["Services", "create_app"]
 
@@ -29,6 +31,10 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     """The application for ``config`` (defaults, then ``FAIRPLAY_*`` variables, then it)."""
     cfg = load_config(config)
     app = Flask(__name__, static_folder=None)
+    # The pages import the hand diagram and trick table macros the audit report uses.
+    app.jinja_loader = jinja2.ChoiceLoader(
+        [jinja2.FileSystemLoader(app.root_path + "/templates"), template_loader()]
+    )
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_body
     app.config["TESTING"] = cfg.testing
     app.json.sort_keys = False  # type: ignore[attr-defined]

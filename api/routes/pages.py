@@ -9,27 +9,50 @@ from flask import Blueprint, Response, render_template
 from api import rows
 from api.routes import services
 from api.routes.hands import load_hand
-from audit.rules.cards import SUIT_LETTERS, Seat, parse_card
+from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
+from audit.rules.cards import Seat, parse_card
 
 bp = Blueprint("pages", __name__)
 
-SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
-
-def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
-    """(symbol, ranks high to low, red) per suit, for a hand diagram."""
-    parsed = sorted((parse_card(c) for c in cards), reverse=True)
-    suit_rows = []
-    for i, letter in enumerate(SUIT_LETTERS):
-        ranks = "".join("23456789TJQKA"[c % 13] for c in parsed if c // 13 == i)
-        suit_rows.append(
-            (SUIT_SYMBOLS[letter], ranks.replace("T", "10") or "\u2014", letter in "HD")
+def diagram(rec: dict[str, Any], seats: dict[Seat, str], names: dict[str, str]) -> list[SeatView]:
+    """The deal diagram's seats of a finished hand's record: the player's name (the id
+    as the tooltip), the holding with the ten written 10."""
+    return [
+        SeatView(
+            s.name,
+            f"{s.name} {names.get(seats[s], seats[s])}",
+            seats[s],
+            holding_rows([parse_card(c) for c in rec["deal"][s.name]], sep="", ten="10"),
         )
-    return suit_rows
+        for s in Seat
+    ]
+
+
+def trick_rows(tricks: list[dict[str, Any]]) -> list[TrickRow]:
+    """The public state's tricks as rows of the shared trick table (columns N E S W)."""
+    rows = []
+    for n, t in enumerate(tricks, 1):
+        leader = Seat.parse(t["leader"])
+        cells = {
+            Seat((leader + k) & 3): Cell(
+                " ".join(
+                    (["lead"] if k == 0 else [])
+                    + (["win"] if Seat((leader + k) & 3).name == t.get("winner") else [])
+                ),
+                card_view(parse_card(c)),
+                False,
+                [],
+            )
+            for k, c in enumerate(t["cards"])
+        }
+        row = [cells.get(s, Cell("", None, False, [])) for s in Seat]
+        rows.append(TrickRow(n, "", leader.name, row, t.get("winner") or "?"))
+    return rows
 
 
 def page(template: str, **context: Any) -> Response:
-    html = render_template(template, suit=SUIT_SYMBOLS, by_suit=by_suit, **context)
+    html = render_template(template, **context)
     return Response(html, mimetype="text/html")
 
 
@@ -67,6 +90,7 @@ def hand_page(table_id: str, number: int) -> Response:
         _, report, _ = rows.get_report(services().db.connection(), hand.report_id)
     record_hand = hand.record["hands"][0] if hand.record else None
     names = rows.player_names(services().db.connection(), list(table.seats.values()))
+    tricks = [] if state is None else state.public.get("tricks", [])
     return page(
         "hand.html",
         names=names,
@@ -74,6 +98,11 @@ def hand_page(table_id: str, number: int) -> Response:
         hand=hand,
         public=None if state is None else state.public,
         rec=record_hand,
+        seats_view=None if record_hand is None else diagram(record_hand, table.seats, names),
+        cayenne=None
+        if record_hand is None or record_hand.get("cayenne") is None
+        else card_view(parse_card(record_hand["cayenne"])),
+        trick_rows=trick_rows(tricks),
         report=report,
         seats=list(Seat),
     )

@@ -23,15 +23,17 @@ from api.auth import signed_reader
 from api.database import Connection
 from api.errors import NotFound
 from api.routes import services
-from api.routes.pages import SUIT_SYMBOLS, by_suit
 from api.tournament import Tournaments
 from audit.record.codec import load_record
+from audit.report.views import holding_rows
+from audit.rules.cards import SUIT_SYMBOLS, parse_card
 from audit.rules.replay import replay_hand
 from audit.rules.sitting import hand_facts
 from audit.tournament.event import DUPLICATE
 
 __all__ = [
     "HIDDEN",
+    "by_suit",
     "REFRESH_SECONDS",
     "board_page",
     "bp",
@@ -46,11 +48,18 @@ bp = Blueprint("tournament_pages", __name__)
 REFRESH_SECONDS = 5
 """How often the page of an event in progress reloads itself."""
 
-CONTRACT_TEXT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+CONTRACT_TEXT = dict(zip("SHDC", SUIT_SYMBOLS, strict=True))
 HIDDEN = (
     "is hidden until the event ends: until then only a player who has played the board "
     "may read it (a signed request)."
 )
+
+
+def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
+    """(symbol, ranks high to low, red) per suit, for a board's diagram (the report's
+    holding rows, ten written 10)."""
+    rows_ = holding_rows((parse_card(c) for c in cards), sep="", ten="10")
+    return [(r.symbol, r.ranks, "red" in r.cls.split()) for r in rows_]
 
 
 def num(value: Any) -> str:
@@ -63,7 +72,7 @@ def num(value: Any) -> str:
 
 
 def _page(template: str, status: int = 200, **context: Any) -> Response:
-    html = render_template(template, suit=SUIT_SYMBOLS, by_suit=by_suit, num=num, **context)
+    html = render_template(template, by_suit=by_suit, num=num, **context)
     return Response(html, status=status, mimetype="text/html")
 
 

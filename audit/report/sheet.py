@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from audit.record.model import Record
-from audit.rules.cards import Side
+from audit.rules.cards import SUIT_LETTERS, Side
 from audit.rules.sitting import ScoredRecord
 
 
@@ -36,7 +36,7 @@ def sheet_rows(number: int, rubber: dict[str, Any], labels: Mapping[str, str]) -
 
 GAME_NAMES = {4: "quadruple", 3: "triple", 2: "double", 1: "single"}
 
-SUIT_CONTRACTS = frozenset(("S", "H", "D", "C"))
+SUIT_CONTRACTS = frozenset(SUIT_LETTERS)
 
 
 def contract_label(contract: str | None, unit: int | None) -> str:

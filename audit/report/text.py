@@ -7,7 +7,7 @@ from typing import Any
 
 from audit.report.explain import claim_line, next_deal_pointer
 from audit.report.sheet import contract_label, sheet_rows, side_label
-from audit.rules.cards import Side
+from audit.rules.cards import SEAT_BY_TEXT, Side
 from audit.rules.explain import alpha_note
 
 
@@ -51,9 +51,7 @@ def render_text(
                 lines.append(f"  {'':<9} {'':<22} {'':<20} -> {pointer}")
     lines.append("")
     if names:
-        lines.append(
-            "Players: " + ", ".join(f"{s} {names[s]}" for s in ("N", "E", "S", "W") if s in names)
-        )
+        lines.append("Players: " + ", ".join(f"{s} {names[s]}" for s in SEAT_BY_TEXT if s in names))
     dealers = [_dealer(h["dealer"], names) for h in report["hands"]]
     dw = max([6, *(len(d) for d in dealers)])
     lines.append(

@@ -133,6 +133,9 @@ SEATS: tuple[Seat, ...] = tuple(Seat)
 SEAT_BY_TEXT: dict[str, Seat] = {s.name: s for s in Seat}
 RANK_LETTERS = "23456789TJQKA"
 SUIT_LETTERS = "SHDC"
+SUIT_SYMBOLS = "\u2660\u2665\u2666\u2663"
+"""The suits' symbols (spade, heart, diamond, club) in suit order: the one source for the
+reports and the service's pages (the browser's JavaScript keeps its own copy)."""
 ACE = 14
 TEN = 10
 

@@ -171,3 +171,17 @@ def test_self_registrations_are_rate_limited(make_service: Callable[..., Running
     stranger.register(Identity.generate("b"), "b")
     service.client().register(Identity.generate("c"), "c")  # the administrator
     assert len(stranger.call("GET", "/v1/players")["players"]) == 3
+
+
+def test_hostile_text_in_an_upload_is_escaped_in_its_html_report(service: Running) -> None:
+    c = service.client(admin=False)
+    hostile = copy.deepcopy(EXAMPLE)
+    hostile["event"] = "<script>alert(1)</script>"
+    hostile["players"]["N"] = "<img src=x onerror=alert(2)>"
+    rid = c.call("POST", "/v1/audits", hostile)["id"]
+    for path, headers in ((f"/v1/audits/{rid}", {"Accept": "text/html"}), (f"/reports/{rid}", {})):
+        status, _, body = c.raw("GET", path, headers=headers)
+        html = body.decode()
+        assert status == 200 and "<script" not in html and "<img" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert "&lt;img src=x onerror=alert(2)&gt;" in html

@@ -56,3 +56,26 @@ def test_masks_round_trip() -> None:
     assert parse_suit("D") is Suit.D
     with pytest.raises(InvalidCardError):
         parse_suit("X")
+
+
+def test_suit_symbols_and_rank_letters_have_one_python_source() -> None:
+    """Only audit.rules.cards spells the suit symbols and the rank letters; the
+    reports and the service's pages take them from there."""
+    import ast
+    from pathlib import Path
+
+    from audit.rules.cards import RANK_LETTERS, SUIT_SYMBOLS
+
+    root = Path(__file__).resolve().parents[2]
+    spelled = []
+    for package in ("audit", "api", "shuffle"):
+        for path in sorted((root / package).rglob("*.py")):
+            if path == root / "audit" / "rules" / "cards.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                text = node.value if isinstance(node, ast.Constant) else None
+                if isinstance(text, str) and (
+                    RANK_LETTERS in text or any(s in text for s in SUIT_SYMBOLS)
+                ):
+                    spelled.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert spelled == []
