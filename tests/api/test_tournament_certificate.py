@@ -153,13 +153,14 @@ def tamper_card(b: dict[str, Any], s: Signer) -> str:
     rec = b["records"][0]["record"]["hands"][0]
     order = rec["dealt_order"]
     order[0], order[1] = order[1], order[0]
-    return "record_sha256"
+    return "dealt_order[0]: certified"
 
 
 def tamper_result(b: dict[str, Any], s: Signer) -> str:
-    b["certificate"]["results"][0]["results"][0]["ns_score"] += 10
+    played = [r for x in b["certificate"]["results"] for r in x["results"] if r["ns_score"]]
+    played[0]["ns_score"] += 10
     resign(b, s)
-    return "ns_score"
+    return "ns_score: certified"
 
 
 def tamper_matchpoint(b: dict[str, Any], s: Signer) -> str:
@@ -178,7 +179,7 @@ def tamper_standing(b: dict[str, Any], s: Signer) -> str:
 def tamper_drop(b: dict[str, Any], s: Signer) -> str:
     ends = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "end"]
     del b["events"][ends[-1]]
-    return "last"
+    return "field $.hands["
 
 
 def tamper_drop_middle(b: dict[str, Any], s: Signer) -> str:
