@@ -105,7 +105,7 @@ def run_verify(args: argparse.Namespace) -> int:
         if args.witness:
             witnesses = [load_witness_key(w) for w in args.witness]
             quorum = args.witness_quorum if args.witness_quorum is not None else len(witnesses)
-            policy = WitnessPolicy(witnesses, quorum)
+            policy = WitnessPolicy(tuple(witnesses), quorum)
     except FairplayError as exc:
         print(f"fairplay: {exc}", file=sys.stderr)
         return 2
@@ -121,6 +121,10 @@ def run_verify(args: argparse.Namespace) -> int:
         f"tournament {summary['tournament']}: certificate verified: {summary['events']} events, "
         f"{summary['hands']} hands, {summary['standings']} standings, checkpoint size "
         f"{summary['checkpoint_size']}"
-        + (f", witnessed by {', '.join(summary['witnessed_by'])}" if summary["witnessed_by"] else "")
+        + (
+            f", witnessed by {', '.join(summary['witnessed_by'])}"
+            if summary["witnessed_by"]
+            else ""
+        )
     )
     return 0

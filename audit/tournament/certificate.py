@@ -445,7 +445,7 @@ def verify_bundle(
         heads[chain] = (seq + 1, event_hash(ev))
         proof = item.get("inclusion")
         try:
-            raw = [base64.b64decode(p, validate=True) for p in proof]  # type: ignore[union-attr]
+            raw = [base64.b64decode(p, validate=True) for p in proof]
         except (binascii.Error, ValueError, TypeError) as exc:
             raise CertificateUnreadable(f"{where}.inclusion: a list of base64 hashes") from exc
         leaf = merkle.leaf_hash(canonical_json(ev))

@@ -71,7 +71,12 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
         elif kind == "tournament_round":
             doc["round"] = body["round"]
             doc["rounds_played"].append(
-                {"round": body["round"], "tables": body["tables"], "bye": body["bye"], "over": False}
+                {
+                    "round": body["round"],
+                    "tables": body["tables"],
+                    "bye": body["bye"],
+                    "over": False,
+                }
             )
         elif kind == "tournament_round_end":
             for r in doc["rounds_played"]:
