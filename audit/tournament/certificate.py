@@ -19,6 +19,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from importlib.resources import files
 from typing import Any
 
 from audit.auditor import DEFAULT_ALPHA, audit_record
@@ -44,6 +45,8 @@ from shuffle.protocol import Beacon
 FORMAT = "cayenne-tournament-certificate/1"
 BUNDLE_FORMAT = "cayenne-tournament-certificate-bundle/1"
 EVENT_CHAIN = "event"
+SCHEMA = "schema/cayenne-tournament-certificate-1.json"
+_validator: Any = None
 
 
 class CertificateUnreadable(TournamentError):
@@ -338,6 +341,20 @@ def first_difference(
     return None
 
 
+def check_schema(cert: Any) -> None:
+    """Raise :class:`CertificateUnreadable` unless ``cert`` has the shipped schema's shape."""
+    import fastjsonschema
+
+    global _validator
+    if _validator is None:
+        text = files("audit.tournament").joinpath(SCHEMA).read_text(encoding="utf-8")
+        _validator = fastjsonschema.compile(json.loads(text))
+    try:
+        _validator(cert)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise CertificateUnreadable(f"certificate: {exc.message}") from None
+
+
 def _need(obj: Any, field: str, kind: type | tuple[type, ...], where: str = "bundle") -> Any:
     value = obj.get(field) if isinstance(obj, dict) else None
     if not isinstance(value, kind) or isinstance(value, bool):
@@ -384,8 +401,7 @@ def verify_bundle(
     items = _need(bundle, "events", list)
     recs = _need(bundle, "records", list)
     witnessed = _need(bundle, "checkpoint", str)
-    if cert.get("format") != FORMAT:
-        raise CertificateUnreadable(f"certificate.format: must be {FORMAT!r}")
+    check_schema(cert)
     origin = _need(cert, "origin", str, "certificate")
     tournament = _need(_need(cert, "event", dict, "certificate"), "id", str, "certificate.event")
     certified_cp = _need(cert, "checkpoint", str, "certificate")

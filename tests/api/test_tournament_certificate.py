@@ -250,3 +250,14 @@ def test_the_happy_path_on_postgresql(
     finally:
         _stop(service)
         _drop_schema(pg_url, schema)
+
+
+def test_the_certificates_follow_the_shipped_schema(played: Played) -> None:
+    from audit.tournament.certificate import CertificateUnreadable, check_schema
+
+    for b in played.bundles.values():
+        check_schema(b["certificate"])
+    broken = copy.deepcopy(played.bundles["robin"]["certificate"])
+    del broken["standings"]
+    with pytest.raises(CertificateUnreadable, match="standings"):
+        check_schema(broken)
