@@ -171,4 +171,25 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
                 (tid,),
             )
         },
+        "/v1/tournaments/{tid}/certificate": {
+            "get": op(
+                "The certificate (cayenne-tournament-certificate/1) and the log key's signed "
+                "note over it, once the event is over",
+                200,
+                obj,
+                (409,),
+                (tid,),
+            )
+        },
+        "/v1/tournaments/{tid}/certificate/bundle": {
+            "get": op(
+                "The certificate bundle: the certificate, its note, the checkpoint with its "
+                "cosignatures, every event with its inclusion proof and every record "
+                "(fairplay tournament verify)",
+                200,
+                obj,
+                (409,),
+                (tid,),
+            )
+        },
     }

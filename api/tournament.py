@@ -35,13 +35,11 @@ from api.signing import parse_player_key
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
 from audit.log.schemas import check_cayenne_event
-from audit.record.codec import load_record
 from audit.rules.cards import Seat
-from audit.tournament.boardscore import score_board_hand
+from audit.tournament import online
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
-from audit.tournament.matchpoints import Adjustment, BoardResult
+from audit.tournament.matchpoints import Adjustment
 from audit.tournament.movement import Round, boards_of_set, mitchell, round_robin
-from audit.tournament.score import Played, duplicate_standings, score_event
 from shuffle import tournament as deals
 from shuffle.protocol import Beacon
 
@@ -793,109 +791,26 @@ class Tournaments:
 
     # ------------------------------------------------------------------ results
 
+    def finished(self, doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """Each played table's finished hands' records (one hand each), in hand order."""
+        conn = self.db.connection()
+        return {
+            t["id"]: [
+                h.record
+                for h in store.list_hands(conn, t["id"])
+                if h.phase == "over" and h.record is not None
+            ]
+            for r in doc["rounds_played"]
+            for t in r["tables"]
+        }
+
     def records(self, doc: dict[str, Any]) -> list[dict[str, Any]]:
         """Each played table's finished hands, one cayenne-record/1 per round and table."""
-        conn = self.db.connection()
-        out = []
-        for r in doc["rounds_played"]:
-            for t in r["tables"]:
-                hands = [
-                    h.record["hands"][0]
-                    for h in store.list_hands(conn, t["id"])
-                    if h.phase == "over" and h.record
-                ]
-                if not hands:
-                    continue
-                out.append(
-                    {
-                        "format": "cayenne-record/1",
-                        "event": doc["id"],
-                        "round": r["round"],
-                        "table": str(t["table"]),
-                        "players": t["seats"],
-                        "ruleset": doc["ruleset"],
-                        "hands": hands,
-                    }
-                )
-        return out
+        return online.records(doc, self.finished(doc))
 
     def standings(self, doc: dict[str, Any]) -> dict[str, Any]:
         """The live standings (only finished hands and rounds count), by the spec."""
-        if doc["format"] != DUPLICATE:
-            records = self.records(doc)
-            if not records:
-                return {
-                    "format": "cayenne-standings/1",
-                    "event": doc["id"],
-                    "kind": doc["format"],
-                    "standings": [],
-                    "boards": [],
-                    "matches": [],
-                }
-            out = score_event([(f"round-{d['round']}-table-{d['table']}", d) for d in records])
-            out.pop("findings", None)
-            out.pop("verdict", None)
-            return out
-        conn = self.db.connection()
-        label: dict[int, tuple[str, str]] = {}
-        for n in self.pair_numbers(doc):
-            first, second = self.members(doc, n, doc["round"] or 1)
-            label[n] = (first, second)
-        adjusted = {(a["round"], a["table"], a["board"]): a for a in doc["adjustments"]}
-        plays: list[Played] = []
-        avg = Adjustment.AVERAGE
-        for r in doc["rounds_played"]:
-            seated = {t["table"]: t for t in r["tables"]}
-            for s in self.movement(doc)[r["round"] - 1].sittings:
-                assert s.board_set is not None
-                ns, ew = self._pairs_of(doc, s.ns, s.ew)
-                t = seated.get(s.table)
-                results: dict[int, BoardResult] = {}
-                if t is not None:
-                    for h in store.list_hands(conn, t["id"]):
-                        if h.phase == "over" and h.record is not None:
-                            hand = load_record(h.record).hands[0]
-                            score = score_board_hand(hand, load_record(h.record).ruleset)
-                            results[int(h.ceremony["board"])] = (
-                                BoardResult(None, (avg, avg))
-                                if score is None
-                                else BoardResult(score.result)
-                            )
-                for b in boards_of_set(s.board_set, doc["boards_per_round"]):
-                    if b in doc["voided"]:
-                        continue
-                    a = adjusted.get((r["round"], s.table, b))
-                    if a is not None:
-                        res = BoardResult(None, (Adjustment(a["ns"]), Adjustment(a["ew"])))
-                    elif b in results:
-                        res = results[b]
-                    elif not r["over"]:
-                        continue  # still to be played
-                    else:
-                        res = BoardResult(
-                            None,
-                            (
-                                self._unplayed(doc, ns, r["round"]),
-                                self._unplayed(doc, ew, r["round"]),
-                            ),
-                        )
-                    plays.append(Played(r["round"], str(s.table), label[ns], label[ew], b, res))
-        absent = frozenset(label[n] for n in doc["absent"])
-        standings, boards = duplicate_standings(plays, absent)
-        for s in standings:
-            s["pair_number"] = next(n for n, v in label.items() if list(v) == s["pair"])
-        return {
-            "format": "cayenne-standings/1",
-            "event": doc["id"],
-            "kind": DUPLICATE,
-            "standings": standings,
-            "boards": boards,
-        }
-
-    def _unplayed(self, doc: dict[str, Any], pair: int, rnd: int) -> Adjustment:
-        """A board a pair could not play: average, average minus for a withdrawn pair."""
-        w = doc["withdrawn"].get(str(pair))
-        return Adjustment.AVERAGE_MINUS if w is not None and w <= rnd else Adjustment.AVERAGE
+        return online.standings(doc, self.finished(doc))
 
 
 def sitting_round(doc: dict[str, Any], table_id: str) -> int:

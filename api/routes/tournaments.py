@@ -287,3 +287,20 @@ def get_transcript(tid: str) -> Response:
     tr = t.transcript(doc)
     full = replace(tr, claimed=tuple(b.to_json() for b in deals.derive_boards(tr)))
     return jsonify(full.to_json())
+
+
+@bp.get("/v1/tournaments/<tid>/certificate")
+def get_certificate(tid: str) -> Response:
+    """The certificate of a finished event and the log key's signed note over it."""
+    from api.certificate import certificate
+
+    cert, note, _events, _records = certificate(_t(), tid)
+    return jsonify({"certificate": cert, "note": note})
+
+
+@bp.get("/v1/tournaments/<tid>/certificate/bundle")
+def get_certificate_bundle(tid: str) -> Response:
+    """The certificate with every event, inclusion proof and record it needs (offline)."""
+    from api.certificate import bundle
+
+    return jsonify(bundle(_t(), tid))

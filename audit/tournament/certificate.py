@@ -1,0 +1,517 @@
+"""The tournament certificate (``cayenne-tournament-certificate/1``) and its offline check.
+
+:func:`certify` computes the certificate of an event from its log events (the event's
+chain, its entrants' chains, every hand of every table of every round) and the finished
+hands' records; the service issues exactly that document, signed by the log key as a C2SP
+signed note whose text is :func:`note_text` (format, origin, event id and the SHA-256 of
+the certificate's RFC 8785 bytes). :func:`verify_bundle` checks a certificate bundle with
+the log's verifier key alone: the note, the checkpoint, every event's signature, key,
+chain and inclusion, then computes the certificate again from the bundle's events and
+records and raises :class:`CertificateMismatch` at the first difference. The whole
+contract is in docs/tournaments.md ("The certificate").
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from importlib.resources import files
+from typing import Any
+
+from audit.auditor import DEFAULT_ALPHA, audit_record
+from audit.checks.findings import ERROR
+from audit.errors import FairplayError
+from audit.log import merkle
+from audit.log.checkpoint import verify_checkpoint
+from audit.log.cosignature import WitnessPolicy
+from audit.log.errors import LogChainBroken, LogError, LogInconsistent, LogSignatureInvalid
+from audit.log.events import canonical_json, check_event, event_hash, verify_event
+from audit.log.keys import Verifier
+from audit.log.note import parse as parse_note
+from audit.log.note import verify as verify_note
+from audit.record.codec import load_record
+from audit.rules.cards import CARD_TEXT
+from audit.tournament import online
+from audit.tournament.errors import TournamentError
+from audit.tournament.event import DUPLICATE, read_event
+from audit.tournament.eventaudit import audit_event
+from shuffle import tournament as deals
+from shuffle.protocol import Beacon
+
+__all__ = [
+    "BUNDLE_FORMAT",
+    "CertificateMismatch",
+    "CertificateUnreadable",
+    "EVENT_CHAIN",
+    "FORMAT",
+    "SCHEMA",
+    "certify",
+    "check_schema",
+    "exact",
+    "first_difference",
+    "note_text",
+    "standings_digest",
+    "verify_bundle",
+]
+
+FORMAT = "cayenne-tournament-certificate/1"
+BUNDLE_FORMAT = "cayenne-tournament-certificate-bundle/1"
+EVENT_CHAIN = "event"
+SCHEMA = "schema/cayenne-tournament-certificate-1.json"
+_validator: Any = None
+
+
+class CertificateUnreadable(TournamentError):
+    """A bundle that is not one: not JSON, another format, a field of the wrong type."""
+
+    code = "CERTIFICATE_UNREADABLE"
+
+
+class CertificateMismatch(TournamentError):
+    """The certified value and the value recomputed from the log differ (first one)."""
+
+    code = "CERTIFICATE_MISMATCH"
+
+    def __init__(
+        self,
+        path: str,
+        certified: Any,
+        recomputed: Any,
+        *,
+        board: Any = None,
+        table: Any = None,
+    ) -> None:
+        where = "".join(
+            f"{name} {value}, " for name, value in (("board", board), ("table", table)) if value
+        )
+        super().__init__(
+            f"{where}field {path}: certified {_show(certified)}, recomputed {_show(recomputed)}",
+            details={
+                "path": path,
+                "board": board,
+                "table": table,
+                "certified": certified,
+                "recomputed": recomputed,
+            },
+        )
+        self.path = path
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def exact(obj: Any) -> Any:
+    """``obj`` with every float written as a string (its shortest round-trip decimal):
+    the certificate's canonical JSON holds integers only."""
+    if isinstance(obj, float):
+        return repr(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): exact(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [exact(v) for v in obj]
+    return obj
+
+
+def standings_digest(standings: Mapping[str, Any]) -> str:
+    """The ``standings_sha256`` of ``tournament_end``: sorted, compact JSON of the
+    standings document as the service computed it (floats as Python writes them)."""
+    text = json.dumps(standings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def note_text(cert: Mapping[str, Any]) -> str:
+    """The text the log key signs: format, origin, event id, the certificate's hash."""
+    digest = hashlib.sha256(canonical_json(cert)).hexdigest()
+    return f"{FORMAT}\n{cert['origin']}\n{cert['event']['id']}\nsha256 {digest}\n"
+
+
+def _leaf(item: Mapping[str, Any]) -> dict[str, Any]:
+    leaf = merkle.leaf_hash(canonical_json(item["event"]))
+    return {"index": item["index"], "leaf_hash": base64.b64encode(leaf).decode()}
+
+
+def certify(
+    *,
+    origin: str,
+    log_key: str,
+    checkpoint: str,
+    tournament: str,
+    events: Sequence[Mapping[str, Any]],
+    records: Mapping[tuple[str, int], dict[str, Any]],
+) -> dict[str, Any]:
+    """The certificate of event ``tournament`` from its log ``events`` (``{index, event}``
+    in log order) and its finished hands' ``records`` (by table id and hand number)."""
+    chains: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for item in events:
+        ev = item["event"]
+        chains.setdefault((ev["table"], str(ev["hand"])), []).append(item)
+    own = chains.get((tournament, EVENT_CHAIN), [])
+    doc = online.fold(tournament, [(i["event"]["type"], i["event"]["body"]) for i in own])
+    if doc["phase"] != "over":
+        raise TournamentError(f"tournament {tournament}: its chain has no tournament_end")
+    # the entrants: registration (key, commitment, partner) and the reveal (seed)
+    roster: list[dict[str, Any]] = []
+    seeds: dict[str, str] = {}
+    for (table, hand), chain in sorted(chains.items(), key=lambda c: c[1][0]["index"]):
+        if table != tournament or not hand.startswith("entrant-"):
+            continue
+        reg = chain[0]["event"]
+        roster.append(
+            {
+                "player": reg["actor"],
+                "key": reg["key"],
+                "partner": reg["body"]["partner"],
+                "commitment": reg["body"]["commitment"],
+                "registration": _leaf(chain[0]),
+            }
+        )
+        for item in chain[1:]:
+            if item["event"]["type"] == "tournament_reveal":
+                seeds[reg["actor"]] = item["event"]["body"]["seed"]
+    commitments = {r["player"]: r["commitment"] for r in roster}
+    substitutes = []
+    for s in doc["substitutions"]:
+        keys = sorted(
+            {
+                c[0]["event"]["key"]
+                for c in (
+                    [e for e in ch if e["event"]["actor"] == s["in"]] for ch in chains.values()
+                )
+                if c
+            }
+        )
+        substitutes.append({"player": s["in"], "keys": keys})
+    # every board's deal inputs and deals (duplicate)
+    boards: dict[int, deals.BoardDeal] = {}
+    deal_inputs: dict[str, Any] | None = None
+    if doc["format"] == DUPLICATE:
+        b = doc["beacon"]
+        t = deals.TournamentTranscript(
+            event=tournament,
+            boards=doc["tables"] * doc["boards_per_round"],
+            service_commitment=bytes.fromhex(doc["service_commitment"]),
+            entrants=tuple(
+                deals.Entrant(
+                    pid,
+                    bytes.fromhex(commitments[pid]),
+                    bytes.fromhex(seeds[pid]) if pid in doc["revealed"] and pid in seeds else None,
+                )
+                for pair in doc["pair_list"]
+                for pid in pair
+            ),
+            pattern=tuple(doc["pattern"]),
+            service_seed=bytes.fromhex(doc["service_seed"]),
+            beacon=None
+            if b is None
+            else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
+        )
+        derived = deals.verify(t)
+        boards = {d.board: d for d in derived}
+        deal_inputs = replace(t, claimed=tuple(d.to_json() for d in derived)).to_json()
+    # every hand of every table of every round
+    hands: list[dict[str, Any]] = []
+    finished: dict[str, list[dict[str, Any]]] = {}
+    for r in doc["rounds_played"]:
+        for sit in r["tables"]:
+            tid = sit["id"]
+            numbers = sorted(int(h) for (t_, h) in chains if t_ == tid)
+            finished[tid] = []
+            for n in numbers:
+                chain = chains[(tid, str(n))]
+                first, last = chain[0]["event"], chain[-1]
+                entry: dict[str, Any] = {
+                    "round": r["round"],
+                    "table": sit["table"],
+                    "table_id": tid,
+                    "hand": n,
+                    "events": len(chain),
+                    "last": last["event"]["type"],
+                }
+                if first["type"] == "board_open":
+                    entry["board"] = first["body"]["board"]
+                if last["event"]["type"] != "end":
+                    hands.append(entry)
+                    continue
+                record = records.get((tid, n))
+                digest = (
+                    None if record is None else hashlib.sha256(canonical_json(record)).hexdigest()
+                )
+                entry |= {"record_sha256": digest, "end": _leaf(last)}
+                if record is None:
+                    hands.append(entry)
+                    continue
+                rec = load_record(record)
+                entry["verdict"] = str(audit_record(rec)["verdict"])
+                entry["logged"] = {
+                    "record_sha256": last["event"]["body"]["record_sha256"],
+                    "verdict": last["event"]["body"]["verdict"],
+                }
+                h = record["hands"][0]
+                if "board" in entry:
+                    d = boards.get(entry["board"])
+                    entry["deal"] = {
+                        "dealer": h.get("dealer"),
+                        "cayenne": h.get("cayenne"),
+                        "dealt_order": h.get("dealt_order"),
+                        "board_deal": None
+                        if d is None
+                        else {
+                            "dealer": d.dealer.name,
+                            "cayenne": CARD_TEXT[d.cayenne],
+                            "dealt_order": [CARD_TEXT[c] for c in d.pack_order],
+                        },
+                    }
+                else:
+                    entry["ceremony"] = h.get("shuffle")
+                hands.append(entry)
+                finished[tid].append(record)
+    standings = online.standings(doc, finished)
+    recs = online.records(doc, finished)
+    findings = (
+        list(
+            audit_event(
+                read_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs]),
+                DEFAULT_ALPHA,
+            ).findings
+        )
+        if recs
+        else []
+    )
+    audit = {
+        "verdict": "irregular" if any(f["severity"] == ERROR for f in findings) else "clean",
+        "findings": findings,
+    }
+    event = {"id": tournament, **{k: doc[k] for k in online.SPEC_FIELDS if k in doc}}
+    event["beacon"] = doc["beacon"]
+    cert: dict[str, Any] = {
+        "format": FORMAT,
+        "origin": origin,
+        "log_key": log_key,
+        "event": event,
+        "roster": roster,
+        "substitutes": substitutes,
+        "pairs": [
+            {
+                "pair": n,
+                "players": p,
+                "absent": n in doc["absent"],
+                "withdrawn_from_round": doc["withdrawn"].get(str(n)),
+            }
+            for n, p in enumerate(doc["pair_list"], 1)
+        ],
+        "unpaired": doc["unpaired"],
+        "substitutions": doc["substitutions"],
+        "rounds": doc["rounds_played"],
+        "deal_inputs": deal_inputs,
+        "hands": hands,
+        "results": standings["boards"] if doc["format"] == DUPLICATE else standings["matches"],
+        "actions": doc["actions"],
+        "standings": standings["standings"],
+        "standings_sha256": {
+            "logged": doc["standings_sha256"],
+            "recomputed": standings_digest(standings),
+        },
+        "audit": {"verdict": audit["verdict"], "findings": audit["findings"]},
+        "checkpoint": checkpoint,
+    }
+    return exact(cert)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------- verification
+
+
+def first_difference(
+    certified: Any, recomputed: Any, path: str = "$", ctx: tuple[Any, Any] = (None, None)
+) -> CertificateMismatch | None:
+    """The first place where the two documents differ, named with its board and table."""
+    if isinstance(certified, dict) and isinstance(recomputed, dict):
+        board = certified.get("board", ctx[0])
+        table = certified.get("table", ctx[1])
+        for k in sorted(set(certified) | set(recomputed)):
+            if k not in certified or k not in recomputed:
+                return CertificateMismatch(
+                    f"{path}.{k}", certified.get(k), recomputed.get(k), board=board, table=table
+                )
+            diff = first_difference(certified[k], recomputed[k], f"{path}.{k}", (board, table))
+            if diff is not None:
+                return diff
+        return None
+    if isinstance(certified, list) and isinstance(recomputed, list):
+        for i, (a, b) in enumerate(zip(certified, recomputed, strict=False)):
+            diff = first_difference(a, b, f"{path}[{i}]", ctx)
+            if diff is not None:
+                return diff
+        if len(certified) != len(recomputed):
+            return CertificateMismatch(
+                f"{path}.length", len(certified), len(recomputed), board=ctx[0], table=ctx[1]
+            )
+        return None
+    if certified != recomputed or type(certified) is not type(recomputed):
+        return CertificateMismatch(path, certified, recomputed, board=ctx[0], table=ctx[1])
+    return None
+
+
+def check_schema(cert: Any) -> None:
+    """Raise :class:`CertificateUnreadable` unless ``cert`` has the shipped schema's shape."""
+    import fastjsonschema
+
+    global _validator
+    if _validator is None:
+        text = files("audit.tournament").joinpath(SCHEMA).read_text(encoding="utf-8")
+        _validator = fastjsonschema.compile(json.loads(text))
+    try:
+        _validator(cert)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise CertificateUnreadable(f"certificate: {exc.message}") from None
+
+
+def _need(obj: Any, field: str, kind: type | tuple[type, ...], where: str = "bundle") -> Any:
+    value = obj.get(field) if isinstance(obj, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise CertificateUnreadable(f"{where}.{field}: missing or of the wrong type")
+    return value
+
+
+def _internal_checks(cert: Mapping[str, Any]) -> None:
+    """What must agree inside one certificate: the log's own word against the record."""
+    for i, h in enumerate(cert["hands"]):
+        logged = h.get("logged")
+        if logged is not None:
+            for field in ("record_sha256", "verdict"):
+                if logged[field] != h[field]:
+                    raise CertificateMismatch(
+                        f"$.hands[{i}].{field}",
+                        logged[field],
+                        h[field],
+                        board=h.get("board"),
+                        table=h.get("table"),
+                    )
+        deal = h.get("deal")
+        if deal is not None:
+            theirs = deal["board_deal"]
+            ours = {k: deal[k] for k in ("dealer", "cayenne", "dealt_order")}
+            if theirs != ours:
+                raise CertificateMismatch(
+                    f"$.hands[{i}].deal", theirs, ours, board=h.get("board"), table=h.get("table")
+                )
+    s = cert["standings_sha256"]
+    if s["logged"] != s["recomputed"]:
+        raise CertificateMismatch("$.standings_sha256", s["logged"], s["recomputed"])
+
+
+def verify_bundle(
+    bundle: Any, key: Verifier | str, *, policy: WitnessPolicy | None = None
+) -> dict[str, Any]:
+    """Check a certificate bundle with the log key alone; raise at the first problem."""
+    verifier = key if isinstance(key, Verifier) else Verifier.from_text(key)
+    if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+        raise CertificateUnreadable(f"bundle.format: must be {BUNDLE_FORMAT!r}")
+    cert = _need(bundle, "certificate", dict)
+    note = _need(bundle, "note", str)
+    items = _need(bundle, "events", list)
+    recs = _need(bundle, "records", list)
+    witnessed = _need(bundle, "checkpoint", str)
+    check_schema(cert)
+    origin = _need(cert, "origin", str, "certificate")
+    tournament = _need(_need(cert, "event", dict, "certificate"), "id", str, "certificate.event")
+    certified_cp = _need(cert, "checkpoint", str, "certificate")
+    # 1. the note: signed by the log key, over this certificate's hash
+    try:
+        signed = verify_note(note, verifier)
+        expected = note_text(cert)
+    except LogError as exc:
+        raise LogSignatureInvalid(f"bundle.note: {exc.message}") from exc
+    except FairplayError as exc:
+        raise CertificateUnreadable(f"bundle.certificate: {exc}") from exc
+    if signed != expected:
+        raise LogSignatureInvalid(
+            "bundle.note: the signed note is not over this certificate "
+            f"(signed {signed.splitlines()[-1]!r}, certificate {expected.splitlines()[-1]!r})"
+        )
+    # 2. the checkpoint: the certified one, signed by the log key (and witnesses)
+    cp = verify_checkpoint(certified_cp, verifier, origin=origin)
+    if parse_note(witnessed)[0] != parse_note(certified_cp)[0]:
+        raise LogInconsistent("bundle.checkpoint: not the certificate's checkpoint")
+    verify_checkpoint(witnessed, verifier, origin=origin)
+    witnesses = [w.name for w in policy.check(witnessed)] if policy is not None else []
+    # 3. every event: signed, by the right key, chained, included in the checkpoint
+    log_key = verifier.text()
+    keys: dict[str, str] = {}
+    heads: dict[tuple[str, str], tuple[int, str]] = {}
+    last_index = -1
+    events: list[dict[str, Any]] = []
+    for n, item in enumerate(items):
+        where = f"bundle.events[{n}]"
+        index = item.get("index") if isinstance(item, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise CertificateUnreadable(f"{where}.index: must be a non-negative integer")
+        if index <= last_index:
+            raise LogInconsistent(f"{where}.index: events must be in log order", entry=index)
+        last_index = index
+        try:
+            ev = check_event(item.get("event"))
+        except LogError as exc:
+            raise LogInconsistent(f"{where}.event: {exc.message}", entry=index) from exc
+        if ev["origin"] != origin:
+            raise LogInconsistent(f"{where}: an event of another log", entry=index)
+        verify_event(ev, entry=index)
+        if ev["actor"] == "server":
+            if ev["key"] != log_key:
+                raise LogSignatureInvalid(f"{where}: a server event not signed by the log key")
+        elif keys.setdefault(ev["actor"], ev["key"]) != ev["key"]:
+            raise LogSignatureInvalid(f"{where}: {ev['actor']} signs with two keys", entry=index)
+        chain = (ev["table"], str(ev["hand"]))
+        seq, prev = heads.get(chain, (0, None))
+        if ev["seq"] != seq or ev["prev"] != prev:
+            raise LogChainBroken(
+                f"{where}: table {chain[0]} hand {chain[1]}: seq {ev['seq']} does not follow "
+                f"the chain (expected seq {seq} after the event before)",
+                entry=index,
+            )
+        heads[chain] = (seq + 1, event_hash(ev))
+        proof = item.get("inclusion")
+        try:
+            raw = [base64.b64decode(p, validate=True) for p in proof]
+        except (binascii.Error, ValueError, TypeError) as exc:
+            raise CertificateUnreadable(f"{where}.inclusion: a list of base64 hashes") from exc
+        leaf = merkle.leaf_hash(canonical_json(ev))
+        merkle.verify_inclusion(leaf, index, cp.size, raw, cp.root)
+        events.append({"index": index, "event": ev})
+    records: dict[tuple[str, int], dict[str, Any]] = {}
+    for n, r in enumerate(recs):
+        table = _need(r, "table", str, f"bundle.records[{n}]")
+        hand = _need(r, "hand", int, f"bundle.records[{n}]")
+        records[(table, hand)] = _need(r, "record", dict, f"bundle.records[{n}]")
+    # 4. the certificate, computed again from the events and records alone
+    try:
+        again = certify(
+            origin=origin,
+            log_key=log_key,
+            checkpoint=certified_cp,
+            tournament=tournament,
+            events=events,
+            records=records,
+        )
+    except CertificateMismatch:
+        raise
+    except (FairplayError, KeyError, TypeError, ValueError, IndexError) as exc:
+        raise CertificateMismatch("$", "the certified event", f"not recomputable: {exc}") from exc
+    diff = first_difference(cert, again)
+    if diff is not None:
+        raise diff
+    _internal_checks(again)
+    return {
+        "tournament": tournament,
+        "origin": origin,
+        "events": len(events),
+        "hands": len(cert["hands"]),
+        "checkpoint_size": cp.size,
+        "witnessed_by": witnesses,
+        "standings": len(cert["standings"]),
+    }

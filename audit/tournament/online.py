@@ -1,0 +1,238 @@
+"""An online event's state folded from its log, and its standings (docs/tournaments.md).
+
+The service keeps a tournament as a chain of the log (``table`` = the event id, hand
+``event``): :func:`fold` replays that chain into the same state document the service
+caches, so the service's standings and a verifier's (:mod:`audit.tournament.certificate`)
+come from one function, :func:`standings`, over that state and the finished hands'
+records. Pure: no database, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from audit.record.codec import load_record
+from audit.tournament.boardscore import score_board_hand
+from audit.tournament.errors import TournamentError
+from audit.tournament.event import DUPLICATE
+from audit.tournament.matchpoints import Adjustment, BoardResult
+from audit.tournament.movement import Round, boards_of_set, mitchell, round_robin
+from audit.tournament.score import Played, duplicate_standings, score_event
+
+__all__ = [
+    "ACTIONS",
+    "SPEC_FIELDS",
+    "fold",
+    "members",
+    "movement",
+    "pairs_of",
+    "records",
+    "standings",
+    "unplayed",
+]
+
+SPEC_FIELDS = (
+    "name",
+    "format",
+    "movement",
+    "tables",
+    "pairs",
+    "rounds",
+    "boards_per_round",
+    "hands_per_match",
+    "ruleset",
+    "schedule",
+    "service_commitment",
+    "pattern",
+)
+ACTIONS = ("substitute", "adjust", "withdraw", "void_board")
+
+
+def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The state of event ``tid`` after its chain's events ``(type, body)`` in order."""
+    doc: dict[str, Any] = {
+        "id": tid,
+        "beacon": None,
+        "pair_list": [],
+        "unpaired": [],
+        "revealed": [],
+        "absent": [],
+        "withdrawn": {},
+        "substitutions": [],
+        "adjustments": [],
+        "voided": [],
+        "actions": [],
+        "round": 0,
+        "rounds_played": [],
+        "service_seed": None,
+        "standings_sha256": None,
+        "phase": "created",
+    }
+    for n, (kind, body) in enumerate(bodies):
+        if n == 0 and kind != "tournament_create":
+            raise TournamentError(f"the event's chain opens with {kind!r}, not tournament_create")
+        if kind == "tournament_create":
+            doc |= {k: body[k] for k in SPEC_FIELDS if k in body}
+        elif kind == "tournament_beacon":
+            doc["beacon"] = dict(body)
+        elif kind == "tournament_start":
+            doc |= {"pair_list": body["pairs"], "unpaired": body["unpaired"]}
+        elif kind == "tournament_deal":
+            doc |= {"revealed": body["revealed"], "absent": body["withdrawn"]}
+        elif kind == "tournament_round":
+            doc["round"] = body["round"]
+            doc["rounds_played"].append(
+                {
+                    "round": body["round"],
+                    "tables": body["tables"],
+                    "bye": body["bye"],
+                    "over": False,
+                }
+            )
+        elif kind == "tournament_round_end":
+            for r in doc["rounds_played"]:
+                if r["round"] == body["round"]:
+                    r |= {"over": True, "early": body["early"], "abandoned": body["abandoned"]}
+        elif kind.removeprefix("tournament_") in ACTIONS:
+            action = kind.removeprefix("tournament_")
+            event = dict(body)
+            if action == "substitute":
+                doc["substitutions"].append(event)
+            elif action == "withdraw":
+                doc["withdrawn"][str(event["pair"])] = event["from_round"]
+            elif action == "adjust":
+                key = (event["round"], event["table"], event["board"])
+                doc["adjustments"] = [
+                    a for a in doc["adjustments"] if (a["round"], a["table"], a["board"]) != key
+                ] + [{k: v for k, v in event.items()}]
+            else:
+                doc["voided"].append(event["board"])
+            doc["actions"].append({"action": action, **event})
+        elif kind == "tournament_end":
+            doc |= {
+                "phase": "over",
+                "service_seed": body["service_seed"],
+                "standings_sha256": body["standings_sha256"],
+            }
+    return doc
+
+
+def members(doc: Mapping[str, Any], pair: int, rnd: int) -> list[str]:
+    """The pair's two players in round ``rnd`` (substitutions from their round on)."""
+    out = list(doc["pair_list"][pair - 1])
+    for s in doc["substitutions"]:
+        if s["pair"] == pair and s["from_round"] <= rnd and s["out"] in out:
+            out[out.index(s["out"])] = s["in"]
+    return out
+
+
+def movement(doc: Mapping[str, Any]) -> tuple[Round, ...]:
+    if doc["format"] == DUPLICATE:
+        return mitchell(doc["tables"], doc["rounds"])
+    return round_robin(doc["pairs"])[: doc["rounds"]]
+
+
+def pairs_of(doc: Mapping[str, Any], ns: int, ew: int) -> tuple[int, int]:
+    """Movement positions to pair numbers (Mitchell: NS t is pair t, EW t pair T+t)."""
+    if doc["format"] == DUPLICATE:
+        return ns, doc["tables"] + ew
+    return ns, ew
+
+
+def unplayed(doc: Mapping[str, Any], pair: int, rnd: int) -> Adjustment:
+    """A board a pair could not play: average, average minus for a withdrawn pair."""
+    w = doc["withdrawn"].get(str(pair))
+    return Adjustment.AVERAGE_MINUS if w is not None and w <= rnd else Adjustment.AVERAGE
+
+
+def records(
+    doc: Mapping[str, Any], finished: Mapping[str, Sequence[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """One cayenne-record/1 per played round and table, from ``finished`` (a table id to
+    its finished hands' one-hand records, in hand order)."""
+    out = []
+    for r in doc["rounds_played"]:
+        for t in r["tables"]:
+            hands = [rec["hands"][0] for rec in finished.get(t["id"], ())]
+            if not hands:
+                continue
+            out.append(
+                {
+                    "format": "cayenne-record/1",
+                    "event": doc["id"],
+                    "round": r["round"],
+                    "table": str(t["table"]),
+                    "players": t["seats"],
+                    "ruleset": doc["ruleset"],
+                    "hands": hands,
+                }
+            )
+    return out
+
+
+def standings(
+    doc: Mapping[str, Any], finished: Mapping[str, Sequence[dict[str, Any]]]
+) -> dict[str, Any]:
+    """The standings (only finished hands and rounds count), by the spec."""
+    if doc["format"] != DUPLICATE:
+        recs = records(doc, finished)
+        if not recs:
+            return {
+                "format": "cayenne-standings/1",
+                "event": doc["id"],
+                "kind": doc["format"],
+                "standings": [],
+                "boards": [],
+                "matches": [],
+            }
+        out = score_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs])
+        out.pop("findings", None)
+        out.pop("verdict", None)
+        return out
+    label: dict[int, tuple[str, str]] = {}
+    for n in range(1, len(doc["pair_list"]) + 1):
+        first, second = members(doc, n, doc["round"] or 1)
+        label[n] = (first, second)
+    adjusted = {(a["round"], a["table"], a["board"]): a for a in doc["adjustments"]}
+    plays: list[Played] = []
+    avg = Adjustment.AVERAGE
+    for r in doc["rounds_played"]:
+        seated = {t["table"]: t for t in r["tables"]}
+        for s in movement(doc)[r["round"] - 1].sittings:
+            assert s.board_set is not None
+            ns, ew = pairs_of(doc, s.ns, s.ew)
+            t = seated.get(s.table)
+            results: dict[int, BoardResult] = {}
+            for rec_doc in finished.get(t["id"], ()) if t is not None else ():
+                rec = load_record(rec_doc)
+                score = score_board_hand(rec.hands[0], rec.ruleset)
+                results[int(rec_doc["hands"][0]["board"])] = (
+                    BoardResult(None, (avg, avg)) if score is None else BoardResult(score.result)
+                )
+            for b in boards_of_set(s.board_set, doc["boards_per_round"]):
+                if b in doc["voided"]:
+                    continue
+                a = adjusted.get((r["round"], s.table, b))
+                if a is not None:
+                    res = BoardResult(None, (Adjustment(a["ns"]), Adjustment(a["ew"])))
+                elif b in results:
+                    res = results[b]
+                elif not r["over"]:
+                    continue  # still to be played
+                else:
+                    res = BoardResult(
+                        None, (unplayed(doc, ns, r["round"]), unplayed(doc, ew, r["round"]))
+                    )
+                plays.append(Played(r["round"], str(s.table), label[ns], label[ew], b, res))
+    absent = frozenset(label[n] for n in doc["absent"])
+    table, boards = duplicate_standings(plays, absent)
+    for s in table:
+        s["pair_number"] = next(n for n, v in label.items() if list(v) == s["pair"])
+    return {
+        "format": "cayenne-standings/1",
+        "event": doc["id"],
+        "kind": DUPLICATE,
+        "standings": table,
+        "boards": boards,
+    }

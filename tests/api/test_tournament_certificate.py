@@ -1,0 +1,263 @@
+"""The tournament certificate: bots play a small Mitchell and a small round robin on the
+real HTTP service, the certificate bundle verifies offline with ``fairplay tournament
+verify``, and every tampering fails with exit 1 naming the difference
+(docs/tournaments.md, "The certificate")."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from api import create_app
+from api.tournament_bot import TournamentBots
+from audit.cli import main as audit_main
+from audit.log.keys import Signer, generate_signer
+from audit.log.note import sign as sign_note
+from audit.tournament.certificate import note_text
+
+from .conftest import ADMIN, Running, _drop_schema, _pg_schema_url
+
+BEACON = {"source": "test-beacon", "round": 7, "randomness": "cd" * 32}
+MITCHELL = {
+    "name": "Cert pairs",
+    "format": "pairs-duplicate",
+    "tables": 2,
+    "boards_per_round": 1,
+    "rounds": 2,
+}
+ROBIN = {"name": "Cert RR", "format": "rubber-round-robin", "pairs": 3, "hands_per_match": 1}
+
+
+def _admin(client: Any, method: str, path: str, body: Any = None) -> Any:
+    return client.call(method, path, body if body is not None else {}, client.admin())
+
+
+def _start(tmp: Path, database: str = "sqlite") -> Running:
+    config: dict[str, Any] = {
+        "data_dir": str(tmp),
+        "admin_token": ADMIN,
+        "testing": True,
+        "upload_per_hour": 0,
+        "register_per_hour": 0,
+    }
+    if database != "sqlite":
+        config["database_url"] = database
+    app = create_app(config)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return Running(app, f"http://127.0.0.1:{server.server_port}", server)
+
+
+def _stop(r: Running) -> None:
+    r.server.shutdown()
+    r.app.extensions["fairplay"].close()
+
+
+def play(service: Running, body: dict[str, Any], pairs: int, adjust: bool) -> str:
+    client = service.client()
+    tid = _admin(client, "POST", "/v1/tournaments", body)["id"]
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
+    _admin(client, "POST", f"/v1/tournaments/{tid}/beacon", BEACON)
+    bots = TournamentBots(client, tid, {}, random.Random(11))
+    bots.enter_pairs(pairs)
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": False})
+    _admin(client, "POST", f"/v1/tournaments/{tid}/start")
+    if adjust:
+        bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
+        action = {"round": 1, "table": 1, "board": 1, "ns": "average-plus", "ew": "average"}
+        _admin(client, "POST", f"/v1/tournaments/{tid}/actions/adjust", action | {"reason": "slow"})
+    assert bots.run(timeout=300)["phase"] == "over"
+    return tid
+
+
+class Played:
+    def __init__(self, service: Running, tids: dict[str, str]) -> None:
+        self.service = service
+        self.tids = tids
+        self.signer: Signer = service.app.extensions["fairplay"].ledger.signer
+        self.key = self.signer.verifier_key()
+        client = service.client()
+        self.bundles = {
+            k: client.call("GET", f"/v1/tournaments/{t}/certificate/bundle")
+            for k, t in tids.items()
+        }
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    service = _start(tmp_path_factory.mktemp("cert"))
+    try:
+        tids = {
+            "mitchell": play(service, MITCHELL, 4, True),
+            "robin": play(service, ROBIN, 3, False),
+        }
+        yield Played(service, tids)
+    finally:
+        _stop(service)
+
+
+def verify(
+    bundle: Any, key: str, tmp: Path, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str]:
+    path = tmp / "bundle.json"
+    path.write_text(json.dumps(bundle) if not isinstance(bundle, str) else bundle)
+    capsys.readouterr()
+    code = audit_main(["tournament", "verify", str(path), "--key", key, *extra])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def resign(bundle: dict[str, Any], signer: Signer) -> dict[str, Any]:
+    """A service that certified other values, under its own key."""
+    bundle["note"] = sign_note(note_text(bundle["certificate"]), signer)
+    return bundle
+
+
+@pytest.mark.parametrize("kind", ["mitchell", "robin"])
+def test_the_certificate_verifies_offline(
+    played: Played, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = verify(played.bundles[kind], played.key, tmp_path, capsys)
+    assert code == 0, out
+    assert f"tournament {played.tids[kind]}: certificate verified" in out
+    cert = played.bundles[kind]["certificate"]
+    assert cert["format"] == "cayenne-tournament-certificate/1"
+    assert all(h["last"] == "end" and h["verdict"] == "clean" for h in cert["hands"])
+    # the GET route serves the same certificate and note
+    got = played.service.client().call("GET", f"/v1/tournaments/{played.tids[kind]}/certificate")
+    assert got["certificate"] == cert and got["note"] == played.bundles[kind]["note"]
+
+
+def test_director_actions_are_in_the_certificate(played: Played) -> None:
+    cert = played.bundles["mitchell"]["certificate"]
+    assert [a["action"] for a in cert["actions"]] == ["adjust"]
+    assert cert["actions"][0]["reason"] == "slow"
+    board1 = next(b for b in cert["results"] if b["board"] == 1)
+    adjusted = [r for r in board1["results"] if r.get("adjusted")]
+    assert adjusted and adjusted[0]["adjusted"] == {"ns": "average-plus", "ew": "average"}
+
+
+def _hand_with_board(cert: dict[str, Any]) -> int:
+    return next(i for i, h in enumerate(cert["hands"]) if "board" in h)
+
+
+def tamper_card(b: dict[str, Any], s: Signer) -> str:
+    rec = b["records"][0]["record"]["hands"][0]
+    order = rec["dealt_order"]
+    order[0], order[1] = order[1], order[0]
+    return "dealt_order[0]: certified"
+
+
+def tamper_result(b: dict[str, Any], s: Signer) -> str:
+    played = [r for x in b["certificate"]["results"] for r in x["results"] if r["ns_score"]]
+    played[0]["ns_score"] += 10
+    resign(b, s)
+    return "ns_score: certified"
+
+
+def tamper_matchpoint(b: dict[str, Any], s: Signer) -> str:
+    r = b["certificate"]["results"][0]["results"][0]
+    r["ns_matchpoints"] = "99.0"
+    resign(b, s)
+    return "ns_matchpoints"
+
+
+def tamper_standing(b: dict[str, Any], s: Signer) -> str:
+    b["certificate"]["standings"][0]["percentage"] = "100.0"
+    resign(b, s)
+    return "percentage"
+
+
+def tamper_drop(b: dict[str, Any], s: Signer) -> str:
+    ends = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "end"]
+    del b["events"][ends[-1]]
+    return "field $.hands["
+
+
+def tamper_drop_middle(b: dict[str, Any], s: Signer) -> str:
+    plays = [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "play"]
+    del b["events"][plays[3]]
+    return "seq"
+
+
+def tamper_reorder(b: dict[str, Any], s: Signer) -> str:
+    ev = b["events"]
+    ev[4], ev[5] = ev[5], ev[4]
+    return "log order"
+
+
+def tamper_key(b: dict[str, Any], s: Signer) -> str:
+    resign(b, generate_signer(s.name))
+    return "note"
+
+
+def tamper_deal_inputs(b: dict[str, Any], s: Signer) -> str:
+    b["certificate"]["deal_inputs"]["entrants"][0]["seed"] = "00" * 32
+    resign(b, s)
+    return "deal_inputs.entrants[0].seed"
+
+
+TAMPERS: dict[str, Callable[[dict[str, Any], Signer], str]] = {
+    "card": tamper_card,
+    "result": tamper_result,
+    "matchpoint": tamper_matchpoint,
+    "standing": tamper_standing,
+    "dropped end": tamper_drop,
+    "dropped play": tamper_drop_middle,
+    "reordered": tamper_reorder,
+    "other key": tamper_key,
+    "deal inputs": tamper_deal_inputs,
+}
+
+
+@pytest.mark.parametrize("name", list(TAMPERS))
+def test_a_tampered_bundle_fails_with_the_difference_named(
+    played: Played, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = copy.deepcopy(played.bundles["mitchell"])
+    expected = TAMPERS[name](bundle, played.signer)
+    code, out = verify(bundle, played.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "FAILED" in out and expected in out, out
+
+
+def test_an_unreadable_bundle_exits_2(
+    played: Played, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert verify("{not json", played.key, tmp_path, capsys)[0] == 2
+    assert verify({"format": "x"}, played.key, tmp_path, capsys)[0] == 2
+
+
+def test_the_happy_path_on_postgresql(
+    pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, schema = _pg_schema_url(pg_url)
+    service = _start(tmp_path / "pg", url)
+    try:
+        tid = play(service, MITCHELL, 4, False)
+        bundle = service.client().call("GET", f"/v1/tournaments/{tid}/certificate/bundle")
+        key = service.app.extensions["fairplay"].ledger.signer.verifier_key()
+        code, out = verify(bundle, key, tmp_path, capsys)
+        assert code == 0, out
+    finally:
+        _stop(service)
+        _drop_schema(pg_url, schema)
+
+
+def test_the_certificates_follow_the_shipped_schema(played: Played) -> None:
+    from audit.tournament.certificate import CertificateUnreadable, check_schema
+
+    for b in played.bundles.values():
+        check_schema(b["certificate"])
+    broken = copy.deepcopy(played.bundles["robin"]["certificate"])
+    del broken["standings"]
+    with pytest.raises(CertificateUnreadable, match="standings"):
+        check_schema(broken)
