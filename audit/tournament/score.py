@@ -181,6 +181,8 @@ def missing_boards(event: Event) -> list[tuple[TableRecord, list[int]]]:
     for t in event.tables:
         boards = sorted({h.board for h in t.record.hands if h.board is not None})
         held.append((t, boards))
+        if boards:
+            find(boards[0])  # a record of one board is a set of its own
         for b in boards[1:]:
             parent[find(b)] = find(boards[0])
     sets: dict[int, set[int]] = {}

@@ -136,6 +136,16 @@ def test_a_fouled_board_is_a_finding_naming_the_tables(
     assert run(capsys, str(clean), "--format", "json")[0] == 0
 
 
+def test_one_board_a_round_is_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Each record holds a single board: each board is a set of its own (a KeyError
+    # traceback before).
+    records = mitchell_event(random.Random(4), tables=2, boards_per_round=1, rounds=2)
+    assert main(["tournament", "score", str(write(tmp_path, records)), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [b["board"] for b in out["boards"]] == [1, 2]
+    assert all(len(b["results"]) == 2 for b in out["boards"])
+
+
 def test_standings_do_not_depend_on_the_order_records_arrive_in() -> None:
     records = [(f"r{i}.json", r) for i, r in enumerate(mitchell_event(random.Random(9)))]
     expected = score_event(records)
