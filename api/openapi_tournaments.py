@@ -192,4 +192,28 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
                 (tid,),
             )
         },
+        "/tournaments": {"get": op("Tournaments page: the events", 200, "text/html")},
+        "/tournaments/{tid}": {
+            "get": op(
+                "An event's page: rounds, tables, live standings", 200, "text/html", (404,), (tid,)
+            )
+        },
+        "/tournaments/{tid}/boards/{board}": {
+            "get": op(
+                "A board's travelling score sheet (its players only until the event ends)",
+                200,
+                "text/html",
+                (403, 404),
+                (tid, param("board", "path", {"type": "integer"})),
+            )
+        },
+        "/tournaments/{tid}/pairs/{pair}": {
+            "get": op(
+                "A pair's card (results to its players only until the event ends)",
+                200,
+                "text/html",
+                (403, 404),
+                (tid, param("pair", "path", {"type": "integer"})),
+            )
+        },
     }
