@@ -24,6 +24,7 @@ from typing import Any
 
 from audit.cli.output import OutputError
 from audit.native import audit_stream
+from audit.record.codec import collector_paused
 from audit.record.stream import Decline, open_stream
 
 __all__ = ["audit_streamed", "json_chunks"]
@@ -55,12 +56,16 @@ def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> s
         data = path.read_bytes()
     except OSError:
         return None  # the ordinary path reports it
-    try:
-        stream = open_stream(data)
-    except Decline:
-        return None
-    del data
-    report = audit_stream(stream, alpha)
+    # The collector paused while the record is read (a JSON tree holds no cycle), and
+    # left as it was while the report is written: the JSON encoder's closures make a
+    # cycle per call, a leak of about a third of the file's size if never collected.
+    with collector_paused():
+        try:
+            stream = open_stream(data)
+        except Decline:
+            return None
+        del data
+        report = audit_stream(stream, alpha)
     if report is None:
         return None
     hands: Iterator[dict[str, Any]] = report["hands"]
