@@ -70,7 +70,13 @@ def main() -> int:
     args = ap.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="fairplay-big-"))
     folder.mkdir(parents=True, exist_ok=True)
+    generated = not (folder / "big.json").exists() or not (folder / "batch").exists()
     big, batch = prepare(folder, args.hands)
+    if generated:
+        # A child's peak RSS starts from its parent's at the fork, and this process now
+        # holds the generated records: measure from a fresh process instead.
+        argv = [sys.executable, __file__, "--hands", str(args.hands), "--format", args.format]
+        os.execv(sys.executable, [*argv, "--keep", str(folder)])
     hands = (args.hands // PER_RECORD) * PER_RECORD
     size = big.stat().st_size
     out = folder / "out"
