@@ -35,6 +35,7 @@ from audit.cli.output import (
     report_path,
     write_text,
 )
+from audit.cli.stream import audit_streamed
 from audit.errors import FairplayError
 from audit.record.codec import collector_paused, read_json_file
 
@@ -115,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _single(path: Path, args: argparse.Namespace) -> int:
     target = check_output_file(args.output) if args.output else None
+    verdict = audit_streamed(path, args.alpha, args.format, target)
+    if verdict is not None:  # hand by hand (docs/performance.md, "One big record")
+        return 1 if verdict == "irregular" else 0
     doc = read_json_file(path)
     # One record in a one-shot process: the collector would only rescan the parsed
     # record while the audit allocates (a 100,000-hand record: most of the time), and

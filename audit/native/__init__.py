@@ -29,6 +29,7 @@ against Python's values. ``_fastaudit.pyi`` types the extension for mypy.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -36,11 +37,12 @@ from audit.checks.dealer import lowest_cut
 from audit.checks.findings import ERROR, Finding
 from audit.checks.stacking import stacked_findings
 from audit.errors import FairplayError
-from audit.record.fastload import top_level
+from audit.record.fastload import TopLevel, top_level
 from audit.record.model import Start
+from audit.record.stream import Decline, RecordStream
 from audit.report import REPORT_FORMAT
 from audit.rules.cards import ALL_CARDS, SEAT_BY_TEXT
-from audit.rules.contract import CONTRACT_BY_TEXT, Contract
+from audit.rules.contract import CONTRACT_BY_TEXT
 from audit.rules.deal import PATTERNS, pattern_name
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import HandFacts, score_hand
@@ -133,48 +135,70 @@ _HONOUR_TEXTS = tuple(
 """The texts of each suit's trump honours (a card may be written ``TH`` or ``10H``)."""
 
 
-def _honours(raw: dict[str, Any], contract: Contract) -> tuple[int, int]:
-    """Trump honours dealt to each side (the extension has checked the deal is valid)."""
-    if not contract.has_trump:
-        return (0, 0)
-    texts = _HONOUR_TEXTS[contract]
-    deal = raw["deal"]
-    return (
-        len(texts.intersection(deal["N"])) + len(texts.intersection(deal["S"])),
-        len(texts.intersection(deal["E"])) + len(texts.intersection(deal["W"])),
-    )
+Extra = tuple[tuple[int, ...], tuple[bool, tuple[tuple[Any, Any, Any], ...] | None] | None]
+"""What the explanation needs of a raw hand once its JSON is let go: the trump honours
+dealt to each side for each suit (``NS * 8 + EW``, by :class:`Contract` value), and the
+claim's shape (whether it lists games; its bonuses as written), ``None`` if unclaimed."""
+
+_NOT_SURE: Any = object()
+"""The extra of a hand whose JSON the extension will reject (it was not readable)."""
 
 
-def _claim(raw: dict[str, Any], score: dict[str, Any]) -> dict[str, Any]:
+def hand_extra(raw: Any) -> Extra:
+    """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
+    try:
+        deal = raw["deal"]
+        honours = tuple(
+            (len(texts.intersection(deal["N"])) + len(texts.intersection(deal["S"]))) * 8
+            + len(texts.intersection(deal["E"]))
+            + len(texts.intersection(deal["W"]))
+            for texts in _HONOUR_TEXTS
+        )
+        if "claimed" not in raw:
+            return honours, None
+        claimed = raw["claimed"]
+        bonuses = None
+        if "bonuses" in claimed:
+            bonuses = tuple((b["side"], b["kind"], b["points"]) for b in claimed["bonuses"])
+        return honours, ("games" in claimed, bonuses)
+    except (KeyError, TypeError, AttributeError):
+        return _NOT_SURE  # type: ignore[no-any-return]
+
+
+def _claim(
+    shape: tuple[bool, tuple[tuple[Any, Any, Any], ...] | None], score: dict[str, Any]
+) -> dict[str, Any]:
     """The report's ``claimed`` of a hand the extension found claimed right: its points
     and games are the true ones; bonuses are taken as written (any order agrees)."""
+    has_games, bonuses = shape
     points = score["points"]
     out: dict[str, Any] = {"points": {"NS": points["NS"], "EW": points["EW"]}}
-    if "games" in raw:
+    if has_games:
         out["games"] = [{"side": g["side"], "value": g["value"]} for g in score["games"]]
-    if "bonuses" in raw:
-        out["bonuses"] = [
-            {"side": b["side"], "kind": b["kind"], "points": b["points"]} for b in raw["bonuses"]
-        ]
+    if bonuses is not None:
+        out["bonuses"] = [{"side": side, "kind": kind, "points": p} for side, kind, p in bonuses]
     return out
 
 
-def _explain(
-    hands: list[dict[str, Any]], hands_raw: list[Any], ruleset: Ruleset, start: Start | None
-) -> bool:
-    """Add each hand's ``claimed`` and ``explanation``, as the Python auditor does.
+def _explained(
+    hands: list[dict[str, Any]], extras: Sequence[Extra], ruleset: Ruleset, start: Start | None
+) -> Iterator[dict[str, Any]]:
+    """Each hand with its ``claimed`` and ``explanation`` added, as the Python auditor
+    adds them (raises :class:`Decline` if the Python scorer disagrees with the extension).
 
     The explanation is written by the Python scorer (:func:`audit.rules.scoring.score_hand`)
     from the hands the extension replayed (a record in order has no revoke, so the
-    contract, unit, tricks and honours are all it needs). Returns false (the Python
-    auditor then decides) if that scorer's marker and games are not the extension's."""
+    contract, unit, tricks and honours are all it needs); if that scorer's marker and
+    games are not the extension's, the Python auditor decides."""
     marker, games = (start.points, start.games) if start is not None else ((0, 0), (0, 0))
-    for raw, h in zip(hands_raw, hands, strict=True):
+    for extra, h in zip(extras, hands, strict=True):
+        if extra is _NOT_SURE:
+            raise Decline("a hand the extension should not have read")
+        honours, shape = extra
         contract = CONTRACT_BY_TEXT[h["contract"]]
         tricks = h["tricks"]
-        facts = HandFacts(
-            contract, h["unit"], (tricks["NS"], tricks["EW"]), _honours(raw, contract)
-        )
+        held = divmod(honours[contract], 8) if contract.has_trump else (0, 0)
+        facts = HandFacts(contract, h["unit"], (tricks["NS"], tricks["EW"]), held)
         scored = score_hand(marker, games, facts, ruleset)
         marker, games = scored.score.points, scored.games_after
         score = h["score"]
@@ -182,11 +206,11 @@ def _explain(
         if scored.score.points != (points["NS"], points["EW"]) or len(scored.score.games) != len(
             score["games"]
         ):
-            return False
-        if "claimed" in raw:
-            h["claimed"] = _claim(raw["claimed"], score)
+            raise Decline("the scorers disagree")
+        if shape is not None:
+            h["claimed"] = _claim(shape, score)
         h["explanation"] = [line.to_json() for line in scored.explanation]
-    return True
+        yield h
 
 
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
@@ -196,7 +220,69 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     top = top_level(doc)
     if top is None:
         return None
-    ruleset, start, players, cut, meta, hands_raw = top
+    hands_raw = top[-1]
+    extras = [hand_extra(raw) for raw in hands_raw]
+    report = _audit(top, hands_raw, extras, alpha)
+    if report is None:
+        return None
+    try:
+        for _ in _explained(report["hands"], extras, top[0], top[1]):
+            pass
+    except Decline:
+        return None
+    return report
+
+
+def audit_stream(stream: RecordStream, alpha: float) -> dict[str, Any] | None:
+    """The report of a streamed record in order, or ``None`` (read it whole, then).
+
+    The hands go through the extension one at a time (each hand's JSON is let go once
+    read into its compact struct), so the record's tree is never whole in memory. The
+    report is :func:`audit_fast`'s, byte for byte, except that its ``hands`` is an
+    iterator: each hand's entry is finished (its claim and explanation) as it is asked
+    for, and let go by the report, so a writer can write it and drop it (the entries
+    whole are about three times the file). Iterating may raise :class:`Decline` (the
+    Python scorer disagrees with the extension: read the record whole, then). ``None``
+    when the stream declines or the record is not in order, or holds no hand.
+    """
+    if not available():
+        return None
+    top = top_level({**stream.head, "hands": []})
+    if top is None:
+        return None
+    extras: list[Extra] = []
+
+    def hands() -> Iterator[Any]:
+        for raw in stream.hands():
+            extras.append(hand_extra(raw))
+            yield raw
+
+    try:
+        report = _audit(top, hands(), extras, alpha)
+    except Decline:
+        return None
+    if report is None:
+        return None
+    entries = report["hands"]
+    explained = _explained(entries, extras, top[0], top[1])
+
+    def finished() -> Iterator[dict[str, Any]]:
+        for i, h in enumerate(explained):
+            entries[i] = None  # the report holds the entry no longer
+            yield h
+
+    report["hands"] = finished()
+    return report
+
+
+def _audit(
+    top: TopLevel,
+    hands_raw: Iterable[Any],
+    extras: Sequence[Extra],
+    alpha: float,
+) -> dict[str, Any] | None:
+    """The report but for each hand's ``claimed`` and ``explanation``, or ``None``."""
+    ruleset, start, players, cut, meta, _ = top
     _configure()
     independent = bool(meta.get("independent_deals"))
     result = _fastaudit.audit_hands(
@@ -211,17 +297,12 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     if result is None:
         return None
     hands, rubbers = result
-    if not _explain(hands, hands_raw, ruleset, start):
-        return None
+    if not hands:
+        return None  # no hand: the Python auditor says why
     findings: list[Finding] = []
     if not independent:
         first = lowest_cut(cut)
-        if (
-            first is not None
-            and hands
-            and "board" not in hands[0]
-            and hands[0]["dealer"] != first.name
-        ):
+        if first is not None and "board" not in hands[0] and hands[0]["dealer"] != first.name:
             return None  # WRONG_DEALER: the Python auditor reports it
         results = [
             (SEAT_BY_TEXT[h["dealer"]], _result(h["stacking"]) if "stacking" in h else None)
@@ -229,8 +310,9 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
         ]
         infos = {h["hand"]: h["stacking"] for h in hands if "stacking" in h}
         findings = stacked_findings(results, infos, players, alpha)
+        del results, infos
     findings.sort(key=Finding.sort_key)
-    return {
+    report = {
         "format": REPORT_FORMAT,
         "verdict": "irregular" if any(f.severity == ERROR for f in findings) else "clean",
         "alpha": alpha,
@@ -238,3 +320,4 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
         "hands": hands,
         "rubbers": rubbers,
     }
+    return report

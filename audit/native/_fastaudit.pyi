@@ -3,6 +3,7 @@
 Every function is positional-only (METH_VARARGS). audit.native is its only caller.
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 NCARDS: int
@@ -34,7 +35,7 @@ def is_configured() -> bool:
     """Whether configure() has run."""
 
 def audit_hands(
-    hands: list[Any],
+    hands: Iterable[Any],
     pattern: object,
     seven_double: object,
     points: tuple[int, int],
@@ -43,4 +44,6 @@ def audit_hands(
     independent: object,
     /,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
-    """The report's hands and rubbers for a record in order, or None."""
+    """The report's hands and rubbers for a record in order, or None. ``hands`` is a list
+    or any iterable (a streamed record): each hand is read into a compact struct and
+    let go before the next."""

@@ -33,7 +33,7 @@ PyObject *S_seat_name[4], *S_contract_name[6], *F_26;
 
 /* ------------------------------------------------------------------------ */
 /* audit_hands(hands, pattern, seven_double, points, games, prior_sheet, independent)
- *   -> (hands_json, rubbers_json) or None                                   */
+ *   -> (hands_json, rubbers_json) or None; hands: a list or any iterable      */
 
 static const Pattern *find_pattern(PyObject *pattern) {
     if (!PyTuple_Check(pattern))
@@ -52,12 +52,27 @@ static const Pattern *find_pattern(PyObject *pattern) {
     return NULL;
 }
 
+/* Grow the hands array to hold at least n + 1 hands (doubling). */
+static int room_for(Hand **hands, Py_ssize_t *cap, Py_ssize_t n) {
+    if (n < *cap)
+        return 1;
+    Py_ssize_t grown = *cap * 2;
+    Hand *more = PyMem_Realloc(*hands, grown * sizeof(Hand));
+    if (more == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *hands = more;
+    *cap = grown;
+    return 1;
+}
+
 static PyObject *audit_hands(PyObject *self, PyObject *args) {
     PyObject *hands_raw, *pattern_obj, *prior;
     int seven_double, independent;
     int p0, p1, g0, g1;
-    if (!PyArg_ParseTuple(args, "O!Op(ii)(ii)Op", &PyList_Type, &hands_raw, &pattern_obj,
-                          &seven_double, &p0, &p1, &g0, &g1, &prior, &independent))
+    if (!PyArg_ParseTuple(args, "OOp(ii)(ii)Op", &hands_raw, &pattern_obj, &seven_double, &p0,
+                          &p1, &g0, &g1, &prior, &independent))
         return NULL;
     if (!G.configured) {
         PyErr_SetString(PyExc_RuntimeError, "audit.native._fastaudit: configure() was not called");
@@ -66,18 +81,38 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
     const Pattern *pat = find_pattern(pattern_obj);
     if (pat == NULL)
         Py_RETURN_NONE; /* a pattern this path was not told about */
-    Py_ssize_t n = PyList_GET_SIZE(hands_raw);
-    Hand *hands = PyMem_Malloc((n ? n : 1) * sizeof(Hand));
-    if (hands == NULL)
+    /* a list, or any iterable (a streamed record): each hand is read into its compact
+     * struct and its JSON let go before the next is asked for */
+    PyObject *it = PyObject_GetIter(hands_raw);
+    if (it == NULL)
+        return NULL;
+    Py_ssize_t cap = PyList_Check(hands_raw) ? PyList_GET_SIZE(hands_raw) : 1024;
+    if (cap < 1)
+        cap = 1;
+    Hand *hands = PyMem_Malloc(cap * sizeof(Hand));
+    if (hands == NULL) {
+        Py_DECREF(it);
         return PyErr_NoMemory();
+    }
     PyObject *out_hands = NULL, *out_rubbers = NULL, *result = NULL;
     Rubber *rubbers = NULL;
     Py_ssize_t n_rubbers = 0;
+    Py_ssize_t n = 0;
     int fast = 1;
     /* read and replay every hand; the per-hand checks */
-    for (Py_ssize_t i = 0; i < n && fast; i++) {
+    for (;;) {
+        PyObject *raw = PyIter_Next(it);
+        if (raw == NULL)
+            break; /* the end, or an exception (reported below) */
+        if (!room_for(&hands, &cap, n)) {
+            Py_DECREF(raw);
+            break;
+        }
+        Py_ssize_t i = n++;
         Hand *h = &hands[i];
-        if (!read_hand(PyList_GET_ITEM(hands_raw, i), h)) {
+        int ok = read_hand(raw, h);
+        Py_DECREF(raw);
+        if (!ok) {
             fast = 0;
             break;
         }
@@ -95,7 +130,10 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
             if (h->pack >= 0 && prev->pack >= 0 && h->pack == prev->pack)
                 fast = 0;
         }
+        if (!fast)
+            break;
     }
+    Py_DECREF(it);
     if (!fast || PyErr_Occurred())
         goto done;
     /* score from the start; the claims */

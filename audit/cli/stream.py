@@ -1,0 +1,118 @@
+"""One record audited as a stream: its hands read, audited and written one at a time.
+
+``fairplay audit RECORD`` with one record tries this first (docs/performance.md, "One
+big record"): the record's hands are read one by one (:mod:`audit.record.stream`)
+through the native fast path (:func:`audit.native.audit_stream`), and with
+``--format json`` the report's hands are written one by one as they are finished, so
+neither the record's tree nor the report's is ever whole in memory. The report is
+byte for byte the one :func:`audit.auditor.audit_document` gives. Whenever the
+stream cannot answer (the fast path is off or declines, the record is not read
+exactly as ``json.loads`` reads it, the format is html, which draws each deal from
+the record), :func:`audit_streamed` returns ``None`` and nothing has been written:
+the caller audits the record the ordinary way.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from audit.cli.output import OutputError
+from audit.native import audit_stream
+from audit.record.codec import collector_paused
+from audit.record.stream import Decline, open_stream
+
+__all__ = ["audit_streamed", "json_chunks"]
+
+_MARK = "\x00hands"
+
+
+def json_chunks(report: dict[str, Any], hands: Iterator[dict[str, Any]]) -> Iterator[str]:
+    """``json.dumps(report, indent=1) + "\\n"`` with ``hands`` as the report's ``hands``,
+    in pieces: the frame, then each hand's JSON as it comes (at least one hand)."""
+    frame = json.dumps({**report, "hands": [_MARK]}, indent=1)
+    before, mark, after = frame.partition("  " + json.dumps(_MARK))
+    if not mark:
+        raise AssertionError("the report's frame lost its mark")
+    yield before
+    sep = "  "
+    for h in hands:
+        yield sep + json.dumps(h, indent=1).replace("\n", "\n  ")
+        sep = ",\n  "
+    yield after + "\n"
+
+
+def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> str | None:
+    """Audit one record as a stream and write its report (to ``target``, or standard
+    output); returns the verdict, or ``None`` when the stream does not answer."""
+    if fmt == "html":
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # the ordinary path reports it
+    # The collector paused while the record is read (a JSON tree holds no cycle), and
+    # left as it was while the report is written: the JSON encoder's closures make a
+    # cycle per call, a leak of about a third of the file's size if never collected.
+    with collector_paused():
+        try:
+            stream = open_stream(data)
+        except Decline:
+            return None
+        del data
+        report = audit_stream(stream, alpha)
+    if report is None:
+        return None
+    hands: Iterator[dict[str, Any]] = report["hands"]
+    if fmt == "text":
+        from audit.report.text import render_text
+
+        try:
+            report["hands"] = list(hands)
+        except Decline:
+            return None
+        players = stream.head.get("players")
+        text = render_text(
+            report, str(path), players=players if isinstance(players, dict) else None
+        )
+        _write(target, [text])
+        return str(report["verdict"])
+    # json: the hands are written as they are finished, to a file put in place at the end
+    tmp = None if target is None else target.with_name(target.name + ".tmp")
+    try:
+        with (
+            tempfile.TemporaryFile("w+", encoding="utf-8")
+            if tmp is None
+            else open(tmp, "w", encoding="utf-8") as out
+        ):
+            try:
+                for chunk in json_chunks(report, hands):
+                    out.write(chunk)
+            except Decline:
+                out.close()
+                if tmp is not None:
+                    tmp.unlink()
+                return None
+            if tmp is None:
+                out.seek(0)
+                shutil.copyfileobj(out, sys.stdout)
+        if tmp is not None and target is not None:
+            tmp.replace(target)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target or 'the report'}: {exc.strerror or exc}") from None
+    return str(report["verdict"])
+
+
+def _write(target: Path | None, chunks: list[str]) -> None:
+    if target is None:
+        for c in chunks:
+            sys.stdout.write(c)
+        return
+    from audit.cli.output import write_text
+
+    write_text(target, "".join(chunks))
