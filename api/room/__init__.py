@@ -138,21 +138,28 @@ class Live:
             rows.insert_hand(conn, hand)
         return table
 
-    def open_hand(
-        self, table: rows.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
+    def _fresh_row(
+        self,
+        table: rows.Table,
+        number: int,
+        phase: str,
+        dealer: Seat,
+        pack: int,
+        start: dict[str, Any],
+        server_seed: str,
+        server_commitment: str,
+        ceremony_extra: dict[str, Any],
     ) -> rows.HandRow:
-        """A new hand: the server's seed and commitment, logged as the hand's event 0."""
-        seed = self.ledger.server_seed(table.id, number)
-        commitment = ceremony.server_commitment(seed, table.id, number)
-        hand = rows.HandRow(
+        """The row of a hand before its first event: no commitment, seed or card yet."""
+        return rows.HandRow(
             table_id=table.id,
             number=number,
-            phase="committing",
+            phase=phase,
             dealer=dealer,
             pack=pack,
-            server_seed=seed.hex(),
-            server_commitment=commitment,
-            ceremony={"commitments": {}, "seeds": {}},
+            server_seed=server_seed,
+            server_commitment=server_commitment,
+            ceremony={"commitments": {}, "seeds": {}, **ceremony_extra},
             event_count=0,
             last_hash="",
             start_score=start,
@@ -161,6 +168,16 @@ class Live:
             report_id=None,
             started_at=self.now(),
             finished_at=None,
+        )
+
+    def open_hand(
+        self, table: rows.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
+    ) -> rows.HandRow:
+        """A new hand: the server's seed and commitment, logged as the hand's event 0."""
+        seed = self.ledger.server_seed(table.id, number)
+        commitment = ceremony.server_commitment(seed, table.id, number)
+        hand = self._fresh_row(
+            table, number, "committing", dealer, pack, start, seed.hex(), commitment, {}
         )
         self.server_event(
             hand,
@@ -180,17 +197,16 @@ class Live:
     ) -> rows.HandRow:
         """A duplicate board at a tournament table: no ceremony, the board's deal
         (cayenne-tournament-deals/1), logged as ``board_open`` (the deal stays secret)."""
-        hand = rows.HandRow(
-            table_id=table.id,
-            number=number,
-            phase="calling",
-            dealer=board.dealer,
-            pack=board.pack,
-            server_seed="",
-            server_commitment="",
-            ceremony={
-                "commitments": {},
-                "seeds": {},
+        hand = self._fresh_row(
+            table,
+            number,
+            "calling",
+            board.dealer,
+            board.pack,
+            ZERO_SCORE,
+            "",
+            "",
+            {
                 "tournament": event["id"],
                 "round": rnd,
                 "board": board.board,
@@ -201,14 +217,6 @@ class Live:
                 "pattern": list(event["pattern"]),
                 "players": {s.name: p for s, p in table.seats.items()},
             },
-            event_count=0,
-            last_hash="",
-            start_score=ZERO_SCORE,
-            end_score=None,
-            record=None,
-            report_id=None,
-            started_at=self.now(),
-            finished_at=None,
         )
         self.server_event(
             hand,
