@@ -28,7 +28,7 @@ from typing import Any
 from api.bot import BotState
 from api.client import ApiCallError, Client
 from api.demo import wait_until_up
-from api.tournament_bot import FINISHED, TournamentBots
+from api.tournament_bot import TournamentBots
 
 __all__ = [
     "IDLE_SECONDS",
@@ -54,41 +54,7 @@ class PacedBots(TournamentBots):
 
     def act_once(self, origin: str, sitting: dict[str, Any]) -> bool:
         """One action at this table if it waits for a seat held here; whether one was taken."""
-        mine = {
-            s: self.entrants[p].ident for s, p in sitting["seats"].items() if p in self.entrants
-        }
-        if not mine:
-            return False
-        reader = next(iter(mine.values()))
-        table_id = sitting["id"]
-        try:
-            number = int(self._signed_get(reader, f"/v1/tables/{table_id}")["current_hand"])
-            hand = self._signed_get(reader, f"/v1/tables/{table_id}/hands/{number}")
-        except ApiCallError as exc:
-            if exc.status == 404:
-                return False
-            raise
-        if hand["phase"] in FINISHED:
-            return False
-        seat = next((s for s in hand["waiting_for"] if s in mine), None)
-        if seat is None:
-            return False
-        kind, body = self._action(table_id, number, seat, mine[seat], hand["phase"])
-        try:
-            self.client.act(
-                mine[seat],
-                origin,
-                table_id,
-                number,
-                hand["next_seq"],
-                hand["last_hash"],
-                kind,
-                body,
-            )
-        except ApiCallError as exc:
-            if exc.error_code not in ("REPLAYED_EVENT", "WRONG_PHASE"):
-                raise
-        return True
+        return self._step(origin, sitting, once=True)
 
 
 def _admin(client: Client, method: str, path: str, body: Any = None) -> Any:

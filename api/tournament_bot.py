@@ -191,8 +191,9 @@ class TournamentBots:
                 time.sleep(self.pause)
         raise TimeoutError(f"tournament {self.tid} is not over after {timeout} s")
 
-    def _step(self, origin: str, sitting: dict[str, Any]) -> bool:
-        """One action at a table if it waits for a seat this bot holds."""
+    def _step(self, origin: str, sitting: dict[str, Any], *, once: bool = False) -> bool:
+        """Actions at a table while it waits for a seat this bot holds (``once``: one at
+        most); whether any was taken."""
         mine = {
             s: self.entrants[p].ident for s, p in sitting["seats"].items() if p in self.entrants
         }
@@ -232,6 +233,8 @@ class TournamentBots:
                     raise
                 return True  # someone else moved: read the hand again
             acted = True
+            if once:
+                break
         return acted
 
     def _action(
