@@ -56,6 +56,28 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
             ),
             "get": op("List events", 200, obj),
         },
+        "/v1/tournaments/scores": {
+            "post": op(
+                "Score an event played over the table: the cayenne-standings/1 document of "
+                "`fairplay tournament score`, from its table records, each a cayenne-record/1 "
+                "document or the id of one uploaded with POST /v1/audits. Nothing is stored. "
+                "Rate-limited per client address like uploads (429 with Retry-After).",
+                200,
+                obj,
+                (400, 422, 429),
+                request={
+                    "type": "object",
+                    "required": ["records"],
+                    "properties": {
+                        "records": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {"oneOf": [obj, {"type": "string", "pattern": "^u-"}]},
+                        }
+                    },
+                },
+            )
+        },
         "/v1/tournaments/{tid}": {"get": op("An event's public state", 200, obj, (), (tid,))},
         "/v1/tournaments/{tid}/registration": {
             "post": admin(

@@ -1,4 +1,5 @@
-"""Disputes: audit a posted record, read a report (JSON or HTML), query reports."""
+"""Disputes: audit a posted record, read a report (JSON or HTML), query reports; score an
+event played over the table from its uploaded records."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ __all__ = [
     "list_audits",
     "notice_of",
     "post_audit",
+    "post_event_scores",
     "upload_id",
     "wants_html",
     "wants_text",
@@ -109,6 +111,61 @@ def post_audit() -> tuple[Response, int, dict[str, str]]:
         )
     summary, report, _ = rows.get_report(conn, report_id)
     return jsonify(dict(summary, report=report)), 201, {"Location": location}
+
+
+EVENT_RECORDS_MAX = 2000
+
+
+@bp.post("/v1/tournaments/scores")
+def post_event_scores() -> Response:
+    """Score an event played over the table (docs/tournaments.md, "Over the table"): the
+    ``cayenne-standings/1`` document that ``fairplay tournament score`` prints, from the
+    event's table records. Each item of ``records`` is a cayenne-record/1 document, or the
+    id of one uploaded before with ``POST /v1/audits`` (``u-...``), so an event too big for
+    one request goes up a table at a time. Nothing is stored: the same records give the
+    same document. JSON by default; ``text/html`` or ``text/plain`` by ``Accept``."""
+    from audit.tournament.render import render_html, render_text
+    from audit.tournament.score import score_event
+
+    s = services()
+    body = json_body()
+    records = body.get("records") if isinstance(body, dict) else None
+    if not isinstance(records, list) or not records:
+        raise BadRequest(
+            "records: a non-empty list of cayenne-record/1 documents or uploaded record ids",
+            details={"path": "records"},
+        )
+    if len(records) > EVENT_RECORDS_MAX:
+        raise BadRequest(
+            f"records: at most {EVENT_RECORDS_MAX} records an event",
+            details={"path": "records"},
+        )
+    conn = s.db.connection()
+    if not is_admin(s.config):
+        rate = Rate(s.config.upload_burst, s.config.upload_per_hour)
+        take(conn, "upload", client_address(), rate, s.config.clock())
+    docs: list[tuple[str, Any]] = []
+    for i, item in enumerate(records):
+        if isinstance(item, str):
+            if not item.startswith("u-") or not rows.has_report(conn, item):
+                raise BadRequest(
+                    f"records[{i}]: {item!r} is not an uploaded record's id (POST /v1/audits)",
+                    details={"path": f"records[{i}]"},
+                )
+            docs.append((item, rows.get_report(conn, item)[2]))
+        elif isinstance(item, dict):
+            docs.append((f"records[{i}]", item))
+        else:
+            raise BadRequest(
+                f"records[{i}]: a cayenne-record/1 document or an uploaded record's id",
+                details={"path": f"records[{i}]"},
+            )
+    doc = score_event(docs)  # a RecordError or EventError names the record and the field
+    if wants_html():
+        return Response(render_html(doc), mimetype="text/html")
+    if wants_text():
+        return Response(render_text(doc), mimetype="text/plain")
+    return jsonify(doc)
 
 
 def bool_arg(name: str) -> bool:
