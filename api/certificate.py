@@ -86,7 +86,7 @@ def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
         "format": BUNDLE_FORMAT,
         "certificate": cert,
         "note": note,
-        "checkpoint": t.ledger._cosigned(cert["checkpoint"]),
+        "checkpoint": t.ledger.cosigned(cert["checkpoint"]),
         "events": [
             {
                 "index": e["index"],
