@@ -4,11 +4,18 @@ Both are computed from the log (the event's chain, its entrants' chains, every h
 every table) and the finished hands' records by :func:`audit.tournament.certificate.certify`,
 against the first stored checkpoint that holds every one of those events: the same
 event gives the same certificate and the same signed note on every request.
+
+A finished event never changes (no event is appended to its chains after
+``tournament_end``), so its bundle is computed once and stored (``api_certificates``):
+every later request, on any worker or host, reads that row. The witnesses' cosignatures
+are the one part that may grow afterwards: the row keeps the checkpoint as the log signed
+it, and each answer appends the cosignatures held then (:meth:`api.hand_log.Ledger.cosigned`).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from typing import TYPE_CHECKING, Any
 
 from api import rows as store
@@ -21,6 +28,7 @@ from audit.tournament.certificate import BUNDLE_FORMAT, certify, note_text
 __all__ = [
     "bundle",
     "certificate",
+    "stored_bundle",
 ]
 
 if TYPE_CHECKING:
@@ -77,8 +85,8 @@ def certificate(
     return cert, sign_note(note_text(cert), t.ledger.signer), events, records
 
 
-def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
-    """The certificate with every event (and its inclusion proof) and record it needs."""
+def _compute(t: Tournaments, tid: str) -> dict[str, Any]:
+    """The bundle of a finished event, computed from the log (its checkpoint uncosigned)."""
     cert, note, events, records = certificate(t, tid)
     size = parse_checkpoint(parse_note(cert["checkpoint"])[0]).size
     log = t.ledger.log
@@ -86,7 +94,7 @@ def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
         "format": BUNDLE_FORMAT,
         "certificate": cert,
         "note": note,
-        "checkpoint": t.ledger._cosigned(cert["checkpoint"]),
+        "checkpoint": cert["checkpoint"],
         "events": [
             {
                 "index": e["index"],
@@ -102,3 +110,34 @@ def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
             for (table, hand), rec in sorted(records.items())
         ],
     }
+
+
+def stored_bundle(t: Tournaments, tid: str) -> dict[str, Any] | None:
+    """The bundle stored for a finished event, as stored (``None`` before the first
+    request computed it)."""
+    row = t.db.connection().one(
+        "SELECT bundle FROM api_certificates WHERE tournament_id = ?", (tid,)
+    )
+    if row is None:
+        return None
+    stored: dict[str, Any] = json.loads(row[0])
+    return stored
+
+
+def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
+    """The certificate with every event (and its inclusion proof) and record it needs,
+    its checkpoint with every witness cosignature held now."""
+    stored = stored_bundle(t, tid)
+    if stored is None:
+        computed = _compute(t, tid)  # raises WrongPhase before the end
+        size = parse_checkpoint(parse_note(computed["checkpoint"])[0]).size
+        text = json.dumps(computed, ensure_ascii=False, separators=(",", ":"))
+        t.db.connection().execute(
+            "INSERT INTO api_certificates (tournament_id, bundle, log_size, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (tid, text, size, t.live.now()),
+        )
+        stored = stored_bundle(t, tid)  # the first writer's, if two raced
+        assert stored is not None
+    stored["checkpoint"] = t.ledger.cosigned(stored["checkpoint"])
+    return stored

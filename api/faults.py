@@ -7,6 +7,12 @@ server's reveal, the end and the next hand's opening), the host dies at once, li
 restarted to repair it), right after the log took the first such action and before the
 hand's rows are written: the crash that leaves the log ahead of the rows. Unset (always,
 outside the tests, which start such a host in a session of its own), it does nothing.
+
+:func:`at` names the other points a tournament's progress can die at (api/tournament.py):
+a tournament event type just appended to the event's chain (``tournament_round_end``,
+``tournament_round``, ``tournament_end``, ...) before the event's row is saved;
+``round_over`` once every table of a round has finished, before the event moves on; and
+``board_open`` once a new round's first board at a table is logged, before its row.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["ENV", "after_append"]
+__all__ = ["ENV", "after_append", "at"]
 
 ENV = "FAIRPLAY_TEST_EXIT_AFTER_APPEND"
 
@@ -26,3 +32,9 @@ def after_append(kind: str, ends_hand: bool) -> None:
         return
     if wanted == ("last" if ends_hand else kind):
         os.killpg(os.getpgrp(), signal.SIGKILL)  # no finally, no atexit, no flush
+
+
+def at(point: str) -> None:
+    """Die here if the tests asked for ``point`` (see the module docstring)."""
+    if os.environ.get(ENV) == point:
+        os.killpg(os.getpgrp(), signal.SIGKILL)

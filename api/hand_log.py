@@ -164,7 +164,7 @@ class Ledger:
                     f"no checkpoint is cosigned by {witnessed} of the configured witnesses",
                     details={"path": "witnessed"},
                 )
-            return self._cosigned(note)
+            return self.cosigned(note)
         note = self.log.latest_checkpoint()
         if note is None:
             raise NotFound(
@@ -172,9 +172,11 @@ class Ledger:
                 f"{CHECKPOINT_INTERVAL:.0f} s of an append",
                 details={"retry_after": CHECKPOINT_INTERVAL},
             )
-        return self._cosigned(note)
+        return self.cosigned(note)
 
-    def _cosigned(self, note: str) -> str:
+    def cosigned(self, note: str) -> str:
+        """A checkpoint note with every witness cosignature the service holds for it
+        appended (the note itself when no witness is configured)."""
         return note if self.witnesses is None else self.witnesses.annotate(note)
 
     def _size_of(self, note_text: str) -> int:
@@ -207,7 +209,7 @@ class Ledger:
         note = self.log.checkpoint_of(size)
         return {
             "root": self.log.tree_hash_b64(size),
-            "checkpoint": None if note is None else self._cosigned(note),
+            "checkpoint": None if note is None else self.cosigned(note),
         }
 
     def entries(self, start: int, end: int) -> dict[str, Any]:

@@ -134,6 +134,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_tournament_tables_event ON api_tournament_tables (tournament_id)",
         ),
     ),
+    Migration.portable(
+        5,
+        "finished tournaments' certificate bundles",
+        (
+            # A finished event never changes: its bundle (api/certificate.py) is computed
+            # once, stored as served less the witnesses' cosignatures, which are added to
+            # its checkpoint on each request (they may come later).
+            """CREATE TABLE api_certificates (
+                tournament_id TEXT PRIMARY KEY REFERENCES api_tournaments(id),
+                bundle TEXT NOT NULL,
+                log_size BIGINT NOT NULL,
+                created_at TEXT NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

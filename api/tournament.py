@@ -27,11 +27,13 @@ import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from api import faults
 from api import rows as store
 from api.database import Connection
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, NotFound, WrongPhase
 from api.handstate import ZERO_SCORE, ruleset_pattern
 from api.signing import parse_player_key
+from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
 from audit.log.schemas import check_cayenne_event
@@ -51,6 +53,21 @@ __all__ = ["CHAIN", "PHASES", "Tournaments", "entrant_chain", "public_json", "si
 log = logging.getLogger(__name__)
 
 CHAIN = "event"
+_LOGGED = (
+    "beacon",
+    "pair_list",
+    "unpaired",
+    "revealed",
+    "absent",
+    "withdrawn",
+    "substitutions",
+    "adjustments",
+    "voided",
+    "actions",
+    "round",
+    "rounds_played",
+)
+"""The fields of an event's row that its chain's events determine (online.fold)."""
 PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
 
 
@@ -126,6 +143,7 @@ class Tournaments:
             self.ledger.append([signed])
         except LogChainBroken as exc:
             raise Conflict(f"the tournament's log moved meanwhile: {exc.message}") from None
+        faults.at(kind)  # the tests' crash between the event and the row (api/faults.py)
         return signed
 
     def service_seed(self, tid: str) -> bytes:
@@ -562,29 +580,18 @@ class Tournaments:
         rnd = doc["round"] + 1
         plan = self.movement(doc)[rnd - 1]
         tables: list[dict[str, Any]] = []
-        created: list[tuple[store.Table, dict[str, Any]]] = []
         for s in plan.sittings:
             ns, ew = self._pairs_of(doc, s.ns, s.ew)
             if self._out(doc, ns, rnd) or self._out(doc, ew, rnd):
                 continue  # the table is not played: its boards are adjusted
             a, b = self.members(doc, ns, rnd)
             c, d = self.members(doc, ew, rnd)
-            seats = {Seat.N: a, Seat.E: c, Seat.S: b, Seat.W: d}
-            table = store.Table(
-                id=store.new_id("t"),
-                name=f"{doc['name']} round {rnd} table {s.table}",
-                ruleset=doc["ruleset"],
-                seats=seats,
-                first_dealer=Seat.N,
-                hand_count=1,
-                created_at=self.live.now(),
-            )
             sitting: dict[str, Any] = {
                 "table": s.table,
-                "id": table.id,
+                "id": store.new_id("t"),
                 "ns": ns,
                 "ew": ew,
-                "seats": {k.name: v for k, v in seats.items()},
+                "seats": {"N": a, "E": c, "S": b, "W": d},
             }
             if doc["format"] == DUPLICATE:
                 assert s.board_set is not None
@@ -592,34 +599,135 @@ class Tournaments:
             else:
                 sitting["hands"] = doc["hands_per_match"]
             tables.append(sitting)
-            created.append((table, sitting))
-        bye = None
-        if plan.bye is not None:
-            bye = plan.bye
+        bye = plan.bye
         self._event(doc["id"], "tournament_round", {"round": rnd, "tables": tables, "bye": bye})
         doc["round"] = rnd
         doc["rounds_played"].append({"round": rnd, "tables": tables, "bye": bye, "over": False})
         self._save(conn, doc)
+        self._open_tables(conn, doc, doc["rounds_played"][-1])
+        self._maybe_next(conn, doc["id"])
+
+    def _open_tables(self, conn: Connection, doc: dict[str, Any], current: dict[str, Any]) -> bool:
+        """Give every table of the round its row and its first hand, as the logged
+        ``tournament_round`` seats it; what a crash left undone is done, what was done is
+        kept (a first hand the log holds but no row does is rebuilt from its logged
+        opening). Whether anything was written."""
+        rnd = current["round"]
         private = 1 if doc["format"] == DUPLICATE else 0
-        for table, sitting in created:
-            boards = [b for b in sitting.get("boards", []) if b not in doc["voided"]]
-            with conn.transaction():
-                store.insert_table(conn, table)
-                conn.execute(
-                    "INSERT INTO api_tournament_tables (table_id, tournament_id, round, number, "
-                    "private) VALUES (?, ?, ?, ?, ?)",
-                    (table.id, doc["id"], rnd, sitting["table"], private),
+        wrote = False
+        for sitting in current["tables"]:
+            try:
+                table = store.get_table(conn, sitting["id"])
+            except NotFound:
+                table = store.Table(
+                    id=sitting["id"],
+                    name=f"{doc['name']} round {rnd} table {sitting['table']}",
+                    ruleset=doc["ruleset"],
+                    seats={Seat.parse(k): v for k, v in sitting["seats"].items()},
+                    first_dealer=Seat.N,
+                    hand_count=1,
+                    created_at=self.live.now(),
                 )
+                with conn.transaction():
+                    store.insert_table(conn, table)
+                    conn.execute(
+                        "INSERT INTO api_tournament_tables (table_id, tournament_id, round, "
+                        "number, private) VALUES (?, ?, ?, ?, ?)",
+                        (table.id, doc["id"], rnd, sitting["table"], private),
+                    )
+                wrote = True
+            if conn.one("SELECT 1 FROM api_hands WHERE table_id = ? AND number = 1", (table.id,)):
+                continue
             if doc["format"] == DUPLICATE:
+                boards = [b for b in sitting["boards"] if b not in doc["voided"]]
                 if not boards:
-                    continue
+                    continue  # every board of the table is void: nothing to play
                 hand = self.live.open_board(table, 1, doc, rnd, self.board(doc, boards[0]))
             else:
                 hand = self.live.open_hand(table, 1, ZERO_SCORE, Seat.N, 0)
-            self.ledger.append(hand.pending)
+            logged = self.ledger.hand_events(table.id, 1)
+            if logged:  # appended before a crash, its row never written
+                opening, derived = logged[0]["event"], hand.pending[0]
+                if len(logged) > 1 or (opening["type"], opening["body"]) != (
+                    derived["type"],
+                    derived["body"],
+                ):
+                    raise Conflict(
+                        f"table {table.id}'s logged first hand is not the one the service "
+                        "derives; an operator must repair it",
+                        details={"table": table.id},
+                    )
+                hand.last_hash = event_hash(opening)
+            else:
+                self.ledger.append(hand.pending)
+                faults.at("board_open")
             hand.pending = []
             store.insert_hand(conn, hand)
-        self._maybe_next(conn, doc["id"])
+            wrote = True
+        return wrote
+
+    # ------------------------------------------------------------------ after a crash
+
+    def recover(self) -> int:
+        """Bring every event being played up to its log; the number of events repaired.
+
+        Run when the service starts, after the hands' rows (:func:`api.room.repair.recover`).
+        Each step of an event is logged first and written after, so a crash can leave the
+        event's row behind its chain (a round logged as over or begun, a deal, the end),
+        a round's tables without their rows or first hands, or a round whose tables have
+        all finished without the next begun. The row is brought up to the chain
+        (:func:`audit.tournament.online.fold`, the function a verifier replays), the
+        missing tables and first hands are opened as logged, and the event moves on.
+        """
+        conn = self.db.connection()
+        repaired = 0
+        for row in conn.all("SELECT id FROM api_tournaments ORDER BY created_at"):
+            tid = str(row[0])
+            try:
+                with self._lock:
+                    repaired += self._recover(conn, tid)
+            except FairplayError as exc:
+                log.error("tournament %s not recovered: %s", tid, exc)
+        return repaired
+
+    def _recover(self, conn: Connection, tid: str) -> bool:
+        doc = self._load(conn, tid)
+        if doc["phase"] not in ("revealing", "playing"):
+            return False
+        version = doc["version"]
+        chain = [e["event"] for e in self.ledger.log.hand_events(tid, CHAIN)]
+        logged = online.fold(tid, [(e["type"], e["body"]) for e in chain])
+        behind = {k: logged[k] for k in _LOGGED if doc.get(k) != logged[k]}
+        if doc["phase"] == "revealing" and any(e["type"] == "tournament_deal" for e in chain):
+            behind["phase"] = "playing"
+        if logged["phase"] == "over":
+            behind["phase"] = "over"
+        if behind:
+            doc |= behind
+            self._save(conn, doc)
+            log.warning("tournament %s brought up to its log: %s", tid, ", ".join(sorted(behind)))
+        if doc["phase"] == "over":  # the end is logged: publish the tables
+            conn.execute(
+                "UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (tid,)
+            )
+            self.ledger.sign_checkpoint()
+            return True
+        if doc["phase"] == "revealing":
+            if all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair):
+                self._deal(conn, doc)  # the last reveal was kept, the deal not logged
+        elif not doc["rounds_played"]:
+            self._start_round(conn, doc)  # the deal is logged, the first round not
+        elif doc["rounds_played"][-1]["over"]:
+            current = doc["rounds_played"][-1]
+            self._void_abandoned(conn, current.get("abandoned", []))
+            if doc["round"] < doc["rounds"]:
+                self._start_round(conn, doc)
+            else:
+                self._finish(conn, doc)
+        else:
+            self._open_tables(conn, doc, doc["rounds_played"][-1])
+            self._maybe_next(conn, tid)
+        return bool(self._load(conn, tid)["version"] != version)
 
     # ------------------------------------------------------------------ the live side
 
@@ -677,15 +785,12 @@ class Tournaments:
         with self._lock:
             self._maybe_next(conn, str(row[0]))
 
-    def _table_done(self, conn: Connection, table_id: str) -> bool:
-        row = conn.one("SELECT hand_count FROM api_tables WHERE id = ?", (table_id,))
-        if row is None:
-            return True  # no hands: nothing to play
-        hands = store.list_hands(conn, table_id)
-        return (
-            not hands
-            or all(h.phase in ("over", "void") for h in hands)
-            and not self._more(conn, table_id, hands)
+    def _table_done(self, conn: Connection, doc: dict[str, Any], sitting: dict[str, Any]) -> bool:
+        hands = store.list_hands(conn, sitting["id"])
+        if not hands:  # done only if it has nothing to play (every board void)
+            return doc["format"] == DUPLICATE and all(b in doc["voided"] for b in sitting["boards"])
+        return all(h.phase in ("over", "void") for h in hands) and not self._more(
+            conn, sitting["id"], hands
         )
 
     def _more(self, conn: Connection, table_id: str, hands: list[store.HandRow]) -> bool:
@@ -703,7 +808,8 @@ class Tournaments:
         if doc["phase"] != "playing":
             return
         current = doc["rounds_played"][-1]
-        if all(self._table_done(conn, t["id"]) for t in current["tables"]):
+        if all(self._table_done(conn, doc, t) for t in current["tables"]):
+            faults.at("round_over")  # the tests' crash before the event moves on
             self._end_round(conn, doc, None)
 
     def _end_round(self, conn: Connection, doc: dict[str, Any], reason: str | None) -> None:
@@ -721,20 +827,24 @@ class Tournaments:
         if reason is not None:
             body["reason"] = reason
         self._event(doc["id"], "tournament_round_end", body)
-        for a in abandoned:
-            conn.execute(
-                "UPDATE api_hands SET phase = 'void', finished_at = ? WHERE table_id = ? AND number = ?",
-                (self.live.now(), a["table"], a["hand"]),
-            )
-            self.live.forget((a["table"], a["hand"]))
-        current["over"] = True
-        current["early"] = bool(abandoned)
+        self._void_abandoned(conn, abandoned)
+        current |= {"over": True, "early": bool(abandoned), "abandoned": abandoned}
         self._save(conn, doc)
         doc = self._load(conn, doc["id"])
         if doc["round"] < doc["rounds"]:
             self._start_round(conn, doc)
         else:
             self._finish(conn, doc)
+
+    def _void_abandoned(self, conn: Connection, abandoned: list[dict[str, Any]]) -> None:
+        """The hands a round's end abandoned, void (again: what a crash left undone)."""
+        for a in abandoned:
+            conn.execute(
+                "UPDATE api_hands SET phase = 'void', finished_at = ? "
+                "WHERE table_id = ? AND number = ? AND phase NOT IN ('over', 'void')",
+                (self.live.now(), a["table"], a["hand"]),
+            )
+            self.live.forget((a["table"], a["hand"]))
 
     def _finish(self, conn: Connection, doc: dict[str, Any]) -> None:
         """The event is over: log the entrants' reveals and the service's seed."""

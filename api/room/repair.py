@@ -32,6 +32,7 @@ from api import rows
 from api.database import Connection
 from api.errors import Conflict, NotFound, WrongPhase
 from api.handstate import PLAYER_KINDS, next_start
+from audit.errors import FairplayError
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
@@ -94,6 +95,12 @@ def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow
         return hand
     ended = hand.phase == "void" or (hand.phase == "over" and hand.report_id is not None)
     following = _following(live, table, hand) if ended else None
+    if ended and following is None and live.ledger.head(table.id, hand.number + 1):
+        raise Conflict(
+            f"hand {hand.number + 1} is logged but the service opens no hand after hand "
+            f"{hand.number}; an operator must repair it",
+            details={"hand": hand.number + 1},
+        )
     with conn.transaction():
         if not rows.update_hand(conn, hand, before):
             return rows.get_hand(conn, table.id, hand.number)  # repaired meanwhile
@@ -115,31 +122,32 @@ def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow
     if ended:
         live.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
+    if ended and live.tournaments is not None:
+        try:  # a tournament table's last hand of the round: the event moves on
+            live.tournaments.hand_ended(table.id)
+        except FairplayError as exc:  # the hand stands; the next hand or a restart moves it
+            log.error("tournament of table %s not moved on: %s", table.id, exc)
     return hand
 
 
-def _following(live: Live, table: rows.Table, hand: rows.HandRow) -> rows.HandRow:
-    """The next hand's row, rebuilt from its logged opening (appended with the end)."""
+def _following(live: Live, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
+    """The next hand's row, rebuilt from its logged opening (appended with the end); for
+    a tournament table, its next board or hand (``None`` when its round is played)."""
     number = hand.number + 1
     if hand.phase == "over":
-        assert hand.end_score is not None
-        start, dealer, pack = hand.end_score, hand.dealer.left, 1 - hand.pack
+        following = live.following(table, hand)
+        if following is None:
+            return None
+        row = following
     else:  # void: the same dealer deals again from the same pack
-        start, dealer, pack = hand.start_score, hand.dealer, hand.pack
-    row = live.open_hand(table, number, start, dealer, pack)
+        row = live.open_hand(table, number, hand.start_score, hand.dealer, hand.pack)
     logged = live.ledger.hand_events(table.id, number)
     if not logged:  # pragma: no cover - the opening is appended with the end, atomically
         live.ledger.append(row.pending)
         row.pending = []
         return row
-    opening = logged[0]["event"]
-    body = opening["body"]
-    if (
-        opening["type"] != "open"
-        or body.get("server_commitment") != row.server_commitment
-        or body.get("dealer") != dealer.name
-        or body.get("pack") != pack
-    ):
+    opening, derived = logged[0]["event"], row.pending[0]
+    if (opening["type"], opening["body"]) != (derived["type"], derived["body"]):
         raise Conflict(
             f"hand {number}'s logged opening is not the one the service derives; "
             "an operator must repair it",
@@ -172,6 +180,8 @@ def recover(live: Live) -> int:
                 repaired += 1
             except (Conflict, NotFound) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
+    if live.tournaments is not None:  # then the events whose tables those hands are
+        repaired += live.tournaments.recover()
     return repaired
 
 

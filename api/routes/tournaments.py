@@ -292,10 +292,10 @@ def get_transcript(tid: str) -> Response:
 @bp.get("/v1/tournaments/<tid>/certificate")
 def get_certificate(tid: str) -> Response:
     """The certificate of a finished event and the log key's signed note over it."""
-    from api.certificate import certificate
+    from api.certificate import bundle
 
-    cert, note, _events, _records = certificate(_t(), tid)
-    return jsonify({"certificate": cert, "note": note})
+    b = bundle(_t(), tid)
+    return jsonify({"certificate": b["certificate"], "note": b["note"]})
 
 
 @bp.get("/v1/tournaments/<tid>/certificate/bundle")

@@ -261,3 +261,33 @@ def test_the_certificates_follow_the_shipped_schema(played: Played) -> None:
     del broken["standings"]
     with pytest.raises(CertificateUnreadable, match="standings"):
         check_schema(broken)
+
+
+def test_a_finished_events_bundle_is_computed_once_and_stored(played: Played) -> None:
+    tid = played.tids["mitchell"]
+    client = played.service.client()
+    path = f"/v1/tournaments/{tid}/certificate/bundle"
+    first, second = client.raw("GET", path), client.raw("GET", path)
+    assert first[0] == second[0] == 200 and first[2] == second[2]  # the same bytes
+    conn = played.service.app.extensions["fairplay"].db.connection()
+    rows = conn.all("SELECT bundle FROM api_certificates WHERE tournament_id = ?", (tid,))
+    assert len(rows) == 1
+    stored = json.loads(rows[0][0])
+    assert stored == json.loads(first[2])  # no witness: the checkpoint as the log signed it
+    # the answers come from the row, not from the log again: a mark put in it is served
+    conn.execute(
+        "UPDATE api_certificates SET bundle = ? WHERE tournament_id = ?",
+        (json.dumps(dict(stored, note="marked")), tid),
+    )
+    try:
+        assert client.call("GET", path)["note"] == "marked"
+        assert client.call("GET", f"/v1/tournaments/{tid}/certificate")["note"] == "marked"
+    finally:
+        conn.execute(
+            "UPDATE api_certificates SET bundle = ? WHERE tournament_id = ?", (rows[0][0], tid)
+        )
+    assert client.raw("GET", path)[2] == first[2]
+    # an event that is not over has no certificate, and nothing is stored for it
+    fresh = _admin(client, "POST", "/v1/tournaments", MITCHELL)["id"]
+    assert client.raw("GET", f"/v1/tournaments/{fresh}/certificate/bundle")[0] == 409
+    assert conn.one("SELECT 1 FROM api_certificates WHERE tournament_id = ?", (fresh,)) is None

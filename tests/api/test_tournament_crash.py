@@ -1,0 +1,145 @@
+"""A tournament survives ``kill -9`` of its service at every step between two boards.
+
+One Mitchell (3 tables, 2 boards a round, 2 rounds) is played by bots against real
+``fairplay serve`` processes on one database, each started with
+``FAIRPLAY_TEST_EXIT_AFTER_APPEND`` (api/faults.py) so that it dies, like ``kill -9`` of
+its process group, at one point:
+
+1. ``last``: a board's last card, its end and the table's next board are logged, the
+   rows not written (the next board has no row);
+2. ``round_over``: every table of round 1 has finished, the next round is not begun;
+3. ``tournament_round_end``: round 1's end is logged, the event's row not saved;
+4. ``tournament_round``: round 2 is logged, its tables do not exist;
+5. ``board_open``: a table of round 2 exists and its first board is logged, its row not;
+6. ``tournament_end``: the end of the event is logged, the event's row not saved.
+
+Points 3 to 5 are reached by the start-up repair of the host before (each of those hosts
+dies while it starts). After each death the next host starts on the same database; the
+last one finishes the event. Nothing may be lost or done twice: every table plays both
+its boards once, each round is logged once, and the certificate bundle verifies with
+``fairplay tournament verify``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.client import Client
+from api.tournament_bot import TournamentBots
+from audit.cli import main as audit_main
+from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url
+from tests.api.test_two_hosts import Host
+
+BEACON = {"source": "test-beacon", "round": 3, "randomness": "ef" * 32}
+EVENT = {
+    "name": "Crash pairs",
+    "format": "pairs-duplicate",
+    "tables": 3,
+    "boards_per_round": 2,
+    "rounds": 2,
+}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fairplay.db'}"
+        return
+    pg_url: str = request.getfixturevalue("pg_url")
+    url, schema = _pg_schema_url(pg_url)
+    yield url
+    _drop_schema(pg_url, schema)
+
+
+def client_of(host: Host) -> Client:
+    return Client(host.url, admin_token=ADMIN, rounds=0)  # a dead host fails at once
+
+
+def played_until_killed(bots: TournamentBots, host: Host) -> None:
+    """The bots play until ``host`` dies at its point (it must die, not finish)."""
+    try:
+        final = bots.run(timeout=120)
+    except OSError:
+        assert host.proc.wait(timeout=30) == -signal.SIGKILL
+        return
+    raise AssertionError(f"the host did not die; the event is {final['phase']}")
+
+
+def test_a_tournament_survives_kill_9_between_boards_and_rounds(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    hosts: list[Host] = []
+
+    def start(point: str | None, *, dies_starting: bool = False) -> Host:
+        host = Host(database, data, crash_at=point)
+        hosts.append(host)
+        if dies_starting:  # its start-up repair reaches the point
+            assert host.proc.wait(timeout=60) == -signal.SIGKILL, point
+            return host
+        return host.wait_ready()
+
+    try:
+        host = start("last")
+        client = client_of(host)
+        tid = client.call("POST", "/v1/tournaments", EVENT, client.admin())["id"]
+        path = f"/v1/tournaments/{tid}"
+        client.call("POST", f"{path}/registration", {"open": True}, client.admin())
+        client.call("POST", f"{path}/beacon", BEACON, client.admin())
+        bots = TournamentBots(client, tid, {}, random.Random(5))
+        bots.enter_pairs(6)
+        client.call("POST", f"{path}/registration", {"open": False}, client.admin())
+        client.call("POST", f"{path}/start", {}, client.admin())
+        played_until_killed(bots, host)  # 1. a board's end and the next board logged
+        host = start("round_over")
+        bots = TournamentBots(client_of(host), tid, bots.entrants, bots.rng)
+        played_until_killed(bots, host)  # 2. round 1 over, round 2 not begun
+        for point in ("tournament_round_end", "tournament_round", "board_open"):
+            start(point, dies_starting=True)  # 3, 4, 5: in the start-up repair
+        host = start("tournament_end")
+        bots = TournamentBots(client_of(host), tid, bots.entrants, bots.rng)
+        played_until_killed(bots, host)  # 6. the end logged, the row not saved
+        host = start(None)
+        client = client_of(host)
+        final = client.call("GET", path)
+        assert final["phase"] == "over", final["phase"]
+
+        # nothing lost, nothing twice
+        events = client.call("GET", f"{path}/events")["events"]
+        kinds = [e["event"]["type"] for e in events]
+        assert [kinds.count(k) for k in ("tournament_round", "tournament_round_end")] == [2, 2]
+        assert kinds.count("tournament_end") == 1 and kinds[-1] == "tournament_end"
+        assert [r["round"] for r in final["rounds_played"]] == [1, 2]
+        assert all(r["over"] and not r["early"] for r in final["rounds_played"])
+        for r in final["rounds_played"]:
+            assert sorted(t["table"] for t in r["tables"]) == [1, 2, 3]
+            for t in r["tables"]:
+                hands = client.call("GET", f"/v1/tables/{t['id']}/hands")["hands"]
+                assert [h["phase"] for h in hands] == ["over", "over"], (r["round"], t)
+                for n in (1, 2):
+                    chain = client.call("GET", f"/v1/tables/{t['id']}/hands/{n}/events")
+                    ek = [e["event"]["type"] for e in chain["events"]]
+                    assert ek[0] == "board_open" and ek[-1] == "end" and ek.count("end") == 1
+                    assert chain["events"][0]["event"]["body"]["board"] == t["boards"][n - 1]
+        records = client.call("GET", f"{path}/records")["records"]
+        assert len(records) == 6 and all(len(r["hands"]) == 2 for r in records)
+
+        # the certificate of the event verifies
+        bundle = client.call("GET", f"{path}/certificate/bundle")
+        key = client.call("GET", "/v1/log/key").strip()
+        (tmp_path / "bundle.json").write_text(json.dumps(bundle))
+        capsys.readouterr()
+        code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
+        out = capsys.readouterr()
+        assert code == 0, out.out + out.err
+        assert all(h["last"] == "end" for h in bundle["certificate"]["hands"])
+        assert len(bundle["certificate"]["hands"]) == 12
+    finally:
+        for h in hosts:
+            h.stop()
