@@ -3,7 +3,8 @@
 ``fairplay audit RECORD`` with one record tries this first (docs/performance.md, "One
 big record"): the record's hands are read one by one (:mod:`audit.record.stream`)
 through the native fast path (:func:`audit.native.audit_stream`), and with
-``--format json`` the report's hands are written one by one as they are finished, so
+``--format json`` or ``text`` the report is written as it is made, each hand's entry
+built when it is written (twice for text: the table, then the explanations), so
 neither the record's tree nor the report's is ever whole in memory. The report is
 byte for byte the one :func:`audit.auditor.audit_document` gives. Whenever the
 stream cannot answer (the fast path is off or declines, the record is not read
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.cli.output import OutputError
-from audit.native import audit_stream
+from audit.native import Entries, audit_stream
 from audit.record.codec import collector_paused
 from audit.record.stream import Decline, open_stream
 
@@ -53,36 +54,44 @@ def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> s
     if fmt == "html":
         return None
     try:
-        data = path.read_bytes()
+        source = open(path, "rb")  # noqa: SIM115 - closed below, once the hands are read
     except OSError:
         return None  # the ordinary path reports it
     # The collector paused while the record is read (a JSON tree holds no cycle), and
     # left as it was while the report is written: the JSON encoder's closures make a
     # cycle per call, a leak of about a third of the file's size if never collected.
-    with collector_paused():
-        try:
-            stream = open_stream(data)
-        except Decline:
-            return None
-        del data
-        report = audit_stream(stream, alpha)
+    try:
+        with collector_paused():
+            stream = open_stream(source)
+            report = audit_stream(stream, alpha)
+    except (Decline, OSError):
+        return None
+    finally:
+        source.close()
     if report is None:
         return None
-    hands: Iterator[dict[str, Any]] = report["hands"]
+    hands: Entries = report["hands"]
     if fmt == "text":
-        from audit.report.text import render_text
+        from audit.report.text import text_lines
 
-        try:
-            report["hands"] = list(hands)
-        except Decline:
-            return None
         players = stream.head.get("players")
-        text = render_text(
-            report, str(path), players=players if isinstance(players, dict) else None
+        lines = text_lines(
+            report,
+            str(path),
+            players=players if isinstance(players, dict) else None,
+            dealers=hands.dealers,
         )
-        _write(target, [text])
-        return str(report["verdict"])
-    # json: the hands are written as they are finished, to a file put in place at the end
+        chunks: Iterator[str] = (line + "\n" for line in lines)
+    else:
+        chunks = json_chunks(report, iter(hands))
+    if not _write(target, chunks):
+        return None
+    return str(report["verdict"])
+
+
+def _write(target: Path | None, chunks: Iterator[str]) -> bool:
+    """Write the report as it is made, to a file put in place at the end (to standard
+    output, through a temporary file); ``False`` and nothing written on :class:`Decline`."""
     tmp = None if target is None else target.with_name(target.name + ".tmp")
     try:
         with (
@@ -91,13 +100,13 @@ def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> s
             else open(tmp, "w", encoding="utf-8") as out
         ):
             try:
-                for chunk in json_chunks(report, hands):
+                for chunk in chunks:
                     out.write(chunk)
             except Decline:
                 out.close()
                 if tmp is not None:
                     tmp.unlink()
-                return None
+                return False
             if tmp is None:
                 out.seek(0)
                 shutil.copyfileobj(out, sys.stdout)
@@ -105,14 +114,4 @@ def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> s
             tmp.replace(target)
     except OSError as exc:
         raise OutputError(f"cannot write {target or 'the report'}: {exc.strerror or exc}") from None
-    return str(report["verdict"])
-
-
-def _write(target: Path | None, chunks: list[str]) -> None:
-    if target is None:
-        for c in chunks:
-            sys.stdout.write(c)
-        return
-    from audit.cli.output import write_text
-
-    write_text(target, "".join(chunks))
+    return True
