@@ -3,9 +3,10 @@
 Most records are in order: every hand valid, played by the rules, gathered as won,
 scored right and honestly shuffled. For such a record the C extension
 ``audit.native._fastaudit`` does the whole audit of the hands in one pass over the parsed
-JSON and returns the report's ``hands`` and ``rubbers``; this module adds what is
-per record (the cut for the first deal, each dealer's pooled p-value) and the rest of
-the report.
+JSON and returns the report's ``rubbers`` and the hands as compact structs, from which
+each hand's entry in ``hands`` is built when asked for (:class:`Entries`); this module
+adds what is per record (the cut for the first deal, each dealer's pooled p-value) and
+the rest of the report.
 
 Stacked deals are reported here, from the ``stacking`` objects the extension builds,
 by :func:`audit.checks.stacking.stacked_findings`, as the Python check reports them. For anything else to

@@ -194,7 +194,7 @@ def test_a_record_read_in_chunks_is_read_as_json_loads_reads_it(chunk: int, enco
     """Chunk ends fall inside numbers, strings, escapes and multi-byte characters: each
     value is decoded only once the text after it is there, so nothing is cut short."""
     doc = random_record(random.Random(6), 3)
-    doc = {"x-n": 12345, "x-é": "ümlaut \u00e9 \\ \" \U0001f0a1", **doc, "hands": doc["hands"]}
+    doc = {"x-n": 12345, "x-é": 'ümlaut \u00e9 \\ " \U0001f0a1', **doc, "hands": doc["hands"]}
     doc["hands"][1]["x-big"] = 1234567890123456789
     data = json.dumps(doc, ensure_ascii=False, indent=1).encode(encoding)
     stream = open_stream(io.BytesIO(data), chunk)
