@@ -24,7 +24,7 @@ from audit import native
 from audit.auditor import audit_document
 from audit.cli import main
 from audit.cli.audit import render
-from audit.cli.stream import audit_streamed
+from audit.cli.stream import _record_hands, _stamp, audit_streamed
 from audit.errors import RecordError
 from audit.record.generate import random_record
 from audit.record.stream import Decline, open_stream
@@ -87,7 +87,7 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("fmt", ["json", "text", "html"])
 @pytest.mark.parametrize(("name", "doc"), variants(), ids=[n for n, _ in variants()])
 def test_a_record_in_order_is_streamed_to_the_same_report(
     name: str, doc: dict[str, Any], fmt: str, tmp_path: Path
@@ -236,3 +236,14 @@ def test_the_report_s_hands_are_built_as_they_are_written() -> None:
     assert {k: v for k, v in report.items() if k != "hands"} == {
         k: v for k, v in whole.items() if k != "hands"
     }
+
+
+def test_the_html_page_reads_the_hands_again_only_from_the_file_audited(tmp_path: Path) -> None:
+    """The page draws each deal from the file, read a second time: a file changed in
+    between is declined (the ordinary path reads it once)."""
+    path = write(tmp_path, random_record(random.Random(9), 4))
+    stamp = _stamp(path.stat())
+    assert [h.number for h in _record_hands(path, stamp)] == [1, 2, 3, 4]
+    path.write_text(path.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    with pytest.raises(Decline):
+        list(_record_hands(path, stamp))
