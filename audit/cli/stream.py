@@ -3,18 +3,21 @@
 ``fairplay audit RECORD`` with one record tries this first (docs/performance.md, "One
 big record"): the record's hands are read one by one (:mod:`audit.record.stream`)
 through the native fast path (:func:`audit.native.audit_stream`), and with
-``--format json`` the report's hands are written one by one as they are finished, so
-neither the record's tree nor the report's is ever whole in memory. The report is
-byte for byte the one :func:`audit.auditor.audit_document` gives. Whenever the
-stream cannot answer (the fast path is off or declines, the record is not read
-exactly as ``json.loads`` reads it, the format is html, which draws each deal from
-the record), :func:`audit_streamed` returns ``None`` and nothing has been written:
-the caller audits the record the ordinary way.
+the report is written as it is made, each hand's entry built when it is written
+(twice for text: the table, then the explanations; for html, beside the hand read
+from the file again, whose deal the page draws), so neither the record's tree nor the
+report's is ever whole in memory. The report is byte for byte the one
+:func:`audit.auditor.audit_document` gives. Whenever the stream cannot answer (the
+fast path is off or declines, the record is not read exactly as ``json.loads`` reads
+it, the file changed between the two readings of html), :func:`audit_streamed`
+returns ``None`` and nothing has been written: the caller audits the record the
+ordinary way.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -23,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from audit.cli.output import OutputError
-from audit.native import audit_stream
+from audit.native import Entries, audit_stream
 from audit.record.codec import collector_paused
+from audit.record.fastload import load_hand, top_level
+from audit.record.model import HandRecord
 from audit.record.stream import Decline, open_stream
 
 __all__ = ["audit_streamed", "json_chunks"]
@@ -50,39 +55,78 @@ def json_chunks(report: dict[str, Any], hands: Iterator[dict[str, Any]]) -> Iter
 def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> str | None:
     """Audit one record as a stream and write its report (to ``target``, or standard
     output); returns the verdict, or ``None`` when the stream does not answer."""
-    if fmt == "html":
-        return None
     try:
-        data = path.read_bytes()
+        source = open(path, "rb")  # noqa: SIM115 - closed below, once the hands are read
     except OSError:
         return None  # the ordinary path reports it
     # The collector paused while the record is read (a JSON tree holds no cycle), and
     # left as it was while the report is written: the JSON encoder's closures make a
     # cycle per call, a leak of about a third of the file's size if never collected.
-    with collector_paused():
-        try:
-            stream = open_stream(data)
-        except Decline:
-            return None
-        del data
-        report = audit_stream(stream, alpha)
+    try:
+        stamp = _stamp(os.fstat(source.fileno()))
+        with collector_paused():
+            stream = open_stream(source)
+            report = audit_stream(stream, alpha)
+    except (Decline, OSError):
+        return None
+    finally:
+        source.close()
     if report is None:
         return None
-    hands: Iterator[dict[str, Any]] = report["hands"]
-    if fmt == "text":
-        from audit.report.text import render_text
+    hands: Entries = report["hands"]
+    if fmt == "html":
+        from audit.report.html import html_chunks
 
-        try:
-            report["hands"] = list(hands)
-        except Decline:
+        top = top_level({**stream.head, "hands": []})
+        if top is None:
             return None
-        players = stream.head.get("players")
-        text = render_text(
-            report, str(path), players=players if isinstance(players, dict) else None
+        chunks: Iterator[str] = html_chunks(
+            report, _record_hands(path, stamp), top[2], f"Audit of {path.name}"
         )
-        _write(target, [text])
-        return str(report["verdict"])
-    # json: the hands are written as they are finished, to a file put in place at the end
+    elif fmt == "text":
+        from audit.report.text import text_lines
+
+        players = stream.head.get("players")
+        lines = text_lines(
+            report,
+            str(path),
+            players=players if isinstance(players, dict) else None,
+            dealers=hands.dealers,
+        )
+        chunks = (line + "\n" for line in lines)
+    else:
+        chunks = json_chunks(report, iter(hands))
+    if not _write(target, chunks):
+        return None
+    return str(report["verdict"])
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _record_hands(path: Path, stamp: tuple[int, int, int, int]) -> Iterator[HandRecord]:
+    """The record's hands, typed, read from the file again one at a time (the HTML page
+    draws each deal); :class:`Decline` if a hand is not certainly valid or the file is
+    not the one audited."""
+    try:
+        with open(path, "rb") as source:
+            if _stamp(os.fstat(source.fileno())) != stamp:
+                raise Decline("the file changed while it was audited")
+            for i, raw in enumerate(open_stream(source).hands()):
+                hand = load_hand(i, raw)
+                if hand is None:
+                    raise Decline("a hand the loader is not sure of")
+                yield hand
+            if _stamp(os.fstat(source.fileno())) != stamp:
+                raise Decline("the file changed while it was read")
+    except OSError:
+        raise Decline("the file could not be read again") from None
+
+
+def _write(target: Path | None, chunks: Iterator[str]) -> bool:
+    """Write the report as it is made, to a file put in place at the end (to standard
+    output, through a temporary file); ``False`` and nothing written on :class:`Decline`."""
     tmp = None if target is None else target.with_name(target.name + ".tmp")
     try:
         with (
@@ -91,13 +135,13 @@ def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> s
             else open(tmp, "w", encoding="utf-8") as out
         ):
             try:
-                for chunk in json_chunks(report, hands):
+                for chunk in chunks:
                     out.write(chunk)
             except Decline:
                 out.close()
                 if tmp is not None:
                     tmp.unlink()
-                return None
+                return False
             if tmp is None:
                 out.seek(0)
                 shutil.copyfileobj(out, sys.stdout)
@@ -105,14 +149,4 @@ def audit_streamed(path: Path, alpha: float, fmt: str, target: Path | None) -> s
             tmp.replace(target)
     except OSError as exc:
         raise OutputError(f"cannot write {target or 'the report'}: {exc.strerror or exc}") from None
-    return str(report["verdict"])
-
-
-def _write(target: Path | None, chunks: list[str]) -> None:
-    if target is None:
-        for c in chunks:
-            sys.stdout.write(c)
-        return
-    from audit.cli.output import write_text
-
-    write_text(target, "".join(chunks))
+    return True

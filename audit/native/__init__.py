@@ -3,9 +3,10 @@
 Most records are in order: every hand valid, played by the rules, gathered as won,
 scored right and honestly shuffled. For such a record the C extension
 ``audit.native._fastaudit`` does the whole audit of the hands in one pass over the parsed
-JSON and returns the report's ``hands`` and ``rubbers``; this module adds what is
-per record (the cut for the first deal, each dealer's pooled p-value) and the rest of
-the report.
+JSON and returns the report's ``rubbers`` and the hands as compact structs, from which
+each hand's entry in ``hands`` is built when asked for (:class:`Entries`); this module
+adds what is per record (the cut for the first deal, each dealer's pooled p-value) and
+the rest of the report.
 
 Stacked deals are reported here, from the ``stacking`` objects the extension builds,
 by :func:`audit.checks.stacking.stacked_findings`, as the Python check reports them. For anything else to
@@ -29,7 +30,7 @@ against Python's values. ``_fastaudit.pyi`` types the extension for mypy.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -50,7 +51,15 @@ from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, St
 from audit.stacking.order import SOFT_MIN_SCALE, eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TailTable, load_tables
 
-__all__ = ["NativeContractError", "audit_fast", "available", "check_bounds", "scalars"]
+__all__ = [
+    "Entries",
+    "NativeContractError",
+    "audit_fast",
+    "audit_stream",
+    "available",
+    "check_bounds",
+    "scalars",
+]
 
 try:
     from audit.native import _fastaudit
@@ -125,10 +134,6 @@ def _configure() -> None:
     )
 
 
-def _result(info: dict[str, Any]) -> StackingResult:
-    return StackingResult(info["p_value"], info["statistic"], info["method"], info["evidence"])
-
-
 _HONOUR_TEXTS = tuple(
     frozenset(r + suit for r in ("A", "K", "Q", "J", "T", "10")) for suit in "SHDC"
 )
@@ -181,7 +186,7 @@ def _claim(
 
 
 def _explained(
-    hands: list[dict[str, Any]], extras: Sequence[Extra], ruleset: Ruleset, start: Start | None
+    hands: Iterable[dict[str, Any]], extras: Sequence[Extra], ruleset: Ruleset, start: Start | None
 ) -> Iterator[dict[str, Any]]:
     """Each hand with its ``claimed`` and ``explanation`` added, as the Python auditor
     adds them (raises :class:`Decline` if the Python scorer disagrees with the extension).
@@ -213,6 +218,63 @@ def _explained(
         yield h
 
 
+class Entries:
+    """The report's ``hands`` of a record the extension audited, built as they are asked for.
+
+    ``len()`` is the number of hands; each iteration builds every entry anew (the
+    extension's part, then its claim and explanation) and holds none of them, so a writer
+    can write each and let it go: the entries whole are about three times the record's
+    file. Iterating raises :class:`Decline` if the Python scorer disagrees with the
+    extension (the Python auditor decides, then). ``dealers`` are the seats that dealt.
+    """
+
+    def __init__(
+        self,
+        audited: _fastaudit.Audited,
+        extras: Sequence[Extra],
+        ruleset: Ruleset,
+        start: Start | None,
+        dealers: frozenset[str],
+    ) -> None:
+        self._audited = audited
+        self._extras = extras
+        self._ruleset = ruleset
+        self._start = start
+        self.dealers = dealers
+
+    def __len__(self) -> int:
+        return len(self._audited)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        entry = self._audited.entry
+        plain = (entry(i) for i in range(len(self._audited)))
+        return _explained(plain, self._extras, self._ruleset, self._start)
+
+
+class _Infos(Mapping[int, dict[str, Any]]):
+    """Hand number -> the report's ``stacking``, built when looked up (the findings look
+    up only the deals below alpha and the deals of a dealer pooled below it)."""
+
+    def __init__(self, audited: _fastaudit.Audited) -> None:
+        self._audited = audited
+
+    def __getitem__(self, number: int) -> dict[str, Any]:
+        if not 1 <= number <= len(self._audited):
+            raise KeyError(number)
+        info: dict[str, Any] | None = self._audited.stacking(number - 1)
+        if info is None:
+            raise KeyError(number)
+        return info
+
+    def __iter__(self) -> Iterator[int]:
+        for i in range(len(self._audited)):
+            if self._audited.stacking(i) is not None:
+                yield i + 1
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     """The report of a record in order, or ``None`` (the Python auditor decides)."""
     if not available():
@@ -226,8 +288,7 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     if report is None:
         return None
     try:
-        for _ in _explained(report["hands"], extras, top[0], top[1]):
-            pass
+        report["hands"] = list(report["hands"])
     except Decline:
         return None
     return report
@@ -238,12 +299,12 @@ def audit_stream(stream: RecordStream, alpha: float) -> dict[str, Any] | None:
 
     The hands go through the extension one at a time (each hand's JSON is let go once
     read into its compact struct), so the record's tree is never whole in memory. The
-    report is :func:`audit_fast`'s, byte for byte, except that its ``hands`` is an
-    iterator: each hand's entry is finished (its claim and explanation) as it is asked
-    for, and let go by the report, so a writer can write it and drop it (the entries
-    whole are about three times the file). Iterating may raise :class:`Decline` (the
-    Python scorer disagrees with the extension: read the record whole, then). ``None``
-    when the stream declines or the record is not in order, or holds no hand.
+    report is :func:`audit_fast`'s, byte for byte, except that its ``hands`` are
+    :class:`Entries`: each hand's entry is built (its claim and explanation too) as it
+    is asked for, so a writer can write it and let it go, and the report's entries are
+    never whole either. Iterating them may raise :class:`Decline` (the Python scorer
+    disagrees with the extension: read the record whole, then). ``None`` when the
+    stream declines or the record is not in order, or holds no hand.
     """
     if not available():
         return None
@@ -258,21 +319,9 @@ def audit_stream(stream: RecordStream, alpha: float) -> dict[str, Any] | None:
             yield raw
 
     try:
-        report = _audit(top, hands(), extras, alpha)
+        return _audit(top, hands(), extras, alpha)
     except Decline:
         return None
-    if report is None:
-        return None
-    entries = report["hands"]
-    explained = _explained(entries, extras, top[0], top[1])
-
-    def finished() -> Iterator[dict[str, Any]]:
-        for i, h in enumerate(explained):
-            entries[i] = None  # the report holds the entry no longer
-            yield h
-
-    report["hands"] = finished()
-    return report
 
 
 def _audit(
@@ -281,7 +330,7 @@ def _audit(
     extras: Sequence[Extra],
     alpha: float,
 ) -> dict[str, Any] | None:
-    """The report but for each hand's ``claimed`` and ``explanation``, or ``None``."""
+    """The report, its ``hands`` as :class:`Entries`, or ``None``."""
     ruleset, start, players, cut, meta, _ = top
     _configure()
     independent = bool(meta.get("independent_deals"))
@@ -296,28 +345,31 @@ def _audit(
     )
     if result is None:
         return None
-    hands, rubbers = result
-    if not hands:
+    audited, rubbers = result
+    if not len(audited):
         return None  # no hand: the Python auditor says why
+    # the pooling needs every deal's p-value; each deal's evidence is in its `stacking`,
+    # which the findings look up (and the entries build) again, one at a time
+    results = [
+        (SEAT_BY_TEXT[dealer], None if test is None else StackingResult(*test))
+        for dealer, test in audited.results()
+    ]
+    dealers = frozenset(seat.name for seat, _ in results)
     findings: list[Finding] = []
     if not independent:
         first = lowest_cut(cut)
-        if first is not None and "board" not in hands[0] and hands[0]["dealer"] != first.name:
+        head = audited.entry(0)
+        if first is not None and "board" not in head and head["dealer"] != first.name:
             return None  # WRONG_DEALER: the Python auditor reports it
-        results = [
-            (SEAT_BY_TEXT[h["dealer"]], _result(h["stacking"]) if "stacking" in h else None)
-            for h in hands
-        ]
-        infos = {h["hand"]: h["stacking"] for h in hands if "stacking" in h}
-        findings = stacked_findings(results, infos, players, alpha)
-        del results, infos
+        findings = stacked_findings(results, _Infos(audited), players, alpha)
+    del results
     findings.sort(key=Finding.sort_key)
     report = {
         "format": REPORT_FORMAT,
         "verdict": "irregular" if any(f.severity == ERROR for f in findings) else "clean",
         "alpha": alpha,
         "findings": [f.to_json() for f in findings],
-        "hands": hands,
+        "hands": Entries(audited, extras, ruleset, start, dealers),
         "rubbers": rubbers,
     }
     return report

@@ -34,6 +34,18 @@ def configure(
 def is_configured() -> bool:
     """Whether configure() has run."""
 
+class Audited:
+    """The hands of a record audited in order, kept as compact structs; the report's
+    entries are built from them one at a time (the same object each time)."""
+
+    def __len__(self) -> int: ...
+    def entry(self, i: int, /) -> dict[str, Any]:
+        """Hand ``i``'s report entry (0-based), without its claim and explanation."""
+    def stacking(self, i: int, /) -> dict[str, Any] | None:
+        """Hand ``i``'s report ``stacking`` (0-based), or None when its deal is untested."""
+    def results(self, /) -> list[tuple[str, tuple[float, float, str] | None]]:
+        """Per hand: (dealer, (p_value, statistic, method)), or (dealer, None) if untested."""
+
 def audit_hands(
     hands: Iterable[Any],
     pattern: object,
@@ -43,7 +55,7 @@ def audit_hands(
     prior_sheet: tuple[tuple[int, ...], tuple[int, ...]] | None,
     independent: object,
     /,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
-    """The report's hands and rubbers for a record in order, or None. ``hands`` is a list
-    or any iterable (a streamed record): each hand is read into a compact struct and
-    let go before the next."""
+) -> tuple[Audited, list[dict[str, Any]]] | None:
+    """The hands (:class:`Audited`) and the report's rubbers for a record in order, or
+    None. ``hands`` is a list or any iterable (a streamed record): each hand is read into
+    a compact struct and let go before the next."""

@@ -29,7 +29,7 @@ from audit.record.model import (
 from audit.rules.cards import CARD_BY_TEXT, SEAT_BY_TEXT, Side
 from audit.rules.ruleset import DEFAULT_RULESET, PENALTY_OPTIONS, SEVEN_IS, Ruleset
 
-__all__ = ["TopLevel", "fast_load", "top_level"]
+__all__ = ["TopLevel", "fast_load", "load_hand", "top_level"]
 
 _CALLS = frozenset(("pass", "S", "H", "D", "C", "grand", "nullo"))
 _SEAT_KEYS = frozenset(("N", "E", "S", "W"))
@@ -306,6 +306,15 @@ def top_level(doc: Any) -> TopLevel | None:
             if k.startswith("x-"):
                 meta[k] = doc[k]
         return ruleset, start, players, cut, meta, hands_raw
+    except (_Reject, KeyError, TypeError):
+        return None
+
+
+def load_hand(index: int, raw: Any) -> HandRecord | None:
+    """Hand ``index`` (0-based) of a record, converted as :func:`fast_load` converts it, or
+    ``None`` when anything is not certainly valid (a hand read on its own, from a stream)."""
+    try:
+        return _hand(index, raw)
     except (_Reject, KeyError, TypeError):
         return None
 

@@ -12,6 +12,7 @@ which the service's pages import too. This module only prepares the values.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -25,7 +26,7 @@ from audit.rules.cards import Seat
 from audit.rules.explain import alpha_note
 from audit.rules.replay import replay_hand
 
-__all__ = ["environment", "render_html", "template_loader"]
+__all__ = ["environment", "html_chunks", "render_html", "template_loader"]
 
 
 def template_loader() -> jinja2.BaseLoader:
@@ -133,7 +134,21 @@ def render_html(
 
     ``notice`` is shown first, in a box (the service marks uploaded records with it)."""
     record = doc if isinstance(doc, Record) else load_record(doc)
-    names = dict(record.players or {})
+    heading = title or str(record.meta.get("event") or "Cayenne audit report")
+    return "".join(html_chunks(report, record.hands, record.players, heading, notice))
+
+
+def html_chunks(
+    report: dict[str, Any],
+    hands: Iterable[HandRecord],
+    players: Mapping[str, str] | None,
+    heading: str,
+    notice: str | None = None,
+) -> Iterator[str]:
+    """:func:`render_html`'s page in pieces, as it is made. ``hands`` (the record's, in
+    order) and ``report["hands"]`` are walked once, side by side, so either may be built
+    as it is asked for; ``report["hands"]`` need only be counted before."""
+    names = dict(players or {})
     labels = {
         "NS": "N-S" + (f" ({names.get('N', '')}, {names.get('S', '')})" if names else ""),
         "EW": "E-W" + (f" ({names.get('E', '')}, {names.get('W', '')})" if names else ""),
@@ -144,22 +159,22 @@ def render_html(
         if f.get("hand") is not None:
             by_hand.setdefault(f["hand"], []).append(f)
     errors = sum(1 for f in findings if f["severity"] == "error")
-    hands = [
+    views = (
         _hand(hand, info, names, by_hand.get(hand.number, []))
-        for hand, info in zip(record.hands, report["hands"], strict=True)
-    ]
+        for hand, info in zip(hands, report["hands"], strict=True)
+    )
     return (
         environment()
         .get_template("report.html")
-        .render(
+        .generate(
             report=report,
-            heading=title or str(record.meta.get("event") or "Cayenne audit report"),
+            heading=heading,
             notice=notice,
             errors=errors,
             others=len(findings) - errors,
             alpha=alpha_note(report["alpha"]) if "alpha" in report else None,
             findings=findings,
             labels=labels,
-            hands=hands,
+            hands=views,
         )
     )

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Any, Protocol
 
 from audit.report.explain import claim_line, next_deal_pointer
 from audit.report.sheet import contract_label, sheet_rows, side_label
 from audit.rules.cards import SEAT_BY_TEXT, Side
 from audit.rules.explain import alpha_note
+
+
+class ReportHands(Protocol):
+    """A report's ``hands`` as the text walks them: counted, and iterated twice (the
+    table, then the explanations). A list, or entries built as they are asked for."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[dict[str, Any]]: ...
 
 
 def render_text(
@@ -23,14 +31,31 @@ def render_text(
     With the record's ``players``, the dealers and the sides are named as the score
     sheet of ``fairplay score`` names them, and a contract in the cayenne suit is
     marked ``(cayenne)`` as there."""
+    return "\n".join(text_lines(report, source, notice, players=players)) + "\n"
+
+
+def text_lines(
+    report: dict[str, Any],
+    source: str | None = None,
+    notice: str | None = None,
+    *,
+    players: Mapping[str, str] | None = None,
+    dealers: Collection[str] | None = None,
+) -> Iterator[str]:
+    """:func:`render_text`'s lines, one at a time (each without its line break), so a
+    long report can be written as it is made. ``report["hands"]`` may be any
+    :class:`ReportHands`; ``dealers``, the seats that dealt, saves a pass over them."""
     names = {k: v for k, v in (players or {}).items() if isinstance(v, str) and v}
-    lines: list[str] = [f"NOTICE: {notice}", ""] if notice else []
+    if notice:
+        yield from (f"NOTICE: {notice}", "")
     title = f"Audit of {source}" if source else "Audit"
     findings = report["findings"]
+    hands: ReportHands = report["hands"]
     errors = sum(1 for f in findings if f["severity"] == "error")
+    lines: list[str] = []
     lines.append(
         f"{title}: {report['verdict'].upper()} "
-        f"({len(report['hands'])} hands, {errors} errors, {len(findings) - errors} other findings)"
+        f"({len(hands)} hands, {errors} errors, {len(findings) - errors} other findings)"
     )
     if findings:
         lines.append("")
@@ -52,13 +77,15 @@ def render_text(
     lines.append("")
     if names:
         lines.append("Players: " + ", ".join(f"{s} {names[s]}" for s in SEAT_BY_TEXT if s in names))
-    dealers = [_dealer(h["dealer"], names) for h in report["hands"]]
-    dw = max([6, *(len(d) for d in dealers)])
+    seats = {h["dealer"] for h in hands} if dealers is None else dealers
+    dw = max([6, *(len(_dealer(seat, names)) for seat in seats)])
     lines.append(
         f"{'Hand':>4}  {'Dealer':<{dw}}  {'Contract':<12}  {'Unit':>4}  {'Tricks':>6}  "
         f"{'Marker':>6}  {'Stacking p':>10}  Games"
     )
-    for h, dealer in zip(report["hands"], dealers, strict=True):
+    yield from lines
+    for h in hands:
+        dealer = _dealer(h["dealer"], names)
         tricks = h["tricks"]
         t = f"{tricks['NS']}-{tricks['EW']}" if tricks else "-"
         score = h["score"]
@@ -73,29 +100,28 @@ def render_text(
         p = f"{st['p_value']:.3g}" if st else ""
         void = h.get("void")
         if void is not None:
-            lines.append(
+            yield (
                 f"{h['hand']:>4}  {dealer:<{dw}}  {'void':<12}  {'':>4}  {'':>6}  {'':>6}  "
                 f"{p:>10}  {void_text(void)}"
             )
             continue
         contract = contract_label(h["contract"], h["unit"])
-        lines.append(
+        yield (
             f"{h['hand']:>4}  {dealer:<{dw}}  {contract:<12}  {h['unit'] or '':>4}  "
             f"{t:>6}  {m:>6}  {p:>10}  {'; '.join(x for x in (games, bonuses) if x)}"
         )
     if "alpha" in report:
-        lines.append("")
-        lines.append(
+        yield ""
+        yield (
             "Stacking p: the chance that a thorough shuffle deals a hand at least as "
             "structured as this one. " + alpha_note(report["alpha"]) + "."
         )
-    lines += _explanations(report["hands"])
+    yield from _explanations(hands)
     labels = {side.name: side_label(side, names) for side in Side}
     for i, r in enumerate(report["rubbers"], 1):
-        lines += sheet_rows(i, r, labels)
+        yield from sheet_rows(i, r, labels)
         if r["winner"]:
-            lines.append(f"  {labels[r['winner']]} win the rubber; value {r['value']}")
-    return "\n".join(lines) + "\n"
+            yield f"  {labels[r['winner']]} win the rubber; value {r['value']}"
 
 
 def _dealer(seat: str, names: Mapping[str, str]) -> str:
@@ -112,12 +138,12 @@ def void_text(void: Mapping[str, Any]) -> str:
     )
 
 
-def _explanations(hands: list[dict[str, Any]]) -> list[str]:
+def _explanations(hands: Iterable[dict[str, Any]]) -> Iterator[str]:
     """Each hand's score step by step, and its claim beside the true score."""
-    out = ["", "Scores explained:"]
+    yield from ("", "Scores explained:")
     for h in hands:
         if h.get("void") is not None:
-            out.append(f"  Hand {h['hand']}: {void_text(h['void'])}; nothing is scored")
+            yield f"  Hand {h['hand']}: {void_text(h['void'])}; nothing is scored"
             continue
         tricks = h.get("tricks")
         head = f"  Hand {h['hand']}: {h['contract'] or 'no contract'}"
@@ -125,13 +151,12 @@ def _explanations(hands: list[dict[str, Any]]) -> list[str]:
             head += f", unit {h['unit']}"
         if tricks:
             head += f"; tricks N-S {tricks['NS']}, E-W {tricks['EW']}"
-        out.append(head)
+        yield head
         explanation = h.get("explanation")
         if explanation is None:
-            out.append("    - not scored: the hand cannot be replayed")
+            yield "    - not scored: the hand cannot be replayed"
         for line in explanation or ():
-            out.append(f"    - {line['reason']}")
+            yield f"    - {line['reason']}"
         claim = claim_line(h)
         if claim:
-            out.append(f"    {claim}")
-    return out
+            yield f"    {claim}"

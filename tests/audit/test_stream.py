@@ -12,6 +12,7 @@ left to the ordinary path, with nothing written, so its answer is unchanged.
 from __future__ import annotations
 
 import copy
+import io
 import json
 import random
 from pathlib import Path
@@ -23,7 +24,7 @@ from audit import native
 from audit.auditor import audit_document
 from audit.cli import main
 from audit.cli.audit import render
-from audit.cli.stream import audit_streamed
+from audit.cli.stream import _record_hands, _stamp, audit_streamed
 from audit.errors import RecordError
 from audit.record.generate import random_record
 from audit.record.stream import Decline, open_stream
@@ -86,7 +87,7 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("fmt", ["json", "text", "html"])
 @pytest.mark.parametrize(("name", "doc"), variants(), ids=[n for n, _ in variants()])
 def test_a_record_in_order_is_streamed_to_the_same_report(
     name: str, doc: dict[str, Any], fmt: str, tmp_path: Path
@@ -185,3 +186,64 @@ def test_the_hands_are_read_one_at_a_time() -> None:
     assert next(hands) == doc["hands"][1]
     with pytest.raises(Decline):
         next(hands)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-32-le"])
+def test_a_record_read_in_chunks_is_read_as_json_loads_reads_it(chunk: int, encoding: str) -> None:
+    """Chunk ends fall inside numbers, strings, escapes and multi-byte characters: each
+    value is decoded only once the text after it is there, so nothing is cut short."""
+    doc = random_record(random.Random(6), 3)
+    doc = {"x-n": 12345, "x-é": 'ümlaut \u00e9 \\ " \U0001f0a1', **doc, "hands": doc["hands"]}
+    doc["hands"][1]["x-big"] = 1234567890123456789
+    data = json.dumps(doc, ensure_ascii=False, indent=1).encode(encoding)
+    stream = open_stream(io.BytesIO(data), chunk)
+    got = {**stream.head, "hands": list(stream.hands())}
+    assert got == json.loads(data) == doc
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 4096])
+@pytest.mark.parametrize("name", [n for n in TEXTS if n != "no-hands"])  # read, then declined
+def test_a_text_read_in_chunks_is_declined_as_a_whole_one_is(chunk: int, name: str) -> None:
+    base = json.dumps(random_record(random.Random(2), 6))
+    with pytest.raises(Decline):
+        list(open_stream(io.BytesIO(TEXTS[name](base).encode()), chunk).hands())
+
+
+def test_a_cut_number_at_the_end_of_the_text_is_not_taken_for_a_shorter_one() -> None:
+    """`"hands": [1` and a chunk's end: 1 is not a hand, nor is 12 when 123 follows."""
+    for text in ('{"hands": [123]}', '{"a": 123, "hands": []}'):
+        stream = open_stream(io.BytesIO(text.encode()), 1)
+        assert {**stream.head, "hands": list(stream.hands())} == json.loads(text)
+    for text in ('{"hands": [12', '{"hands": [1], "x": 2}', '{"hands": [1]} 2', "\xff{}"):
+        with pytest.raises(Decline):
+            list(open_stream(io.BytesIO(text.encode("latin-1")), 1).hands())
+
+
+def test_the_report_s_hands_are_built_as_they_are_written() -> None:
+    """The streamed report's entries are made when asked for, each time anew, and the
+    same as the whole record's report; none is held by the report."""
+    doc = random_record(random.Random(8), 30, prepare=stacked(2))
+    report = native.audit_stream(open_stream(json.dumps(doc).encode()), ALPHA)
+    assert report is not None
+    whole = audit_document(doc, alpha=ALPHA)
+    hands = report["hands"]
+    assert isinstance(hands, native.Entries) and len(hands) == 30
+    assert hands.dealers == {"N", "E", "S", "W"}
+    first, second = list(hands), list(hands)
+    assert first == second == whole["hands"]
+    assert first[0] is not second[0]
+    assert {k: v for k, v in report.items() if k != "hands"} == {
+        k: v for k, v in whole.items() if k != "hands"
+    }
+
+
+def test_the_html_page_reads_the_hands_again_only_from_the_file_audited(tmp_path: Path) -> None:
+    """The page draws each deal from the file, read a second time: a file changed in
+    between is declined (the ordinary path reads it once)."""
+    path = write(tmp_path, random_record(random.Random(9), 4))
+    stamp = _stamp(path.stat())
+    assert [h.number for h in _record_hands(path, stamp)] == [1, 2, 3, 4]
+    path.write_text(path.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    with pytest.raises(Decline):
+        list(_record_hands(path, stamp))

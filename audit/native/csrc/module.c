@@ -4,8 +4,10 @@
  * Most records a director or a card room audits are in order: every hand valid,
  * played by the rules, gathered as won, scored right and honestly shuffled. For
  * such a record this module does the whole audit of its hands in one pass over the
- * parsed JSON (validate, replay, score, every check, the stacking tests) and builds
- * the report's `hands` and `rubbers`, the very objects the Python auditor builds.
+ * parsed JSON (validate, replay, score, every check) and keeps each hand as a compact
+ * struct (Audited), from which the report's `hands` entries (with their stacking tests)
+ * are built one at a time, and builds the report's `rubbers`: the very objects the
+ * Python auditor builds.
  *
  * It is a fast path, not a second auditor: the moment it meets anything it would
  * have to report (an irregularity, a score slip; not a stacked deal, which
@@ -21,7 +23,8 @@
  * (lgamma, round) comes from Python: the riffle table is passed in by configure(),
  * and rounding calls the builtin round().
  *
- * This file is the Python module (audit_hands, configure); fastaudit.h lists the others.
+ * This file is the Python module (audit_hands, Audited, configure); fastaudit.h lists the
+ * others.
  */
 #include "fastaudit.h"
 
@@ -32,8 +35,141 @@ FA_STRINGS(FA_DEFINE)
 PyObject *S_seat_name[4], *S_contract_name[6], *F_26;
 
 /* ------------------------------------------------------------------------ */
+/* Audited: the hands of a record in order, kept as their compact structs. The report's
+ * entries are built from them one at a time, as they are asked for (entry(i)), so a
+ * record's entries need never be whole in memory (docs/performance.md, "One big
+ * record"); building one twice gives the same object.                      */
+
+typedef struct {
+    PyObject_HEAD
+    Hand *hands;
+    int (*before)[4]; /* the marker (NS, EW) and the games (NS, EW) before each hand */
+    Py_ssize_t *ref; /* the hand each deal is tested against; -1: untested */
+    Py_ssize_t n;
+    const Pattern *pat;
+    int seven_double;
+} Audited;
+
+static void audited_dealloc(Audited *self) {
+    PyMem_Free(self->hands);
+    PyMem_Free(self->before);
+    PyMem_Free(self->ref);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t audited_len(Audited *self) {
+    return self->n;
+}
+
+static int index_of(Audited *self, PyObject *arg, Py_ssize_t *i) {
+    *i = PyLong_AsSsize_t(arg);
+    if (*i == -1 && PyErr_Occurred())
+        return 0;
+    if (*i < 0 || *i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "no such hand");
+        return 0;
+    }
+    return 1;
+}
+
+/* the report's `stacking` of hand i (a new reference), or Py_None when untested */
+static PyObject *stacking_of(Audited *self, Py_ssize_t i) {
+    Py_ssize_t j = self->ref[i];
+    if (j < 0)
+        Py_RETURN_NONE;
+    return stacking_json(&self->hands[i], &self->hands[j], (int)j + 1, self->pat);
+}
+
+static PyObject *audited_entry(Audited *self, PyObject *arg) {
+    Py_ssize_t i;
+    if (!index_of(self, arg, &i))
+        return NULL;
+    const Hand *h = &self->hands[i];
+    const int *b = self->before[i];
+    int points[2] = {b[0], b[1]}, games[2] = {b[2], b[3]};
+    HandScore s;
+    score_hand(points, games, h, self->seven_double, &s);
+    PyObject *entry = h->board < 0
+        ? dict_of(6, S_hand, PyLong_FromSsize_t(i + 1), S_dealer, new_ref(S_seat_name[h->dealer]),
+                  S_contract, new_ref(S_contract_name[h->contract]), S_unit,
+                  PyLong_FromLong(h->unit), S_tricks, sides_of(h->won[0], h->won[1]), S_score,
+                  score_json(&s))
+        : dict_of(7, S_hand, PyLong_FromSsize_t(i + 1), S_board, PyLong_FromLong(h->board),
+                  S_dealer, new_ref(S_seat_name[h->dealer]), S_contract,
+                  new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
+                  S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s));
+    if (entry == NULL)
+        return NULL;
+    PyObject *info = stacking_of(self, i);
+    if (info == NULL || (info != Py_None && PyDict_SetItem(entry, S_stacking, info) < 0)) {
+        Py_XDECREF(info);
+        Py_DECREF(entry);
+        return NULL;
+    }
+    Py_DECREF(info);
+    return entry;
+}
+
+static PyObject *audited_stacking(Audited *self, PyObject *arg) {
+    Py_ssize_t i;
+    if (!index_of(self, arg, &i))
+        return NULL;
+    return stacking_of(self, i);
+}
+
+/* per hand: (dealer, (p_value, statistic, method)), or (dealer, None) when untested */
+static PyObject *audited_results(Audited *self, PyObject *noargs) {
+    PyObject *out = PyList_New(self->n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *info = stacking_of(self, i), *row;
+        if (info == NULL)
+            goto fail;
+        PyObject *dealer = S_seat_name[self->hands[i].dealer];
+        if (info == Py_None)
+            row = PyTuple_Pack(2, dealer, Py_None);
+        else
+            row = Py_BuildValue("(O(OOO))", dealer, PyDict_GetItem(info, S_p_value),
+                                PyDict_GetItem(info, S_statistic), PyDict_GetItem(info, S_method));
+        Py_DECREF(info);
+        if (row == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, i, row);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef audited_methods[] = {
+    {"entry", (PyCFunction)audited_entry, METH_O,
+     "Hand i's report entry (0-based), without its claim and explanation."},
+    {"stacking", (PyCFunction)audited_stacking, METH_O,
+     "Hand i's report `stacking` (0-based), or None when its deal is untested."},
+    {"results", (PyCFunction)audited_results, METH_NOARGS,
+     "Per hand: (dealer, (p_value, statistic, method)), or (dealer, None) if untested."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods audited_as_sequence = {.sq_length = (lenfunc)audited_len};
+
+static PyTypeObject AuditedType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "audit.native._fastaudit.Audited",
+    .tp_doc = "The hands of a record audited in order; their report entries built one at a "
+              "time.",
+    .tp_basicsize = sizeof(Audited),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)audited_dealloc,
+    .tp_as_sequence = &audited_as_sequence,
+    .tp_methods = audited_methods,
+};
+
+/* ------------------------------------------------------------------------ */
 /* audit_hands(hands, pattern, seven_double, points, games, prior_sheet, independent)
- *   -> (hands_json, rubbers_json) or None; hands: a list or any iterable      */
+ *   -> (Audited, rubbers_json) or None; hands: a list or any iterable         */
 
 static const Pattern *find_pattern(PyObject *pattern) {
     if (!PyTuple_Check(pattern))
@@ -94,7 +230,8 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
         Py_DECREF(it);
         return PyErr_NoMemory();
     }
-    PyObject *out_hands = NULL, *out_rubbers = NULL, *result = NULL;
+    Audited *audited = NULL;
+    PyObject *out_rubbers = NULL, *result = NULL;
     Rubber *rubbers = NULL;
     Py_ssize_t n_rubbers = 0;
     Py_ssize_t n = 0;
@@ -136,10 +273,32 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
     Py_DECREF(it);
     if (!fast || PyErr_Occurred())
         goto done;
+    /* the hands, kept (the array shrunk to fit) for the entries */
+    audited = PyObject_New(Audited, &AuditedType);
+    if (audited == NULL)
+        goto error;
+    audited->hands = n > 0 ? PyMem_Realloc(hands, n * sizeof(Hand)) : hands;
+    if (audited->hands == NULL) {
+        audited->hands = hands;
+        audited->before = NULL;
+        audited->ref = NULL;
+        audited->n = 0;
+        PyErr_NoMemory();
+        goto error;
+    }
+    hands = audited->hands;
+    audited->n = n;
+    audited->pat = pat;
+    audited->seven_double = seven_double;
+    audited->before = PyMem_Malloc((n + 1) * sizeof(int[4]));
+    audited->ref = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    if (audited->before == NULL || audited->ref == NULL) {
+        PyErr_NoMemory();
+        goto error;
+    }
     /* score from the start; the claims */
     rubbers = PyMem_Calloc(n + 1, sizeof(Rubber));
-    out_hands = PyList_New(n);
-    if (rubbers == NULL || out_hands == NULL)
+    if (rubbers == NULL)
         goto error;
     if (!rubber_init(&rubbers[0]))
         goto error;
@@ -163,6 +322,11 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
     int points[2] = {p0, p1}, games[2] = {g0, g1};
     for (Py_ssize_t i = 0; i < n; i++) {
         Hand *h = &hands[i];
+        int *b = audited->before[i];
+        b[0] = points[0];
+        b[1] = points[1];
+        b[2] = games[0];
+        b[3] = games[1];
         HandScore s;
         score_hand(points, games, h, seven_double, &s);
         if (h->has_claimed && !claim_agrees(&h->claimed, &s)) {
@@ -195,49 +359,28 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
                 goto error;
             n_rubbers++;
         }
-        /* the hand's report entry */
-        PyObject *entry = h->board < 0
-            ? dict_of(6, S_hand, PyLong_FromSsize_t(i + 1), S_dealer,
-                      new_ref(S_seat_name[h->dealer]), S_contract,
-                      new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
-                      S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s))
-            : dict_of(7, S_hand, PyLong_FromSsize_t(i + 1), S_board, PyLong_FromLong(h->board),
-                      S_dealer, new_ref(S_seat_name[h->dealer]), S_contract,
-                      new_ref(S_contract_name[h->contract]), S_unit, PyLong_FromLong(h->unit),
-                      S_tricks, sides_of(h->won[0], h->won[1]), S_score, score_json(&s));
-        if (entry == NULL)
-            goto error;
-        PyList_SET_ITEM(out_hands, i, entry);
     }
-    /* the stacking tests, each deal against its pack's previous hand */
-    if (!independent) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Py_ssize_t j = -1;
-            if (hands[i].pack < 0) {
-                j = i >= 2 ? i - 2 : -1;
-            } else {
-                for (Py_ssize_t k = i - 1; k >= 0; k--)
-                    if (hands[k].pack == hands[i].pack) {
-                        j = k;
-                        break;
-                    }
-            }
-            if (j < 0 || !(hands[j].has_gathered || hands[j].has_collected))
-                continue;
-            if (hands[i].board >= 0 || hands[j].board >= 0)
-                continue; /* a duplicate board is not dealt from the table's last pack */
-            PyObject *info = stacking_json(&hands[i], &hands[j], (int)j + 1, pat);
-            if (info == NULL)
-                goto error;
-            if (info == Py_None) {
-                Py_DECREF(info);
-                continue;
-            }
-            int rc = PyDict_SetItem(PyList_GET_ITEM(out_hands, i), S_stacking, info);
-            Py_DECREF(info);
-            if (rc < 0)
-                goto error;
+    /* the stacking tests: each deal against its pack's previous hand */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t j = -1;
+        if (independent) {
+            audited->ref[i] = -1;
+            continue;
         }
+        if (hands[i].pack < 0) {
+            j = i >= 2 ? i - 2 : -1;
+        } else {
+            for (Py_ssize_t k = i - 1; k >= 0; k--)
+                if (hands[k].pack == hands[i].pack) {
+                    j = k;
+                    break;
+                }
+        }
+        if (j >= 0 && !(hands[j].has_gathered || hands[j].has_collected))
+            j = -1;
+        if (j >= 0 && (hands[i].board >= 0 || hands[j].board >= 0))
+            j = -1; /* a duplicate board is not dealt from the table's last pack */
+        audited->ref[i] = j;
     }
     out_rubbers = PyList_New(0);
     if (out_rubbers == NULL)
@@ -255,7 +398,7 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
         if (rc < 0)
             goto error;
     }
-    result = PyTuple_Pack(2, out_hands, out_rubbers);
+    result = PyTuple_Pack(2, (PyObject *)audited, out_rubbers);
     goto done;
 error:
     fast = 1; /* an exception is set: report it */
@@ -265,8 +408,9 @@ done:
             rubber_free(&rubbers[k]);
         PyMem_Free(rubbers);
     }
-    PyMem_Free(hands);
-    Py_XDECREF(out_hands);
+    if (audited == NULL)
+        PyMem_Free(hands);
+    Py_XDECREF(audited); /* frees the hands unless the result holds it */
     Py_XDECREF(out_rubbers);
     if (result != NULL)
         return result;
@@ -394,7 +538,7 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "Hand over the detector's tables and scalars (once)."},
     {"is_configured", is_configured, METH_NOARGS, "Whether configure() has run."},
     {"audit_hands", audit_hands, METH_VARARGS,
-     "The report's hands and rubbers for a record in order, or None."},
+     "The hands (Audited) and the report's rubbers for a record in order, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -424,6 +568,8 @@ PyMODINIT_FUNC PyInit__fastaudit(void) {
     if (G.round_fn == NULL)
         return NULL;
     Py_INCREF(G.round_fn);
+    if (PyType_Ready(&AuditedType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
