@@ -12,17 +12,25 @@ outside the tests, which start such a host in a session of its own), it does not
 a tournament event type just appended to the event's chain (``tournament_round_end``,
 ``tournament_round``, ``tournament_end``, ...) before the event's row is saved;
 ``round_over`` once every table of a round has finished, before the event moves on; and
-``board_open`` once a new round's first board at a table is logged, before its row.
+``board_open`` once a new round's first board at a table is logged, before its row;
+``tournament_register`` once an entrant's registration is logged, before the event's row.
+
+:func:`hold` is the in-process side, for tests that run two services in one process:
+a callable run at one of those points (a barrier two services' threads meet at, so both
+take the same step at once). Nothing is held outside those tests.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 
-__all__ = ["ENV", "after_append", "at"]
+__all__ = ["ENV", "after_append", "at", "hold"]
 
 ENV = "FAIRPLAY_TEST_EXIT_AFTER_APPEND"
+
+_held: dict[str, Callable[[], None]] = {}
 
 
 def after_append(kind: str, ends_hand: bool) -> None:
@@ -38,3 +46,14 @@ def at(point: str) -> None:
     """Die here if the tests asked for ``point`` (see the module docstring)."""
     if os.environ.get(ENV) == point:
         os.killpg(os.getpgrp(), signal.SIGKILL)
+    step = _held.get(point)
+    if step is not None:
+        step()
+
+
+def hold(point: str, step: Callable[[], None] | None) -> None:
+    """Run ``step`` whenever this process reaches ``point`` (``None``: no longer)."""
+    if step is None:
+        _held.pop(point, None)
+    else:
+        _held[point] = step

@@ -181,9 +181,11 @@ def _table(row: Row) -> Table:
     )
 
 
-def insert_table(conn: Connection, table: Table) -> None:
+def insert_table(conn: Connection, table: Table, *, if_absent: bool = False) -> None:
+    """Insert the table's row (``if_absent``: unless another request inserted it)."""
     conn.execute(
-        f"INSERT INTO api_tables ({_TABLE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO api_tables ({_TABLE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        + (" ON CONFLICT DO NOTHING" if if_absent else ""),
         (
             table.id,
             table.name,
@@ -270,9 +272,11 @@ def _hand(row: Row) -> HandRow:
     )
 
 
-def insert_hand(conn: Connection, hand: HandRow) -> None:
+def insert_hand(conn: Connection, hand: HandRow, *, if_absent: bool = False) -> None:
+    """Insert the hand's row (``if_absent``: unless another request inserted it)."""
     conn.execute(
-        f"INSERT INTO api_hands ({_HAND_COLS}) VALUES ({', '.join('?' * 16)})",
+        f"INSERT INTO api_hands ({_HAND_COLS}) VALUES ({', '.join('?' * 16)})"
+        + (" ON CONFLICT DO NOTHING" if if_absent else ""),
         (
             hand.table_id,
             hand.number,

@@ -69,6 +69,28 @@ _LOGGED = (
 )
 """The fields of an event's row that its chain's events determine (online.fold)."""
 PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
+_BEFORE_START = ("created", "registration", "closed")
+"""The phases in which entrants register (their chains are folded into the row)."""
+
+
+class _Moved(Conflict):
+    """The event's chain moved past the row's head: another request's event came first."""
+
+
+def _phase_of(chain: list[dict[str, Any]]) -> str:
+    """The phase an event's chain has reached (its row's ``phase``)."""
+    phase = "created"
+    for ev in chain:
+        kind = ev["type"]
+        if kind == "tournament_registration":
+            phase = "registration" if ev["body"]["open"] else "closed"
+        elif kind == "tournament_start":
+            phase = "revealing"
+        elif kind == "tournament_deal":
+            phase = "playing"
+        elif kind == "tournament_end":
+            phase = "over"
+    return phase
 
 
 def entrant_chain(player: str) -> str:
@@ -124,9 +146,19 @@ class Tournaments:
         if cur.rowcount != 1:
             raise Conflict("the tournament changed meanwhile; try again")
 
-    def _event(self, tid: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Sign and append one event of the tournament's own chain."""
-        seq, prev = self.ledger.log.next_link(tid, CHAIN)
+    def _event(
+        self, conn: Connection, doc: dict[str, Any], kind: str, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Sign and append one event of the tournament's own chain, at the head the row
+        ``doc`` holds (``doc["head"]``, moved on to the new event).
+
+        Like a hand's action, the event takes its place from the row it was judged
+        against, not from the log: if another request (another worker or host) logged an
+        event since the row was read, the log refuses this one, the row is brought up to
+        the log and :class:`_Moved` (409) is raised, so a step is never taken twice.
+        """
+        tid = doc["id"]
+        seq, prev = doc["head"]
         event = make_event(
             origin=self.ledger.origin,
             table=tid,
@@ -141,10 +173,78 @@ class Tournaments:
         signed = sign_event(event, self.ledger.signer)
         try:
             self.ledger.append([signed])
-        except LogChainBroken as exc:
-            raise Conflict(f"the tournament's log moved meanwhile: {exc.message}") from None
+        except LogChainBroken:
+            self._caught_up(conn, self._load(conn, tid))
+            raise _Moved(
+                "the tournament moved on meanwhile; read it again", details={"tournament": tid}
+            ) from None
+        doc["head"] = [seq + 1, event_hash(signed)]
         faults.at(kind)  # the tests' crash between the event and the row (api/faults.py)
         return signed
+
+    def _keep(self, conn: Connection, doc: dict[str, Any]) -> None:
+        """Save the row of an event this request logged. If another request saved the
+        row meanwhile (it brought the row up to the log, or kept an entrant), the log
+        decides: the row is brought up to it, this event included."""
+        try:
+            self._save(conn, doc)
+        except Conflict:
+            self._caught_up(conn, self._load(conn, doc["id"]))
+
+    def _current(self, conn: Connection, tid: str) -> dict[str, Any]:
+        """The event's row, brought up to its log first if a crash (or another request
+        between its append and its row write) left the row behind."""
+        return self._caught_up(conn, self._load(conn, tid))
+
+    def _caught_up(self, conn: Connection, doc: dict[str, Any]) -> dict[str, Any]:
+        """``doc`` with what its log holds and it does not (see :meth:`recover`)."""
+        tid = doc["id"]
+        for _ in range(10):
+            link = self.ledger.log.next_link(tid, CHAIN)
+            entrants = (
+                self.ledger.log.first_events(tid, entrant_chain(""))
+                if doc["phase"] in _BEFORE_START
+                else []
+            )
+            missing = [e["event"] for e in entrants if e["event"]["actor"] not in doc["entrants"]]
+            if doc.get("head") == list(link) and not missing:
+                return doc
+            chain = [e["event"] for e in self.ledger.log.hand_events(tid, CHAIN)]
+            head = [len(chain), event_hash(chain[-1])]
+            logged = online.fold(tid, [(e["type"], e["body"]) for e in chain])
+            behind = {k: logged[k] for k in _LOGGED if doc.get(k) != logged[k]}
+            phase = _phase_of(chain)
+            if phase != doc["phase"]:
+                behind["phase"] = phase
+            for ev in missing:
+                doc["entrants"][ev["actor"]] = {
+                    "commitment": ev["body"]["commitment"],
+                    "partner": ev["body"]["partner"],
+                    "registration": event_hash(ev),
+                }
+            if missing:  # in the order the log took them (a pair forms at the second)
+                behind["order"] = [e["event"]["actor"] for e in entrants]
+                behind["entrants"] = doc["entrants"]
+            doc |= behind
+            doc["head"] = head
+            try:
+                self._save(conn, doc)
+            except Conflict:  # another request wrote the row meanwhile: read it again
+                doc = self._load(conn, tid)
+                continue
+            if behind:
+                log.warning(
+                    "tournament %s brought up to its log: %s", tid, ", ".join(sorted(behind))
+                )
+            if behind.get("phase") == "over":  # the end is logged: publish the tables
+                self._publish(conn, tid)
+            return doc
+        raise Conflict("the tournament kept moving on meanwhile; read it again")
+
+    def _publish(self, conn: Connection, tid: str) -> None:
+        """The event is over: its tables' hands are readable by anyone; sign the log."""
+        conn.execute("UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (tid,))
+        self.ledger.sign_checkpoint()
 
     def service_seed(self, tid: str) -> bytes:
         """The tournament seed: derived from the log key, secret until the event ends."""
@@ -206,9 +306,11 @@ class Tournaments:
             "pattern": list(ruleset_pattern(ruleset)),
         }
         with self._lock:
-            self._event(tid, "tournament_create", spec)
+            first: dict[str, Any] = {"id": tid, "head": [0, None]}
+            self._event(self.db.connection(), first, "tournament_create", spec)
             doc = {
                 "id": tid,
+                "head": first["head"],
                 "version": 0,
                 **spec,
                 "phase": "created",
@@ -239,15 +341,15 @@ class Tournaments:
     def registration(self, tid: str, opening: bool) -> dict[str, Any]:
         with self._lock:
             conn = self.db.connection()
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)
             want = ("created", "registration") if opening else ("registration", "closed")
             if doc["phase"] != want[0]:
                 verb = "opened" if opening else "closed"
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration cannot be {verb}")
-            self._event(tid, "tournament_registration", {"open": opening})
+            self._event(conn, doc, "tournament_registration", {"open": opening})
             doc["phase"] = want[1]
-            self._save(conn, doc)
-            return doc
+            self._keep(conn, doc)
+            return self._load(conn, tid)
 
     def beacon(self, tid: str, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
@@ -265,22 +367,22 @@ class Tournaments:
             raise _bad("randomness", "1 to 64 bytes in lowercase hex")
         with self._lock:
             conn = self.db.connection()
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)
             if doc["phase"] not in ("created", "registration"):
                 raise WrongPhase("the beacon is fixed before registration closes")
             if doc["beacon"] is not None:
                 raise Conflict("the beacon of this tournament is already fixed")
             beacon = {"source": source, "round": rnd, "randomness": randomness}
-            self._event(tid, "tournament_beacon", beacon)
+            self._event(conn, doc, "tournament_beacon", beacon)
             doc["beacon"] = beacon
-            self._save(conn, doc)
-            return doc
+            self._keep(conn, doc)
+            return self._load(conn, tid)
 
     def start(self, tid: str) -> dict[str, Any]:
         """Registration is over: fix the pairs and ask the entrants for their seeds."""
         with self._lock:
             conn = self.db.connection()
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)
             if doc["phase"] != "closed":
                 raise WrongPhase(f"the tournament is {doc['phase']}; close registration first")
             pairs: list[list[str]] = []
@@ -299,32 +401,35 @@ class Tournaments:
                     details={"pairs": len(pairs), "needed": doc["pairs"]},
                 )
             unpaired = [p for p in doc["order"] if p not in paired]
-            self._event(tid, "tournament_start", {"pairs": pairs, "unpaired": unpaired})
+            self._event(conn, doc, "tournament_start", {"pairs": pairs, "unpaired": unpaired})
             doc |= {"phase": "revealing", "pair_list": pairs, "unpaired": unpaired}
-            self._save(conn, doc)
-            return doc
+            self._keep(conn, doc)
+            return self._load(conn, tid)
 
     def next_round(self, tid: str) -> dict[str, Any]:
         """The director's word: deal (withdrawing whoever has not revealed) or move on."""
         with self._lock:
             conn = self.db.connection()
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)
             if doc["phase"] == "revealing":
                 self._deal(conn, doc)
             elif doc["phase"] == "playing":
-                self._end_round(conn, doc, "the director started the next round")
+                if _round_on(doc):  # else the event is moving on already
+                    self._end_round(conn, doc, "the director started the next round")
             else:
                 raise WrongPhase(f"the tournament is {doc['phase']}; no round to start")
+            self._advance(conn, tid)
             return self._load(conn, tid)
 
     def end_round(self, tid: str, body: Any) -> dict[str, Any]:
         reason = _reason(body)
         with self._lock:
             conn = self.db.connection()
-            doc = self._load(conn, tid)
-            if doc["phase"] != "playing":
+            doc = self._current(conn, tid)
+            if doc["phase"] != "playing" or not _round_on(doc):
                 raise WrongPhase(f"the tournament is {doc['phase']}; no round is being played")
             self._end_round(conn, doc, reason)
+            self._advance(conn, tid)
             return self._load(conn, tid)
 
     def _pair_number(self, doc: dict[str, Any], body: dict[str, Any]) -> int:
@@ -340,7 +445,7 @@ class Tournaments:
         reason = _reason(body)
         with self._lock:
             conn = self.db.connection()
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)
             if doc["phase"] not in ("revealing", "playing"):
                 raise WrongPhase(f"the tournament is {doc['phase']}; no director action now")
             from_round = doc["round"] + 1
@@ -403,11 +508,11 @@ class Tournaments:
             else:  # pragma: no cover - the routes name the actions
                 raise NotFound(f"no director action {action!r}")
             event["reason"] = reason
-            self._event(tid, f"tournament_{action}", event)
+            self._event(conn, doc, f"tournament_{action}", event)
             doc["actions"].append({"action": action, **event})
-            self._save(conn, doc)
-            if action == "withdraw" and doc["phase"] == "playing":
-                self._maybe_next(conn, doc["id"])
+            self._keep(conn, doc)
+            if action == "withdraw":
+                self._advance(conn, tid)
             return self._load(conn, tid)
 
     # ------------------------------------------------------------------ entrants
@@ -446,24 +551,41 @@ class Tournaments:
             raise _bad("event.seq", "a registration is its chain's event 0")
         if event["body"]["partner"] == pid:
             raise _bad("event.body.partner", "a player is not his own partner")
+        answer = {"tournament": tid, "entrant": pid, "hash": event_hash(event)}
         with self._lock:
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)  # with every registration the log holds
+            if self._registered(doc, event):
+                return answer  # a retry of a registration the log took
             if doc["phase"] != "registration":
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration is not open")
-            if pid in doc["entrants"]:
-                raise Conflict(f"{pid} is already registered", details={"path": "event.actor"})
             try:
                 self.ledger.append([event])
-            except LogChainBroken:
-                raise Conflict(f"{pid} is already registered") from None
+            except LogChainBroken:  # logged by another request: the log's stands
+                self._registered(self._current(conn, tid), event)
+                return answer
+            faults.at("tournament_register")
             doc["entrants"][pid] = {
                 "commitment": event["body"]["commitment"],
                 "partner": event["body"]["partner"],
-                "registration": event_hash(event),
+                "registration": answer["hash"],
             }
             doc["order"].append(pid)
-            self._save(conn, doc)
-        return {"tournament": tid, "entrant": pid, "hash": event_hash(event)}
+            try:
+                self._save(conn, doc)
+            except Conflict:  # another request wrote the row: it takes this entrant from the log
+                self._current(conn, tid)
+        return answer
+
+    @staticmethod
+    def _registered(doc: dict[str, Any], event: dict[str, Any]) -> bool:
+        """Whether ``event`` is its entrant's registration in the row; 409 if another is."""
+        pid = event["actor"]
+        entrant = doc["entrants"].get(pid)
+        if entrant is None:
+            return False
+        if entrant["registration"] != event_hash(event):
+            raise Conflict(f"{pid} is already registered", details={"path": "event.actor"})
+        return True
 
     def reveal(self, tid: str, body: Any) -> dict[str, Any]:
         """An entrant's seed, received privately (logged when the event ends)."""
@@ -471,7 +593,7 @@ class Tournaments:
         event = self._signed(conn, tid, body, "tournament_reveal")
         pid = event["actor"]
         with self._lock:
-            doc = self._load(conn, tid)
+            doc = self._current(conn, tid)
             if doc["phase"] != "revealing":
                 raise WrongPhase(
                     f"the tournament is {doc['phase']}; seeds are revealed at the start"
@@ -490,9 +612,7 @@ class Tournaments:
                 )
             doc["reveals"][pid] = event
             self._save(conn, doc)
-            everyone = all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair)
-            if everyone:
-                self._deal(conn, self._load(conn, tid))
+            self._advance(conn, tid)  # the deal, once every entrant has revealed
         return {"tournament": tid, "entrant": pid, "revealed": True}
 
     # ------------------------------------------------------------------ rounds
@@ -563,10 +683,10 @@ class Tournaments:
         ]
         if len(withdrawn) == len(doc["pair_list"]):
             raise Conflict("no pair has revealed its seeds: nothing can be dealt")
-        self._event(doc["id"], "tournament_deal", {"revealed": revealed, "withdrawn": withdrawn})
+        body = {"revealed": revealed, "withdrawn": withdrawn}
+        self._event(conn, doc, "tournament_deal", body)
         doc |= {"phase": "playing", "revealed": revealed, "absent": withdrawn}
-        self._save(conn, doc)
-        self._start_round(conn, self._load(conn, doc["id"]))
+        self._keep(conn, doc)
 
     def _sitting(self, doc: dict[str, Any], rnd: int, table: int) -> dict[str, Any] | None:
         for r in doc["rounds_played"]:
@@ -600,18 +720,18 @@ class Tournaments:
                 sitting["hands"] = doc["hands_per_match"]
             tables.append(sitting)
         bye = plan.bye
-        self._event(doc["id"], "tournament_round", {"round": rnd, "tables": tables, "bye": bye})
+        self._event(conn, doc, "tournament_round", {"round": rnd, "tables": tables, "bye": bye})
         doc["round"] = rnd
         doc["rounds_played"].append({"round": rnd, "tables": tables, "bye": bye, "over": False})
-        self._save(conn, doc)
-        self._open_tables(conn, doc, doc["rounds_played"][-1])
-        self._maybe_next(conn, doc["id"])
+        self._keep(conn, doc)
 
     def _open_tables(self, conn: Connection, doc: dict[str, Any], current: dict[str, Any]) -> bool:
         """Give every table of the round its row and its first hand, as the logged
         ``tournament_round`` seats it; what a crash left undone is done, what was done is
         kept (a first hand the log holds but no row does is rebuilt from its logged
-        opening). Whether anything was written."""
+        opening), and what another request does at the same time is taken once (the
+        rows are inserted if absent, the first hand's opening is appended at seq 0 only
+        once). Whether anything was written."""
         rnd = current["round"]
         private = 1 if doc["format"] == DUPLICATE else 0
         wrote = False
@@ -629,10 +749,10 @@ class Tournaments:
                     created_at=self.live.now(),
                 )
                 with conn.transaction():
-                    store.insert_table(conn, table)
+                    store.insert_table(conn, table, if_absent=True)
                     conn.execute(
                         "INSERT INTO api_tournament_tables (table_id, tournament_id, round, "
-                        "number, private) VALUES (?, ?, ?, ?, ?)",
+                        "number, private) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                         (table.id, doc["id"], rnd, sitting["table"], private),
                     )
                 wrote = True
@@ -646,8 +766,18 @@ class Tournaments:
             else:
                 hand = self.live.open_hand(table, 1, ZERO_SCORE, Seat.N, 0)
             logged = self.ledger.hand_events(table.id, 1)
-            if logged:  # appended before a crash, its row never written
+            if not logged:
+                try:
+                    self.ledger.append(hand.pending)
+                    faults.at("board_open")
+                except LogChainBroken:  # another request appended it meanwhile
+                    logged = self.ledger.hand_events(table.id, 1)
+            if logged:  # appended by a crashed or a concurrent request, its row not written
                 opening, derived = logged[0]["event"], hand.pending[0]
+                if len(logged) > 1 and conn.one(
+                    "SELECT 1 FROM api_hands WHERE table_id = ? AND number = 1", (table.id,)
+                ):
+                    continue  # another request wrote it and its players are playing
                 if len(logged) > 1 or (opening["type"], opening["body"]) != (
                     derived["type"],
                     derived["body"],
@@ -658,26 +788,26 @@ class Tournaments:
                         details={"table": table.id},
                     )
                 hand.last_hash = event_hash(opening)
-            else:
-                self.ledger.append(hand.pending)
-                faults.at("board_open")
             hand.pending = []
-            store.insert_hand(conn, hand)
+            store.insert_hand(conn, hand, if_absent=True)
             wrote = True
         return wrote
 
     # ------------------------------------------------------------------ after a crash
 
     def recover(self) -> int:
-        """Bring every event being played up to its log; the number of events repaired.
+        """Bring every event not over up to its log; the number of events repaired.
 
         Run when the service starts, after the hands' rows (:func:`api.room.repair.recover`).
         Each step of an event is logged first and written after, so a crash can leave the
-        event's row behind its chain (a round logged as over or begun, a deal, the end),
-        a round's tables without their rows or first hands, or a round whose tables have
-        all finished without the next begun. The row is brought up to the chain
-        (:func:`audit.tournament.online.fold`, the function a verifier replays), the
-        missing tables and first hands are opened as logged, and the event moves on.
+        event's row behind its logs: behind its own chain (registration opened or closed,
+        the beacon, the start, the deal, a round logged as begun or over, a director's
+        action, the end) or behind an entrant's chain (a registration). The row is
+        brought up to the chains (:func:`audit.tournament.online.fold`, the function a
+        verifier replays, and the registrations in log order); then the event moves on
+        as far as its tables allow (:meth:`_advance`: the deal once everyone revealed,
+        a round's missing tables and first hands, the next round, the end). Any request
+        that finds the log ahead of the row does the same first (:meth:`_current`).
         """
         conn = self.db.connection()
         repaired = 0
@@ -692,42 +822,59 @@ class Tournaments:
 
     def _recover(self, conn: Connection, tid: str) -> bool:
         doc = self._load(conn, tid)
-        if doc["phase"] not in ("revealing", "playing"):
+        if doc["phase"] == "over":
             return False
         version = doc["version"]
-        chain = [e["event"] for e in self.ledger.log.hand_events(tid, CHAIN)]
-        logged = online.fold(tid, [(e["type"], e["body"]) for e in chain])
-        behind = {k: logged[k] for k in _LOGGED if doc.get(k) != logged[k]}
-        if doc["phase"] == "revealing" and any(e["type"] == "tournament_deal" for e in chain):
-            behind["phase"] = "playing"
-        if logged["phase"] == "over":
-            behind["phase"] = "over"
-        if behind:
-            doc |= behind
-            self._save(conn, doc)
-            log.warning("tournament %s brought up to its log: %s", tid, ", ".join(sorted(behind)))
-        if doc["phase"] == "over":  # the end is logged: publish the tables
-            conn.execute(
-                "UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (tid,)
-            )
-            self.ledger.sign_checkpoint()
-            return True
+        self._caught_up(conn, doc)
+        self._advance(conn, tid)
+        return bool(self._load(conn, tid)["version"] != version)
+
+    def _advance(self, conn: Connection, tid: str) -> None:
+        """Move the event on as far as it can go now, one logged step at a time.
+
+        Each step is judged against the row brought up to the log and logged at the row's
+        head (:meth:`_event`); when another request (another worker or host, say at the
+        end of another table's hand) took a step first, the log refuses this one and the
+        next turn judges again from the log: each step is logged once whoever races.
+        """
+        for _ in range(1000):  # a step per turn; an event has fewer than 1000
+            doc = self._current(conn, tid)
+            try:
+                if not self._step(conn, doc):
+                    return
+            except _Moved:
+                continue
+        raise Conflict("the tournament kept moving on meanwhile; read it again")
+
+    def _step(self, conn: Connection, doc: dict[str, Any]) -> bool:
+        """Take the event's next step if it is due; whether one was taken."""
         if doc["phase"] == "revealing":
-            if all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair):
-                self._deal(conn, doc)  # the last reveal was kept, the deal not logged
-        elif not doc["rounds_played"]:
-            self._start_round(conn, doc)  # the deal is logged, the first round not
-        elif doc["rounds_played"][-1]["over"]:
-            current = doc["rounds_played"][-1]
+            if not all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair):
+                return False
+            self._deal(conn, doc)
+            return True
+        if doc["phase"] != "playing":
+            return False
+        if not doc["rounds_played"]:
+            self._start_round(conn, doc)
+            return True
+        current = doc["rounds_played"][-1]
+        if current["over"]:
             self._void_abandoned(conn, current.get("abandoned", []))
             if doc["round"] < doc["rounds"]:
                 self._start_round(conn, doc)
             else:
                 self._finish(conn, doc)
-        else:
-            self._open_tables(conn, doc, doc["rounds_played"][-1])
-            self._maybe_next(conn, tid)
-        return bool(self._load(conn, tid)["version"] != version)
+            return True
+        hands = {t["id"]: store.list_hands(conn, t["id"]) for t in current["tables"]}
+        if any(not hands[t["id"]] and self._plays(doc, t) for t in current["tables"]):
+            self._open_tables(conn, doc, current)  # a round logged, its tables not all open
+            hands = {t["id"]: store.list_hands(conn, t["id"]) for t in current["tables"]}
+        if all(self._table_done(conn, doc, t, hands[t["id"]]) for t in current["tables"]):
+            faults.at("round_over")  # the tests' crash before the event moves on
+            self._end_round(conn, doc, None)
+            return True
+        return False
 
     # ------------------------------------------------------------------ the live side
 
@@ -783,12 +930,22 @@ class Tournaments:
         if row is None:
             return
         with self._lock:
-            self._maybe_next(conn, str(row[0]))
+            self._advance(conn, str(row[0]))
 
-    def _table_done(self, conn: Connection, doc: dict[str, Any], sitting: dict[str, Any]) -> bool:
-        hands = store.list_hands(conn, sitting["id"])
+    @staticmethod
+    def _plays(doc: dict[str, Any], sitting: dict[str, Any]) -> bool:
+        """Whether a table of a round has anything to play (not every board void)."""
+        return doc["format"] != DUPLICATE or any(b not in doc["voided"] for b in sitting["boards"])
+
+    def _table_done(
+        self,
+        conn: Connection,
+        doc: dict[str, Any],
+        sitting: dict[str, Any],
+        hands: list[store.HandRow],
+    ) -> bool:
         if not hands:  # done only if it has nothing to play (every board void)
-            return doc["format"] == DUPLICATE and all(b in doc["voided"] for b in sitting["boards"])
+            return not self._plays(doc, sitting)
         return all(h.phase in ("over", "void") for h in hands) and not self._more(
             conn, sitting["id"], hands
         )
@@ -802,15 +959,6 @@ class Tournaments:
         if doc["format"] == DUPLICATE:
             return False
         return sum(1 for h in hands if h.phase == "over") < int(sitting["hands"])
-
-    def _maybe_next(self, conn: Connection, tid: str) -> None:
-        doc = self._load(conn, tid)
-        if doc["phase"] != "playing":
-            return
-        current = doc["rounds_played"][-1]
-        if all(self._table_done(conn, doc, t) for t in current["tables"]):
-            faults.at("round_over")  # the tests' crash before the event moves on
-            self._end_round(conn, doc, None)
 
     def _end_round(self, conn: Connection, doc: dict[str, Any], reason: str | None) -> None:
         current = doc["rounds_played"][-1]
@@ -826,15 +974,10 @@ class Tournaments:
         }
         if reason is not None:
             body["reason"] = reason
-        self._event(doc["id"], "tournament_round_end", body)
+        self._event(conn, doc, "tournament_round_end", body)
         self._void_abandoned(conn, abandoned)
         current |= {"over": True, "early": bool(abandoned), "abandoned": abandoned}
-        self._save(conn, doc)
-        doc = self._load(conn, doc["id"])
-        if doc["round"] < doc["rounds"]:
-            self._start_round(conn, doc)
-        else:
-            self._finish(conn, doc)
+        self._keep(conn, doc)  # the next round or the end: the caller's _advance
 
     def _void_abandoned(self, conn: Connection, abandoned: list[dict[str, Any]]) -> None:
         """The hands a round's end abandoned, void (again: what a crash left undone)."""
@@ -857,15 +1000,13 @@ class Tournaments:
         text = json.dumps(standings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         digest = hashlib.sha256(text.encode()).hexdigest()
         self._event(
-            doc["id"],
+            conn,
+            doc,
             "tournament_end",
             {"service_seed": self.service_seed(doc["id"]).hex(), "standings_sha256": digest},
         )
-        self._save(conn, doc)
-        conn.execute(
-            "UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (doc["id"],)
-        )
-        self.ledger.sign_checkpoint()
+        self._keep(conn, doc)
+        self._publish(conn, doc["id"])
 
     # ------------------------------------------------------------------ privacy
 
@@ -921,6 +1062,11 @@ class Tournaments:
     def standings(self, doc: dict[str, Any]) -> dict[str, Any]:
         """The live standings (only finished hands and rounds count), by the spec."""
         return online.standings(doc, self.finished(doc))
+
+
+def _round_on(doc: dict[str, Any]) -> bool:
+    """Whether a round of a playing event is being played (begun, not over)."""
+    return bool(doc["rounds_played"]) and not doc["rounds_played"][-1]["over"]
 
 
 def sitting_round(doc: dict[str, Any], table_id: str) -> int:

@@ -440,6 +440,20 @@ class Log:
             for i, leaf in rows
         ]
 
+    def first_events(self, table: str, prefix: str) -> list[dict[str, Any]]:
+        """``[{"index": i, "event": {...}}, ...]``: the first event (``seq`` 0) of every
+        hand of ``table`` whose id starts with ``prefix``, in log order."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT idx, leaf FROM log_entries WHERE table_id = ? AND seq = 0"
+                " AND substr(hand_id, 1, ?) = ? ORDER BY idx",
+                (table, len(prefix), prefix),
+            )
+        return [
+            {"index": int(i), "event": parse_event(as_bytes(leaf), entry=int(i))}
+            for i, leaf in rows
+        ]
+
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
         """The audit path of entry ``index`` in the tree of ``size`` (default: current)."""
         with self._lock:

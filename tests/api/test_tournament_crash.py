@@ -27,12 +27,14 @@ import random
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from api.client import Client
-from api.tournament_bot import TournamentBots
+from api.client import Client, Identity
+from api.tournament_bot import Entrant, TournamentBots, registration
 from audit.cli import main as audit_main
+from audit.log.events import event_hash
 from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url
 from tests.api.test_two_hosts import Host
 
@@ -140,6 +142,105 @@ def test_a_tournament_survives_kill_9_between_boards_and_rounds(
         assert code == 0, out.out + out.err
         assert all(h["last"] == "end" for h in bundle["certificate"]["hands"])
         assert len(bundle["certificate"]["hands"]) == 12
+    finally:
+        for h in hosts:
+            h.stop()
+
+
+SMALL = {"name": "Crash entry", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+
+
+def dies_at(host: Host, client: Client, method: str, path: str, body: Any) -> None:
+    """The request kills ``host`` (at its point, after the log took the event)."""
+    with pytest.raises(OSError):
+        client.call(method, path, body, client.admin())
+    assert host.proc.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_registration_survives_kill_9_between_the_log_and_the_row(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Registration opened, the beacon, an entrant's registration, registration closed,
+    the start: each logged by a host that dies before the event's row is saved. The next
+    host's start-up repair brings the row up to the log, so the director carries on
+    without repeating anything, and an entrant's retry of its registration is answered
+    as the one the log took."""
+    data = tmp_path / "data"
+    hosts: list[Host] = []
+
+    def start(point: str | None) -> tuple[Host, Client]:
+        host = Host(database, data, crash_at=point).wait_ready()
+        hosts.append(host)
+        return host, client_of(host)
+
+    try:
+        host, client = start("tournament_registration")
+        tid = client.call("POST", "/v1/tournaments", SMALL, client.admin())["id"]
+        path = f"/v1/tournaments/{tid}"
+        dies_at(host, client, "POST", f"{path}/registration", {"open": True})
+
+        host, client = start("tournament_beacon")
+        assert client.call("GET", path)["phase"] == "registration"  # the start-up repair
+        dies_at(host, client, "POST", f"{path}/beacon", BEACON)
+
+        host, client = start("tournament_register")
+        assert client.call("GET", path)["beacon"] == BEACON
+        origin = str(client.call("GET", "/healthz")["log_origin"])
+        ids = {n: Identity.generate(n) for n in ("ann", "bob", "cy", "di")}
+        partners = {"ann": "bob", "bob": "ann", "cy": "di", "di": "cy"}
+        entrants = {
+            ids[n].id: Entrant(ids[n], ids[partners[n]].id, bytes([i + 1]) * 32)
+            for i, n in enumerate(ids)
+        }
+        events = {
+            pid: registration(origin, tid, e.ident, e.partner, e.seed)
+            for pid, e in entrants.items()
+        }
+        for n, ident in ids.items():
+            client.register(ident, n)
+        first = ids["ann"].id
+        dies_at(host, client, "POST", f"{path}/entrants", events[first])
+
+        host, client = start("tournament_registration")
+        doc = client.call("GET", path)
+        assert [e["player"] for e in doc["entrants"]] == [first]  # the start-up repair
+        again = client.call("POST", f"{path}/entrants", events[first])  # the entrant retries
+        assert again["hash"] == event_hash(events[first])
+        for pid, event in events.items():
+            if pid != first:
+                client.call("POST", f"{path}/entrants", event)
+        dies_at(host, client, "POST", f"{path}/registration", {"open": False})
+
+        host, client = start("tournament_start")
+        assert client.call("GET", path)["phase"] == "closed"
+        dies_at(host, client, "POST", f"{path}/start", {})
+
+        host, client = start(None)
+        doc = client.call("GET", path)
+        assert doc["phase"] == "revealing"
+        assert [p["players"] for p in doc["pair_list"]] == [
+            [ids["ann"].id, ids["bob"].id],
+            [ids["cy"].id, ids["di"].id],
+        ]
+        final = TournamentBots(client, tid, entrants, random.Random(2)).run(timeout=60)
+        assert final["phase"] == "over"
+
+        chain = [e["event"]["type"] for e in client.call("GET", f"{path}/events")["events"]]
+        assert chain[:5] == [
+            "tournament_create",
+            "tournament_registration",
+            "tournament_beacon",
+            "tournament_registration",
+            "tournament_start",
+        ]
+        assert chain.count("tournament_registration") == 2 and chain[-1] == "tournament_end"
+        bundle = client.call("GET", f"{path}/certificate/bundle")
+        key = client.call("GET", "/v1/log/key").strip()
+        (tmp_path / "bundle.json").write_text(json.dumps(bundle))
+        capsys.readouterr()
+        code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
+        out = capsys.readouterr()
+        assert code == 0, out.out + out.err
     finally:
         for h in hosts:
             h.stop()
