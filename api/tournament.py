@@ -677,33 +677,34 @@ class Tournaments:
         with self._lock:
             self._maybe_next(conn, str(row[0]))
 
-    def _table_done(self, conn: Connection, table_id: str) -> bool:
-        row = conn.one("SELECT hand_count FROM api_tables WHERE id = ?", (table_id,))
-        if row is None:
-            return True  # no hands: nothing to play
-        hands = store.list_hands(conn, table_id)
-        return (
-            not hands
-            or all(h.phase in ("over", "void") for h in hands)
-            and not self._more(conn, table_id, hands)
-        )
+    def _round_done(self, conn: Connection, doc: dict[str, Any]) -> bool:
+        """Whether every table of the current round has played all it owes: no hand
+        still open, and a round-robin match its hands (a void one is played again).
 
-    def _more(self, conn: Connection, table_id: str, hands: list[store.HandRow]) -> bool:
-        """Whether a finished table still owes a hand (a round-robin match after a void)."""
-        info = self.table_info(conn, table_id)
-        if info is None:
-            return False
-        doc, sitting = info
-        if doc["format"] == DUPLICATE:
-            return False
-        return sum(1 for h in hands if h.phase == "over") < int(sitting["hands"])
+        One grouped query over the round's tables: this runs at the end of every hand,
+        and reading each table's hands (their records) made a round's ends quadratic."""
+        tables = doc["rounds_played"][-1]["tables"]
+        if not tables:
+            return True
+        marks = ", ".join("?" * len(tables))
+        rows = conn.all(
+            "SELECT table_id, SUM(CASE WHEN phase IN ('over', 'void') THEN 0 ELSE 1 END), "
+            "SUM(CASE WHEN phase = 'over' THEN 1 ELSE 0 END) "
+            f"FROM api_hands WHERE table_id IN ({marks}) GROUP BY table_id",
+            [t["id"] for t in tables],
+        )
+        owed = {t["id"]: int(t.get("hands", 0)) for t in tables}
+        duplicate = doc["format"] == DUPLICATE
+        return all(
+            not int(open_) and (duplicate or int(over) >= owed[str(table_id)])
+            for table_id, open_, over in rows
+        )
 
     def _maybe_next(self, conn: Connection, tid: str) -> None:
         doc = self._load(conn, tid)
         if doc["phase"] != "playing":
             return
-        current = doc["rounds_played"][-1]
-        if all(self._table_done(conn, t["id"]) for t in current["tables"]):
+        if self._round_done(conn, doc):
             self._end_round(conn, doc, None)
 
     def _end_round(self, conn: Connection, doc: dict[str, Any], reason: str | None) -> None:
