@@ -601,8 +601,16 @@ class Tournaments:
         doc["rounds_played"].append({"round": rnd, "tables": tables, "bye": bye, "over": False})
         self._save(conn, doc)
         private = 1 if doc["format"] == DUPLICATE else 0
-        for table, sitting in created:
-            boards = [b for b in sitting.get("boards", []) if b not in doc["voided"]]
+        firsts = [  # each table's first board not void (0: none)
+            next((b for b in sitting.get("boards", []) if b not in doc["voided"]), 0)
+            for _, sitting in created
+        ]
+        dealt: list[deals.BoardDeal] = []
+        if doc["format"] == DUPLICATE and any(firsts):
+            # this round's first boards, derived together (not each from board 1 again)
+            dealt = deals.derive_boards(replace(self.transcript(doc), boards=max(firsts)))
+        hands: list[store.HandRow] = []
+        for (table, sitting), first in zip(created, firsts, strict=True):
             with conn.transaction():
                 store.insert_table(conn, table)
                 conn.execute(
@@ -611,12 +619,14 @@ class Tournaments:
                     (table.id, doc["id"], rnd, sitting["table"], private),
                 )
             if doc["format"] == DUPLICATE:
-                if not boards:
+                if not first:
                     continue
-                hand = self.live.open_board(table, 1, doc, rnd, self.board(doc, boards[0]))
+                hands.append(self.live.open_board(table, 1, doc, rnd, dealt[first - 1]))
             else:
-                hand = self.live.open_hand(table, 1, ZERO_SCORE, Seat.N, 0)
-            self.ledger.append(hand.pending)
+                hands.append(self.live.open_hand(table, 1, ZERO_SCORE, Seat.N, 0))
+        if hands:  # every table's opening events in one append (one commit, not one a table)
+            self.ledger.append([event for hand in hands for event in hand.pending])
+        for hand in hands:
             hand.pending = []
             store.insert_hand(conn, hand)
         self._maybe_next(conn, doc["id"])
