@@ -749,9 +749,19 @@ class Tournaments:
 
     def _finish(self, conn: Connection, doc: dict[str, Any]) -> None:
         """The event is over: log the entrants' reveals and the service's seed."""
-        for pid in doc["revealed"]:
-            with contextlib.suppress(LogChainBroken):  # appended by an earlier attempt
-                self.ledger.append([doc["reveals"][pid]])
+        # One append for the reveals not yet logged (an earlier attempt may have logged some)
+        owed = [
+            doc["reveals"][pid]
+            for pid in doc["revealed"]
+            if self.ledger.log.next_link(doc["id"], entrant_chain(pid))[0] == 1
+        ]
+        try:
+            if owed:
+                self.ledger.append(owed)
+        except LogChainBroken:  # logged meanwhile: one by one, skipping those
+            for reveal in owed:
+                with contextlib.suppress(LogChainBroken):
+                    self.ledger.append([reveal])
         doc["phase"] = "over"
         standings = self.standings(doc)
         # The standings hold fractions rounded to floats: hashed as sorted, compact JSON.
