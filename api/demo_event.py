@@ -57,10 +57,6 @@ class PacedBots(TournamentBots):
         return self._step(origin, sitting, once=True)
 
 
-def _admin(client: Client, method: str, path: str, body: Any = None) -> Any:
-    return client.call(method, path, body if body is not None else {}, client.admin())
-
-
 def open_event(
     client: Client, rng: random.Random, tables: int, boards: int, state: BotState | None
 ) -> PacedBots:
@@ -74,17 +70,11 @@ def open_event(
         "rounds": rounds,
         "schedule": "played by bots, for visitors to watch",
     }
-    tid = _admin(client, "POST", "/v1/tournaments", body)["id"]
-    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
     # The beacon of a demo is local randomness (a real event names a public beacon).
     beacon = {"source": "demo", "round": int(time.time()), "randomness": secrets.token_hex(32)}
-    _admin(client, "POST", f"/v1/tournaments/{tid}/beacon", beacon)
-    bots = PacedBots(client, tid, {}, rng, state)
+    bots = PacedBots.open(client, body, 2 * tables, rng, beacon, state=state, prefix="demo")
     if state is not None:
-        state.save(STATE, {"tournament": tid})
-    bots.enter_pairs(2 * tables, prefix="demo")
-    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": False})
-    _admin(client, "POST", f"/v1/tournaments/{tid}/start")
+        state.save(STATE, {"tournament": bots.tid})
     return bots
 
 

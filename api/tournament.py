@@ -731,10 +731,13 @@ class Tournaments:
         kept (a first hand the log holds but no row does is rebuilt from its logged
         opening), and what another request does at the same time is taken once (the
         rows are inserted if absent, the first hand's opening is appended at seq 0 only
-        once). Whether anything was written."""
+        once). The round's first boards are derived together and their openings go to the
+        log in one append; when the log refuses that unit (a crash or another request
+        appended some of them), table by table. Whether anything was written."""
         rnd = current["round"]
         private = 1 if doc["format"] == DUPLICATE else 0
         wrote = False
+        waiting: list[tuple[store.Table, int]] = []  # no first hand yet; its board (0: rubber)
         for sitting in current["tables"]:
             try:
                 table = store.get_table(conn, sitting["id"])
@@ -758,40 +761,66 @@ class Tournaments:
                 wrote = True
             if conn.one("SELECT 1 FROM api_hands WHERE table_id = ? AND number = 1", (table.id,)):
                 continue
+            first = 0
             if doc["format"] == DUPLICATE:
-                boards = [b for b in sitting["boards"] if b not in doc["voided"]]
-                if not boards:
+                first = next((b for b in sitting["boards"] if b not in doc["voided"]), 0)
+                if not first:
                     continue  # every board of the table is void: nothing to play
-                hand = self.live.open_board(table, 1, doc, rnd, self.board(doc, boards[0]))
-            else:
-                hand = self.live.open_hand(table, 1, ZERO_SCORE, Seat.N, 0)
-            logged = self.ledger.hand_events(table.id, 1)
-            if not logged:
-                try:
-                    self.ledger.append(hand.pending)
-                    faults.at("board_open")
-                except LogChainBroken:  # another request appended it meanwhile
-                    logged = self.ledger.hand_events(table.id, 1)
-            if logged:  # appended by a crashed or a concurrent request, its row not written
-                opening, derived = logged[0]["event"], hand.pending[0]
-                if len(logged) > 1 and conn.one(
-                    "SELECT 1 FROM api_hands WHERE table_id = ? AND number = 1", (table.id,)
-                ):
-                    continue  # another request wrote it and its players are playing
-                if len(logged) > 1 or (opening["type"], opening["body"]) != (
-                    derived["type"],
-                    derived["body"],
-                ):
-                    raise Conflict(
-                        f"table {table.id}'s logged first hand is not the one the service "
-                        "derives; an operator must repair it",
-                        details={"table": table.id},
-                    )
-                hand.last_hash = event_hash(opening)
+            waiting.append((table, first))
+        if not waiting:
+            return wrote
+        dealt: list[deals.BoardDeal] = []
+        if doc["format"] == DUPLICATE:  # the round's first boards, derived together
+            last = max(first for _, first in waiting)
+            dealt = deals.derive_boards(replace(self.transcript(doc), boards=last))
+        hands = [
+            (
+                table,
+                self.live.open_board(table, 1, doc, rnd, dealt[first - 1])
+                if first
+                else self.live.open_hand(table, 1, ZERO_SCORE, Seat.N, 0),
+            )
+            for table, first in waiting
+        ]
+        try:  # every table's opening in one append (one commit, not one a table)
+            self.ledger.append([event for _, hand in hands for event in hand.pending])
+            faults.at("board_open")
+            opened = [hand for _, hand in hands]
+        except LogChainBroken:  # some are in the log already: table by table
+            opened = [hand for table, hand in hands if self._open_first(conn, table, hand)]
+        for hand in opened:
             hand.pending = []
             store.insert_hand(conn, hand, if_absent=True)
-            wrote = True
-        return wrote
+        return wrote or bool(opened)
+
+    def _open_first(self, conn: Connection, table: store.Table, hand: store.HandRow) -> bool:
+        """Log a table's first hand unless the log holds it; ``False`` when another request
+        wrote its row meanwhile. A logged opening that is not the one the service derives
+        is a conflict for an operator."""
+        logged = self.ledger.hand_events(table.id, 1)
+        if not logged:
+            try:
+                self.ledger.append(hand.pending)
+                faults.at("board_open")
+            except LogChainBroken:  # another request appended it meanwhile
+                logged = self.ledger.hand_events(table.id, 1)
+        if logged:  # appended by a crashed or a concurrent request, its row not written
+            opening, derived = logged[0]["event"], hand.pending[0]
+            if len(logged) > 1 and conn.one(
+                "SELECT 1 FROM api_hands WHERE table_id = ? AND number = 1", (table.id,)
+            ):
+                return False  # another request wrote it and its players are playing
+            if len(logged) > 1 or (opening["type"], opening["body"]) != (
+                derived["type"],
+                derived["body"],
+            ):
+                raise Conflict(
+                    f"table {table.id}'s logged first hand is not the one the service "
+                    "derives; an operator must repair it",
+                    details={"table": table.id},
+                )
+            hand.last_hash = event_hash(opening)
+        return True
 
     # ------------------------------------------------------------------ after a crash
 
@@ -866,11 +895,11 @@ class Tournaments:
             else:
                 self._finish(conn, doc)
             return True
-        hands = {t["id"]: store.list_hands(conn, t["id"]) for t in current["tables"]}
-        if any(not hands[t["id"]] and self._plays(doc, t) for t in current["tables"]):
+        hands = self._round_hands(conn, current)
+        if any(t["id"] not in hands and self._plays(doc, t) for t in current["tables"]):
             self._open_tables(conn, doc, current)  # a round logged, its tables not all open
-            hands = {t["id"]: store.list_hands(conn, t["id"]) for t in current["tables"]}
-        if all(self._table_done(conn, doc, t, hands[t["id"]]) for t in current["tables"]):
+            hands = self._round_hands(conn, current)
+        if self._round_done(doc, current, hands):
             faults.at("round_over")  # the tests' crash before the event moves on
             self._end_round(conn, doc, None)
             return True
@@ -937,28 +966,39 @@ class Tournaments:
         """Whether a table of a round has anything to play (not every board void)."""
         return doc["format"] != DUPLICATE or any(b not in doc["voided"] for b in sitting["boards"])
 
-    def _table_done(
-        self,
-        conn: Connection,
-        doc: dict[str, Any],
-        sitting: dict[str, Any],
-        hands: list[store.HandRow],
-    ) -> bool:
-        if not hands:  # done only if it has nothing to play (every board void)
-            return not self._plays(doc, sitting)
-        return all(h.phase in ("over", "void") for h in hands) and not self._more(
-            conn, sitting["id"], hands
+    @staticmethod
+    def _round_hands(conn: Connection, current: dict[str, Any]) -> dict[str, tuple[int, int]]:
+        """Each table of the round that has hands: (hands still open, hands over). One
+        grouped query over the round's tables: this runs at the end of every hand, and
+        reading each table's hands (their records) made a round's ends quadratic."""
+        tables = current["tables"]
+        if not tables:
+            return {}
+        marks = ", ".join("?" * len(tables))
+        rows = conn.all(
+            "SELECT table_id, SUM(CASE WHEN phase IN ('over', 'void') THEN 0 ELSE 1 END), "
+            "SUM(CASE WHEN phase = 'over' THEN 1 ELSE 0 END) "
+            f"FROM api_hands WHERE table_id IN ({marks}) GROUP BY table_id",
+            [t["id"] for t in tables],
         )
+        return {str(table_id): (int(open_), int(over)) for table_id, open_, over in rows}
 
-    def _more(self, conn: Connection, table_id: str, hands: list[store.HandRow]) -> bool:
-        """Whether a finished table still owes a hand (a round-robin match after a void)."""
-        info = self.table_info(conn, table_id)
-        if info is None:
-            return False
-        doc, sitting = info
-        if doc["format"] == DUPLICATE:
-            return False
-        return sum(1 for h in hands if h.phase == "over") < int(sitting["hands"])
+    def _round_done(
+        self, doc: dict[str, Any], current: dict[str, Any], hands: dict[str, tuple[int, int]]
+    ) -> bool:
+        """Whether every table of the round has played all it owes: no hand still open, a
+        round-robin match its hands (a void one is played again), and a table without a
+        hand only when it has nothing to play (every board void)."""
+        duplicate = doc["format"] == DUPLICATE
+        for t in current["tables"]:
+            if t["id"] not in hands:
+                if self._plays(doc, t):
+                    return False
+                continue
+            open_, over = hands[t["id"]]
+            if open_ or (not duplicate and over < int(t["hands"])):
+                return False
+        return True
 
     def _end_round(self, conn: Connection, doc: dict[str, Any], reason: str | None) -> None:
         current = doc["rounds_played"][-1]
@@ -991,9 +1031,19 @@ class Tournaments:
 
     def _finish(self, conn: Connection, doc: dict[str, Any]) -> None:
         """The event is over: log the entrants' reveals and the service's seed."""
-        for pid in doc["revealed"]:
-            with contextlib.suppress(LogChainBroken):  # appended by an earlier attempt
-                self.ledger.append([doc["reveals"][pid]])
+        # One append for the reveals not yet logged (an earlier attempt may have logged some)
+        owed = [
+            doc["reveals"][pid]
+            for pid in doc["revealed"]
+            if self.ledger.log.next_link(doc["id"], entrant_chain(pid))[0] == 1
+        ]
+        try:
+            if owed:
+                self.ledger.append(owed)
+        except LogChainBroken:  # logged meanwhile: one by one, skipping those
+            for reveal in owed:
+                with contextlib.suppress(LogChainBroken):
+                    self.ledger.append([reveal])
         doc["phase"] = "over"
         standings = self.standings(doc)
         # The standings hold fractions rounded to floats: hashed as sorted, compact JSON.

@@ -6,6 +6,10 @@ event until it is over: it reveals its entrants' seeds when the service asks for
 and at each round's tables acts for every seat it holds whenever the hand waits for one
 (a duplicate board: calls and plays; a round-robin hand: the per-hand ceremony too).
 Reads of a duplicate table are signed by a seated player (the tables are private).
+:meth:`TournamentBots.open` is the director's side for a whole event of bots (the demo
+event, the tests, ``bench/tournament_bench.py``): create, open registration, fix the
+beacon, enter the pairs, close and start. With ``tables`` set, a bot plays only those
+table numbers, so several processes holding the same keys can share an event's tables.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from api.bot import BotState
 from api.ceremony import seat_commitment
@@ -111,6 +115,8 @@ class TournamentBots:
     rng: random.Random
     state: BotState | None = None
     pause: float = 0.02
+    tables: frozenset[int] | None = None
+    """The table numbers this bot plays at (``None``: every table where it holds a seat)."""
     seeds: dict[tuple[str, int, str], bytes] = field(default_factory=dict)
     """Round-robin ceremonies: each (table, hand, seat)'s committed seed."""
 
@@ -131,6 +137,34 @@ class TournamentBots:
         data = state.load(name) if name in state.names() else {"players": {}}
         entrants = {p: Entrant.from_json(e) for p, e in data["players"].items()}
         return cls(client, tid, entrants, rng, state)
+
+    @classmethod
+    def open(
+        cls,
+        client: Client,
+        spec: dict[str, Any],
+        pairs: int,
+        rng: random.Random,
+        beacon: dict[str, Any],
+        *,
+        state: BotState | None = None,
+        prefix: str = "bot",
+    ) -> Self:
+        """As the director (``client`` holds the admin token): create the event ``spec``
+        (the body of ``POST /v1/tournaments``), open registration, fix the ``beacon``,
+        enter ``pairs`` fresh pairs of bots, close registration and start; the bots."""
+
+        def admin(path: str, body: dict[str, Any]) -> Any:
+            return client.call("POST", path, body, client.admin())
+
+        tid = str(admin("/v1/tournaments", spec)["id"])
+        admin(f"/v1/tournaments/{tid}/registration", {"open": True})
+        admin(f"/v1/tournaments/{tid}/beacon", beacon)
+        bots = cls(client, tid, {}, rng, state)
+        bots.enter_pairs(pairs, prefix=prefix)
+        admin(f"/v1/tournaments/{tid}/registration", {"open": False})
+        admin(f"/v1/tournaments/{tid}/start", {})
+        return bots
 
     def enter_pairs(self, count: int, prefix: str = "bot") -> None:
         """Register ``count`` fresh pairs (players with the admin token, then entrants)."""
@@ -186,7 +220,8 @@ class TournamentBots:
                 self.reveal_all(doc)
             elif doc["phase"] == "playing" and doc["rounds_played"]:
                 for t in doc["rounds_played"][-1]["tables"]:
-                    acted |= self._step(origin, t)
+                    if self.tables is None or t["table"] in self.tables:
+                        acted |= self._step(origin, t)
             if not acted:
                 time.sleep(self.pause)
         raise TimeoutError(f"tournament {self.tid} is not over after {timeout} s")

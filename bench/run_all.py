@@ -18,6 +18,7 @@ BENCHES = [
     "log_bench.py",
     "api_bench.py",
     "hosts_bench.py",
+    "tournament_bench.py",
 ]
 
 

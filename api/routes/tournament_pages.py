@@ -156,14 +156,15 @@ def event_page(tid: str) -> Response:
     fields: dict[str, list[dict[str, Any]]] = {}
     for s in _standing_rows(doc, standings["standings"], names):
         fields.setdefault(s["field"] or "", []).append(s)
-    boards = list(range(1, doc["tables"] * doc["boards_per_round"] + 1))
+    duplicate = doc["format"] == DUPLICATE  # a round robin has no boards (nor "tables")
+    boards = list(range(1, doc["tables"] * doc["boards_per_round"] + 1)) if duplicate else []
     return _page(
         "tournament.html",
         doc=doc,
         pairs=pairs,
         rounds=rounds,
         fields=fields,
-        boards=boards if doc["format"] == DUPLICATE else [],
+        boards=boards,
         over=doc["phase"] == "over",
         refresh=REFRESH_SECONDS if doc["phase"] not in ("over", "created") else None,
     )

@@ -29,7 +29,7 @@ from audit.log import merkle
 from audit.log.checkpoint import verify_checkpoint
 from audit.log.cosignature import WitnessPolicy
 from audit.log.errors import LogChainBroken, LogError, LogInconsistent, LogSignatureInvalid
-from audit.log.events import canonical_json, check_event, event_hash, verify_event
+from audit.log.events import canonical_json, check_event, verify_event
 from audit.log.keys import Verifier
 from audit.log.note import parse as parse_note
 from audit.log.note import verify as verify_note
@@ -455,12 +455,13 @@ def verify_bundle(
             raise LogInconsistent(f"{where}.index: events must be in log order", entry=index)
         last_index = index
         try:
-            ev = check_event(item.get("event"))
+            ev = check_event(item.get("event"), encodable=False)
+            encoded = canonical_json(ev)  # once: the event's hash and its Merkle leaf
         except LogError as exc:
             raise LogInconsistent(f"{where}.event: {exc.message}", entry=index) from exc
         if ev["origin"] != origin:
             raise LogInconsistent(f"{where}: an event of another log", entry=index)
-        verify_event(ev, entry=index)
+        verify_event(ev, entry=index, _checked=True)  # checked above
         if ev["actor"] == "server":
             if ev["key"] != log_key:
                 raise LogSignatureInvalid(f"{where}: a server event not signed by the log key")
@@ -474,13 +475,13 @@ def verify_bundle(
                 f"the chain (expected seq {seq} after the event before)",
                 entry=index,
             )
-        heads[chain] = (seq + 1, event_hash(ev))
+        heads[chain] = (seq + 1, hashlib.sha256(encoded).hexdigest())  # event_hash(ev)
         proof = item.get("inclusion")
         try:
             raw = [base64.b64decode(p, validate=True) for p in proof]
         except (binascii.Error, ValueError, TypeError) as exc:
             raise CertificateUnreadable(f"{where}.inclusion: a list of base64 hashes") from exc
-        leaf = merkle.leaf_hash(canonical_json(ev))
+        leaf = merkle.leaf_hash(encoded)
         merkle.verify_inclusion(leaf, index, cp.size, raw, cp.root)
         events.append({"index": index, "event": ev})
     records: dict[tuple[str, int], dict[str, Any]] = {}

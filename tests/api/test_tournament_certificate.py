@@ -63,13 +63,8 @@ def _stop(r: Running) -> None:
 
 def play(service: Running, body: dict[str, Any], pairs: int, adjust: bool) -> str:
     client = service.client()
-    tid = _admin(client, "POST", "/v1/tournaments", body)["id"]
-    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
-    _admin(client, "POST", f"/v1/tournaments/{tid}/beacon", BEACON)
-    bots = TournamentBots(client, tid, {}, random.Random(11))
-    bots.enter_pairs(pairs)
-    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": False})
-    _admin(client, "POST", f"/v1/tournaments/{tid}/start")
+    bots = TournamentBots.open(client, body, pairs, random.Random(11), BEACON)
+    tid = bots.tid
     if adjust:
         bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
         action = {"round": 1, "table": 1, "board": 1, "ns": "average-plus", "ew": "average"}

@@ -181,6 +181,14 @@ def test_missing_things_are_404_pages_not_errors(site: dict[str, Any]) -> None:
     assert get(site, f"/tournaments/{tid}/pairs/99")[0] == 404
 
 
+def test_a_round_robin_event_page_shows_its_pairs(site: dict[str, Any]) -> None:
+    client = site["running"].client()
+    body = {"name": "Rubber RR", "format": "rubber-round-robin", "pairs": 3, "hands_per_match": 1}
+    tid = client.call("POST", "/v1/tournaments", body, client.admin())["id"]
+    status, page = get(site, f"/tournaments/{tid}")
+    assert status == 200 and "Rubber RR" in page
+
+
 def test_the_pages_in_chromium(site: dict[str, Any], tmp_path: Path) -> None:
     url = site["running"].url
     shots = {

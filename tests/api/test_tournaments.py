@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,13 +34,8 @@ def open_event(
     service: Running, body: dict[str, Any], pairs: int
 ) -> tuple[Client, str, TournamentBots]:
     client = service.client()
-    tid = _admin(client, "POST", "/v1/tournaments", body)["id"]
-    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
-    _admin(client, "POST", f"/v1/tournaments/{tid}/beacon", BEACON)
-    bots = TournamentBots(client, tid, {}, random.Random(7))
-    bots.enter_pairs(pairs)
-    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": False})
-    _admin(client, "POST", f"/v1/tournaments/{tid}/start")
+    bots = TournamentBots.open(client, body, pairs, random.Random(7), BEACON)
+    tid = bots.tid
     return client, tid, bots
 
 
@@ -175,6 +171,30 @@ def test_no_one_reads_a_board_before_playing_it(make_service: Callable[..., Runn
     assert not any(e["event"] and e["event"]["table"] == t1["id"] for e in entries)
     # standings during the event carry no board's results
     assert client.call("GET", f"/v1/tournaments/{tid}/standings")["boards"] == []
+
+
+def test_bots_with_the_same_keys_share_the_tables_by_number(
+    make_service: Callable[..., Running],
+) -> None:
+    service = make_service()
+    body = {**MITCHELL, "boards_per_round": 1, "rounds": 2}
+    client, tid, bots = open_event(service, body, 6)
+    bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
+    first = client.call("GET", f"/v1/tournaments/{tid}")["rounds_played"][0]["tables"]
+    player = first[0]["seats"]["N"]
+    path = f"/v1/tables/{first[0]['id']}/hands/1"
+    before = signed_get(bots, player, path)[1]["next_seq"]
+    share = {"client": service.client(), "tid": tid, "entrants": bots.entrants}
+    even = TournamentBots(**share, rng=random.Random(2), tables=frozenset({2}))
+    with pytest.raises(TimeoutError):  # alone, it plays table 2 and waits for the others
+        even.run(timeout=2)
+    assert signed_get(bots, player, path)[1]["next_seq"] == before  # table 1: untouched
+    odd = TournamentBots(**share, rng=random.Random(1), tables=frozenset({1, 3}))
+    odd.client = service.client()
+    done = threading.Thread(target=odd.run, kwargs={"timeout": 120})
+    done.start()
+    assert even.run(timeout=120)["phase"] == "over"
+    done.join()
 
 
 def test_director_actions_change_the_standings_as_the_spec_says(

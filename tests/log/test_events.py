@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+from types import MappingProxyType
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -49,6 +51,35 @@ def test_rfc8785_string_escapes() -> None:
 def test_values_without_a_canonical_form_are_refused(bad: object) -> None:
     with pytest.raises(EventError):
         canonical_json({"v": bad})
+
+
+def _read_only(value: Any) -> Any:
+    """The same JSON value with every object a read-only mapping (not a dict)."""
+    if isinstance(value, dict):
+        return MappingProxyType({k: _read_only(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_read_only(v) for v in value]
+    return value
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.text(st.characters(exclude_categories=("Cs",)), max_size=8),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_every_mapping_has_the_one_canonical_form(value: Any) -> None:
+    # plain dicts take the C encoder's path, other mappings the general one: same bytes
+    raw = canonical_json({"v": value})
+    assert raw == canonical_json(_read_only({"v": value}))
+    assert json.loads(raw) == {"v": value}
 
 
 def test_golden_signed_event() -> None:

@@ -71,7 +71,7 @@ JUNK = [
     ({"time": "2024-13-01T12:30:00Z"}, "events[0].time"),
     ({"junk": 1}, "events[0]"),  # the structural check names it: event.junk
     ({"type": "Play!"}, "events[0].type"),
-    ({"body": {"card": "x" * 20_000}}, "events[0]"),
+    ({"body": {"card": "x" * 70_000}}, "events[0]"),
     ({"body": {str(i): i for i in range(65)}}, "events[0].body"),
     ({"actor": "a" * 129}, "events[0].actor"),
 ]
@@ -150,3 +150,34 @@ def test_a_key_named_twice_is_refused_where_events_are_parsed(
     )
     assert run.returncode != 0 and "duplicate key 'body'" in run.stdout + run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_the_largest_round_the_service_seats_fits_the_bound() -> None:
+    """A 100-table Mitchell (the most the service seats) with 36 boards a round: its
+    ``tournament_round`` event is admitted, with room to spare."""
+    server = generate_signer("server")
+    tables = [
+        {
+            "table": n,
+            "id": f"t-{n:012x}",
+            "ns": n,
+            "ew": 100 + n,
+            "seats": {s: f"p-{n:018x}{s}{s}" for s in "NESW"},
+            "boards": list(range(3601 - 36, 3601)),
+        }
+        for n in range(1, 101)
+    ]
+    ev = make_event(
+        origin=ORIGIN,
+        table="e-0123456789ab",
+        hand="event",
+        seq=99,
+        prev="ab" * 32,
+        actor="server",
+        type="tournament_round",
+        body={"round": 99, "tables": tables, "bye": None},
+        time="2024-05-01T12:30:00.500Z",
+    )
+    signed = sign_event(ev, server)  # admitted: the envelope and its size bound
+    schemas.check_cayenne_event(signed)
+    assert 16384 < len(canonical_json(signed)) < schemas.MAX_EVENT_BYTES * 3 // 5

@@ -1,0 +1,455 @@
+"""A pairs event of bots on the HTTP service (PostgreSQL), and its certificate's check.
+
+Starts ``fairplay serve`` (gunicorn) on a fresh PostgreSQL schema (dropped afterwards),
+and as the director creates a Mitchell of ``--tables`` tables (2 x tables pairs, 4 x
+tables players, each with an Ed25519 key of its own), registers every player and entrant,
+starts it and reveals the entrants' seeds (the service deals and opens round 1). Then
+``--clients`` client processes, each holding every entrant's key and playing the table
+numbers ``k, k + clients, ...`` (:class:`api.tournament_bot.TournamentBots`), play the
+event to its end: each signs every call and play of its seats and posts it, reading its
+cards and the hand's head with signed reads in between (the tables are private until the
+event ends).
+
+It prints the signed actions posted per second over the whole play, their latency (p50,
+p99, max; client side, each ``POST .../events`` alone), the time of each round (from
+its ``tournament_round`` to its ``tournament_round_end`` event, the service's clock: this
+includes opening the round's tables and boards), and the peak memory of the service
+(the sum of the resident sets of the gunicorn master and workers, sampled every 0.2 s
+from /proc). Then it fetches the certificate bundle and, in this process, times
+``fairplay tournament verify`` of the bundle against auditing the same hand records the
+way ``fairplay audit`` does (read each record file, ``audit_document``), best of
+``--repeat`` each, alternated, and prints their ratio; beside them, verify's
+recomputation of the certificate alone (``certify`` from the bundle's events and
+records) and the events' Ed25519 signature checks alone, the least any verification
+of the bundle does.
+
+    .venv/bin/python bench/tournament_bench.py [--tables 100] [--rounds 2] [--boards 1]
+        [--clients 4] [--workers 2] [--threads 16] [--repeat 3] [--pg URL] [--save DIR]
+
+A 100-table Mitchell may run to 99 rounds (``--rounds 99 --boards 2``: 19,800 boards,
+about a million signed actions, hours on this machine); the defaults (2 rounds of 1
+board: 200 boards played, about 10,600 signed actions) keep the bench to about two
+minutes on the 2-core reference machine. ``--save DIR`` keeps the bundle and the log
+key. Goals (issue #12): p99 under 100 ms per action, the verification within twice the
+audit's time. The exit status is 1 only when the event cannot be played or its
+certificate does not verify (without PostgreSQL it says so and skips, as
+``hosts_bench.py`` does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import io
+import json
+import multiprocessing as mp
+import os
+import random
+import secrets
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from api_bench import ADMIN, run_server  # noqa: E402
+
+from api.client import Client, Identity  # noqa: E402
+
+BEACON = {"source": "bench", "round": 1, "randomness": "5e" * 32}
+
+
+class TimedClient(Client):
+    """A client that keeps the latency of every signed action it posts, and whether the
+    action ended its hand (the service then also records, audits and logs the hand and
+    moves the table, or the event, on)."""
+
+    latencies: list[tuple[float, bool]]
+
+    def act(self, identity: Identity, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        ended = False
+        try:
+            head = super().act(identity, *args, **kwargs)
+            ended = head.get("phase") in ("over", "void")
+            return head
+        finally:
+            self.latencies.append((time.perf_counter() - t0, ended))
+
+
+def drive(
+    url: str,
+    tid: str,
+    entrants: dict[str, dict[str, str]],
+    tables: list[int],
+    seed: int,
+    start_at: float,
+    timeout: float,
+    out: Any,
+) -> None:
+    """One client process: play these table numbers until the event is over."""
+    from api.tournament_bot import Entrant, TournamentBots
+
+    client = TimedClient(url, admin_token=ADMIN, timeout=120)
+    client.latencies = []
+    keys = {p: Entrant.from_json(e) for p, e in entrants.items()}
+    bots = TournamentBots(
+        client, tid, keys, random.Random(seed), pause=0.2, tables=frozenset(tables)
+    )
+    time.sleep(max(0.0, start_at - time.time()))
+    try:
+        bots.run(timeout=timeout)
+        out.put((client.latencies, time.time() - start_at, None))
+    except Exception as exc:  # noqa: BLE001 - reported by the parent
+        out.put((client.latencies, time.time() - start_at, f"{type(exc).__name__}: {exc}"))
+
+
+class Memory:
+    """Peak resident memory of a process and its descendants, sampled from /proc."""
+
+    def __init__(self, pid: int, every: float = 0.2) -> None:
+        self.pid = pid
+        self.every = every
+        self.peak = 0
+        self.processes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _tree(self) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+        tree, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(children.get(pid, []))
+        return tree
+
+    @staticmethod
+    def _rss(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+    def sample(self) -> int:
+        tree = self._tree()
+        total = sum(self._rss(p) for p in tree)
+        if total > self.peak:
+            self.peak, self.processes = total, len(tree)
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.sample()
+
+    def __enter__(self) -> Memory:
+        self.sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _seconds(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def round_times(client: Client, tid: str) -> list[float]:
+    """Each round's time, from its tournament_round event to its tournament_round_end."""
+    events = client.call("GET", f"/v1/tournaments/{tid}/events")["events"]
+    began: dict[int, float] = {}
+    times: list[float] = []
+    for item in events:
+        ev = item["event"]
+        if ev["type"] == "tournament_round":
+            began[ev["body"]["round"]] = _seconds(ev["time"])
+        elif ev["type"] == "tournament_round_end":
+            times.append(_seconds(ev["time"]) - began[ev["body"]["round"]])
+    return times
+
+
+def _p99(sorted_seconds: list[float]) -> float:
+    """The 99th percentile of sorted latencies, in milliseconds."""
+    if not sorted_seconds:
+        return 0.0
+    return sorted_seconds[min(len(sorted_seconds) - 1, int(len(sorted_seconds) * 0.99))] * 1000
+
+
+def play(args: argparse.Namespace, url: str, memory: Memory) -> dict[str, Any]:
+    from api.tournament_bot import TournamentBots
+
+    client = Client(url, admin_token=ADMIN, timeout=600)
+    spec = {
+        "name": "Bench pairs",
+        "format": "pairs-duplicate",
+        "tables": args.tables,
+        "rounds": args.rounds,
+        "boards_per_round": args.boards,
+    }
+    t0 = time.perf_counter()
+    bots = TournamentBots.open(client, spec, 2 * args.tables, random.Random(1), BEACON)
+    entered = time.perf_counter() - t0
+    print(
+        f"  {4 * args.tables} players and {2 * args.tables} pairs entered in {entered:.1f} s",
+        flush=True,
+    )
+    t0 = time.perf_counter()
+    bots.reveal_all(client.call("GET", f"/v1/tournaments/{bots.tid}"))  # the last one deals
+    doc = client.call("GET", f"/v1/tournaments/{bots.tid}")
+    if doc["phase"] != "playing":
+        raise SystemExit(f"the event is {doc['phase']} after every reveal")
+    print(
+        f"  seeds revealed, boards dealt, round 1 open in {time.perf_counter() - t0:.1f} s",
+        flush=True,
+    )
+    ctx = mp.get_context("spawn")
+    out: Any = ctx.Queue()
+    entrants = {p: e.to_json() for p, e in bots.entrants.items()}
+    start_at = time.time() + 2.0 + 0.5 * args.clients  # every client ready before
+    timeout = 3600.0 * 24
+    procs = [
+        ctx.Process(
+            target=drive,
+            args=(
+                url,
+                bots.tid,
+                entrants,
+                list(range(k + 1, args.tables + 1, args.clients)),
+                k,
+                start_at,
+                timeout,
+                out,
+            ),
+        )
+        for k in range(args.clients)
+    ]
+    for p in procs:
+        p.start()
+    results = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    errors = [r[2] for r in results if r[2]]
+    if errors:
+        raise SystemExit("a client failed: " + "; ".join(errors))
+    elapsed = max(r[1] for r in results)
+    lat = sorted(x for r in results for x, _ in r[0])
+    ends = sorted(x for r in results for x, ended in r[0] if ended)
+    within = sorted(x for r in results for x, ended in r[0] if not ended)
+    load = os.getloadavg()[0]
+    rounds = round_times(client, bots.tid)
+    play_peak = memory.peak
+    t0 = time.perf_counter()
+    key = client.call("GET", "/v1/log/key").strip()
+    bundle_text = json.dumps(client.call("GET", f"/v1/tournaments/{bots.tid}/certificate/bundle"))
+    served = time.perf_counter() - t0
+    client.close()
+    return {
+        "tid": bots.tid,
+        "actions": len(lat),
+        "elapsed": elapsed,
+        "p50": statistics.median(lat) * 1000,
+        "p99": _p99(lat),
+        "max": lat[-1] * 1000,
+        "ends": len(ends),
+        "within_p99": _p99(within),
+        "ends_p50": statistics.median(ends) * 1000 if ends else 0.0,
+        "ends_p99": _p99(ends),
+        "rounds": rounds,
+        "load": load,
+        "play_peak": play_peak,
+        "key": key,
+        "bundle": bundle_text,
+        "served": served,
+    }
+
+
+def verify_vs_audit(bundle_text: str, key: str, repeat: int) -> dict[str, Any]:
+    """``fairplay tournament verify`` of the bundle against ``fairplay audit``'s work on
+    its hand records (read each file, audit_document), best of ``repeat``, alternated."""
+    from audit.auditor import audit_document
+    from audit.cli import main as fairplay
+    from audit.log.events import event_verifier, signing_input
+    from audit.record.codec import read_json_file
+    from audit.tournament.certificate import certify
+
+    bundle = json.loads(bundle_text)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bundle.json"
+        path.write_text(bundle_text, encoding="utf-8")
+        files = []
+        for n, r in enumerate(bundle["records"]):
+            f = Path(tmp) / f"hand-{n}.json"
+            f.write_text(json.dumps(r["record"]), encoding="utf-8")
+            files.append(f)
+        said = io.StringIO()
+
+        def verify() -> None:
+            said.seek(0)
+            said.truncate()
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                code = fairplay(["tournament", "verify", str(path), "--key", key])
+            if code != 0:
+                raise SystemExit(f"tournament verify failed: {said.getvalue().strip()}")
+
+        def audit() -> None:
+            for f in files:
+                audit_document(read_json_file(f))
+
+        events = [{"index": e["index"], "event": e["event"]} for e in bundle["events"]]
+        records = {(r["table"], r["hand"]): r["record"] for r in bundle["records"]}
+        cert = bundle["certificate"]
+
+        def recompute() -> None:  # verify's step 4: the certificate from events and records
+            certify(
+                origin=cert["origin"],
+                log_key=key,
+                checkpoint=cert["checkpoint"],
+                tournament=cert["event"]["id"],
+                events=events,
+                records=records,
+            )
+
+        def signatures() -> None:  # the least any verify does: each event's signature
+            for e in events:
+                ev = e["event"]
+                sig = base64.b64decode(ev["signature"])
+                event_verifier(ev).verify(signing_input(ev), sig)
+
+        best = {k: float("inf") for k in ("verify", "audit", "recompute", "signatures")}
+        steps = (("verify", verify), ("audit", audit), ("recompute", recompute))
+        for _ in range(repeat):
+            for name, fn in (*steps, ("signatures", signatures)):
+                t0 = time.perf_counter()
+                fn()
+                best[name] = min(best[name], time.perf_counter() - t0)
+    return {
+        **best,
+        "said": said.getvalue().strip(),
+        "records": len(files),
+        "events": len(bundle["events"]),
+        "bytes": len(bundle_text),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=100, help="Mitchell tables (1-100)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds to play")
+    parser.add_argument("--boards", type=int, default=1, help="boards a round")
+    parser.add_argument("--clients", type=int, default=4, help="client processes")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=16, help="threads per worker")
+    parser.add_argument("--repeat", type=int, default=3, help="verify/audit runs (best of)")
+    parser.add_argument("--save", metavar="DIR", help="keep the bundle and the log key here")
+    parser.add_argument(
+        "--pg",
+        default=os.environ.get(
+            "FAIRPLAY_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+        ),
+    )
+    args = parser.parse_args()
+    try:
+        import psycopg
+
+        psycopg.connect(args.pg, connect_timeout=3).close()
+    except Exception as exc:  # noqa: BLE001 - report and skip, as hosts_bench.py does
+        print(f"postgresql: skipped ({exc})")
+        return 0
+    print(
+        f"tournament bench: Mitchell, {args.tables} tables ({2 * args.tables} pairs, "
+        f"{4 * args.tables} players), {args.rounds} round(s) x {args.boards} board(s); "
+        f"{args.clients} client processes; fairplay serve {args.workers} workers x "
+        f"{args.threads} threads on PostgreSQL; {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    schema = "tournament_bench_" + secrets.token_hex(4)
+    db = f"{args.pg}{'&' if '?' in args.pg else '?'}schema={schema}"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = None
+        try:
+            proc, url = run_server(db, args.workers, args.threads, Path(tmp))
+            with Memory(proc.pid) as memory:
+                r = play(args, url, memory)
+            peak, processes = memory.peak, memory.processes
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=30)
+            with psycopg.connect(args.pg, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    if args.save:
+        Path(args.save).mkdir(parents=True, exist_ok=True)
+        (Path(args.save) / "bundle.json").write_text(r["bundle"], encoding="utf-8")
+        (Path(args.save) / "log-key.txt").write_text(r["key"] + "\n", encoding="utf-8")
+    v = verify_vs_audit(r["bundle"], r["key"], args.repeat)
+    ratio = v["verify"] / v["audit"]
+    rate = r["actions"] / r["elapsed"]
+    rounds = r["rounds"]
+    mib = 1024 * 1024
+    print()
+    print(f"event {r['tid']}: {v['said']}")
+    print(f"{'signed actions':34} {r['actions']:>10}")
+    print(f"{'play time':34} {r['elapsed']:>10.1f} s")
+    print(f"{'actions/s':34} {rate:>10.0f}")
+    print(f"{'latency per action p50':34} {r['p50']:>10.1f} ms")
+    print(f"{'latency per action p99':34} {r['p99']:>10.1f} ms")
+    print(f"{'latency per action max':34} {r['max']:>10.1f} ms")
+    print(f"{'  p99 of actions within a hand':34} {r['within_p99']:>10.1f} ms")
+    print(f"{'  actions that ended a hand':34} {r['ends']:>10}")
+    print(f"{'  their p50 / p99':34} {r['ends_p50']:>10.1f} / {r['ends_p99']:.1f} ms")
+    for n, t in enumerate(rounds, 1):
+        print(f"{f'round {n} (tables opened to round end)':34} {t:>10.1f} s")
+    print(f"{'service peak RSS while playing':34} {r['play_peak'] / mib:>10.0f} MiB")
+    print(
+        f"{'service peak RSS with the bundle':34} {peak / mib:>10.0f} MiB ({processes} processes)"
+    )
+    print(
+        f"{'certificate bundle served in':34} {r['served']:>10.1f} s ({v['bytes'] / mib:.1f} MiB)"
+    )
+    print(f"{'audit of the ' + str(v['records']) + ' hand records':34} {v['audit']:>10.2f} s")
+    print(f"{'tournament verify of the bundle':34} {v['verify']:>10.2f} s ({v['events']} events)")
+    print(f"{'verify / audit':34} {ratio:>10.2f}")
+    print(
+        f"{'  of which recomputing the cert.':34} {v['recompute']:>10.2f} s "
+        f"(x{v['recompute'] / v['audit']:.2f} the audit)"
+    )
+    print(
+        f"{'  signature checks alone':34} {v['signatures']:>10.2f} s "
+        f"(x{v['signatures'] / v['audit']:.2f} the audit)"
+    )
+    print(
+        f"load average at the end of play: {r['load']:.1f} (other work on the machine "
+        "inflates the latencies)"
+    )
+    p99_met = r["p99"] < 100
+    print(f"goal p99 < 100 ms per action: {r['p99']:.1f} ms ({'met' if p99_met else 'NOT met'})")
+    print(f"goal verify <= 2 x audit: x{ratio:.2f} ({'met' if ratio <= 2 else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
