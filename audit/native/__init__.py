@@ -110,6 +110,7 @@ def _configure() -> None:
                     pt.test_weights,
                     pt.pair_weights,
                     pt.plain_weights,
+                    pt.chain_offset,
                     pt.weights_by_riffles[TEST_RIFFLES],
                     pt.weights_by_riffles,
                     _tail(pt.null),

@@ -19,13 +19,14 @@ _PatternTables = tuple[
     tuple[float, ...],
     tuple[tuple[float, ...], ...],
     tuple[float, ...],
+    float,
     tuple[float, ...],
     tuple[tuple[float, ...], ...],
     _Tail,
     _Tail,
 ]
-"""(test weights, pair weights, plain weights, orientation weights, weights by riffles,
-two-way tail, oriented tail)."""
+"""(test weights, pair weights, plain weights, chain offset, orientation weights,
+weights by riffles, two-way tail, oriented tail)."""
 
 def configure(
     cdf: tuple[float, ...],

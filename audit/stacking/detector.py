@@ -297,11 +297,15 @@ def _hands_test(
     cycle = [c for b in ref.blocks for c in b] if ref.oriented else []
     backward = False
     tw, pw, plain = tables.test_weights, tables.pair_weights, tables.plain_weights
+    offset = tables.chain_offset
     if ref.oriented:
-        score = mixed(oriented_score(cycle, rel, tw, pw), oriented_score(cycle, rel, plain))
+        score = mixed(
+            oriented_score(cycle, rel, tw, pw) - offset, oriented_score(cycle, rel, plain)
+        )
         p = tables.null_oriented.p_value(score)
     elif pile_top == PILE_TOP_EITHER:
         chain, chain_back = two_way_score(ref.blocks, rel, tw, pw)
+        chain -= offset
         single, single_back = two_way_score(ref.blocks, rel, plain)
         score = mixed(chain, single)
         backward = chain_back if chain >= single else single_back
@@ -310,10 +314,10 @@ def _hands_test(
     else:
         backward = pile_top == PILE_TOP_FIRST
         if backward:
-            chain = advance_score(ref.blocks, rel, mirrored(tw), mirrored_pairs(pw))
+            chain = advance_score(ref.blocks, rel, mirrored(tw), mirrored_pairs(pw)) - offset
             single = advance_score(ref.blocks, rel, mirrored(plain))
         else:
-            chain = advance_score(ref.blocks, rel, tw, pw)
+            chain = advance_score(ref.blocks, rel, tw, pw) - offset
             single = advance_score(ref.blocks, rel, plain)
         score = mixed(chain, single)
         p = tables.null_one_way.p_value(score)

@@ -98,6 +98,8 @@ class PatternTables:
     """The statistic's pair weights: ratio of advance ``a`` followed by ``b``."""
     plain_weights: tuple[float, ...]
     """The other half of the mixture: single weights, the average of one and two riffles."""
+    chain_offset: float
+    """Subtracted from the chain's score before mixing (its null tail lies higher)."""
     null: TailTable
     """Orientation of the tricks and direction of the cycle unknown (``gathered``)."""
     null_one_way: TailTable
@@ -168,6 +170,7 @@ def _parse(raw: Any) -> Tables:
                 _four(entry["test_weights"]),
                 _pairs(entry["pair_weights"]),
                 _four(entry["plain_weights"]),
+                float(entry["chain_offset"]),
                 _tail(entry["null_tail"], steps),
                 _tail(entry["null_tail_one_way"], steps),
                 _tail(entry["null_tail_oriented"], steps),

@@ -343,8 +343,8 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     G.min_p = min_p;
     G.n_patterns = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(patterns); i++) {
-        /* (sizes, name, tables or None); tables: (test_w, pair_w, plain_w, orient_w,
-         * riffle_ws, two_way, oriented) */
+        /* (sizes, name, tables or None); tables: (test_w, pair_w, plain_w, chain_offset,
+         * orient_w, riffle_ws, two_way, oriented) */
         Pattern *p = &G.patterns[i];
         PyObject *sizes, *name, *tables;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(patterns, i), "O!UO", &PyTuple_Type, &sizes,
@@ -361,9 +361,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         p->has_tables = tables != Py_None;
         if (p->has_tables) {
             PyObject *tw, *pw, *fw, *ow, *rw, *tail, *otail;
-            if (!PyArg_ParseTuple(tables, "O!O!O!O!O!OO", &PyTuple_Type, &tw, &PyTuple_Type, &pw,
-                                  &PyTuple_Type, &fw, &PyTuple_Type, &ow, &PyTuple_Type, &rw,
-                                  &tail, &otail))
+            if (!PyArg_ParseTuple(tables, "O!O!O!dO!O!OO", &PyTuple_Type, &tw, &PyTuple_Type, &pw,
+                                  &PyTuple_Type, &fw, &p->chain_offset, &PyTuple_Type, &ow,
+                                  &PyTuple_Type, &rw, &tail, &otail))
                 return NULL;
             if (PyTuple_GET_SIZE(tw) != 4 || !read_doubles(tw, p->test_w, 4) ||
                 PyTuple_GET_SIZE(fw) != 4 || !read_doubles(fw, p->plain_w, 4) ||

@@ -399,15 +399,17 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             !put(ev, S_tricks_close, int_list(close, n_close)))
             goto fail;
     } else {
-        /* an even mixture: the advances' Markov chain and single advances */
+        /* an even mixture: the advances' Markov chain (lowered by its offset) and
+         * single advances */
         const double(*pw)[4] = (const double(*)[4])pat->pair_w;
         if (oriented) {
-            statistic = mixed(oriented_score(cycle, rel, pat->test_w, pw),
+            statistic = mixed(oriented_score(cycle, rel, pat->test_w, pw) - pat->chain_offset,
                               oriented_score(cycle, rel, pat->plain_w, NULL));
             p = tail_p(&pat->oriented, statistic, 1);
         } else {
             int chain_back, single_back;
             double chain = two_way_score(blocks, rel, pat->test_w, pw, &chain_back);
+            chain -= pat->chain_offset;
             double single = two_way_score(blocks, rel, pat->plain_w, NULL, &single_back);
             statistic = mixed(chain, single);
             backward = chain >= single ? chain_back : single_back;
