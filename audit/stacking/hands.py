@@ -13,11 +13,14 @@ simulated under-shuffled packs (``audit.stacking.calibrate``). Which way round t
 cycle runs (whether a pile's first trick lies on top or at the bottom) is also left
 open: :func:`two_way_score` sums over both readings.
 
-The statistic is the composite log-likelihood ratio ``log sum_o prod_pairs
-exp(w[advance])`` over the 2**13 ways the tricks may lie (each trick's cards in play
-order or reversed), computed by a two-state dynamic programme round the cycle. Its
-null distribution, which does not depend on the cards, the dealer or the reference,
-is tabulated per pattern from a million thorough shuffles.
+A score is the log-likelihood ratio ``log sum_o exp(sum w[advance] + sum
+pairs[advance][next advance])`` over the 2**13 ways the tricks may lie (each trick's
+cards in play order or reversed), computed by a two-state dynamic programme round the
+cycle: with pair weights it reads the advances as a Markov chain. The detector's
+statistic is :func:`mixed` of two such scores, the chain learnt after two riffles
+(lowered by its null offset) and single advances (docs/detection.md). Its null
+distribution, which does not depend on the cards, the dealer or the reference, is
+tabulated per pattern from a million thorough shuffles.
 """
 
 from __future__ import annotations
