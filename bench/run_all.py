@@ -13,6 +13,7 @@ BENCHES = [
     "shuffle_bench.py",
     "detection.py",
     "detection_bound.py",
+    "detection_bound_order.py",
     "record_decision.py",
     "big_record.py",
     "log_bench.py",

@@ -49,7 +49,7 @@ from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import HandFacts, score_hand
 from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, StackingResult
 from audit.stacking.order import SOFT_MIN_SCALE, eulerian_cdf, most_likely_riffles
-from audit.stacking.tables import MIN_P, TailTable, load_tables
+from audit.stacking.tables import MIN_P, TEST_RIFFLES, TailTable, load_tables
 
 __all__ = [
     "Entries",
@@ -117,6 +117,10 @@ def _configure() -> None:
                 if pt is None
                 else (
                     pt.test_weights,
+                    pt.pair_weights,
+                    pt.plain_weights,
+                    pt.chain_offset,
+                    pt.weights_by_riffles[TEST_RIFFLES],
                     pt.weights_by_riffles,
                     _tail(pt.null),
                     _tail(pt.null_oriented),

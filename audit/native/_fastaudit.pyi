@@ -15,8 +15,18 @@ MAX_PATTERNS: int
 _Tail = tuple[tuple[float, ...], int, float]
 """A tail table: (grid, steps, deepest)."""
 
-_PatternTables = tuple[tuple[float, ...], tuple[tuple[float, ...], ...], _Tail, _Tail]
-"""(test weights, weights by riffles, one-way tail, oriented tail)."""
+_PatternTables = tuple[
+    tuple[float, ...],
+    tuple[tuple[float, ...], ...],
+    tuple[float, ...],
+    float,
+    tuple[float, ...],
+    tuple[tuple[float, ...], ...],
+    _Tail,
+    _Tail,
+]
+"""(test weights, pair weights, plain weights, chain offset, orientation weights,
+weights by riffles, two-way tail, oriented tail)."""
 
 def configure(
     cdf: tuple[float, ...],

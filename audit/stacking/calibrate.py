@@ -8,9 +8,17 @@ from an injected seed, so the file is reproducible.
 1. **Advance weights**, per packet pattern and number of riffles ``k`` (0..7): the
    frequencies of advances 0..3 between neighbouring cards of the reference after
    ``k`` GSR riffles and a cut of a gathered pack (``audit.stacking.simulate``),
-   as log ratios to the thorough-shuffle law (12/51, 13/51, 13/51, 13/51). The test
-   uses the average of the one- and two-riffle weights; the others name the most
-   likely number of riffles in the evidence.
+   as log ratios to the thorough-shuffle law (12/51, 13/51, 13/51, 13/51); and of
+   each pair of consecutive advances, against its exact thorough-shuffle law
+   (:func:`null_pairs`). The test is an even mixture of two alternatives: the Markov
+   chain of the advances learnt after two riffles (pair weights minus the single
+   weights; ``test_weights`` holds the latter negated, so its score is ``sum pairs +
+   sum test_weights``) and single advances with the average of the one- and
+   two-riffle weights (``plain_weights``), which a pack only cut or riffled once
+   fits far better. The chain's score is lowered by ``chain_offset`` (how far its
+   null tail at 10**-3 lies above the single advances') so that each half reaches
+   the tail alike; the single weights for each ``k`` name the most likely number of
+   riffles in the evidence.
 2. **Null tail of the hands statistic**, per pattern: ``N`` uniformly random deals
    (a random assignment of 13 cards to each hand; the statistic's law does not depend
    on the cards or the dealer). Stored as the statistic's value at tail probabilities
@@ -35,9 +43,16 @@ from typing import Any
 
 from audit.rules.cards import Seat
 from audit.rules.deal import PATTERNS, deal_from_order
-from audit.stacking.hands import advance_score, oriented_score, relative_seats, two_way_score
+from audit.stacking.hands import (
+    advance_score,
+    mixed,
+    oriented_score,
+    relative_seats,
+    two_way_score,
+)
 from audit.stacking.order import soft_min_descents, two_way_soft_min
 from audit.stacking.simulate import cut, gathered_pack, random_tricks, riffle
+from audit.stacking.tables import TEST_RIFFLES
 
 __all__ = [
     "FIXED_BLOCKS",
@@ -47,8 +62,10 @@ __all__ = [
     "TABLES_PATH",
     "advance_weights",
     "build",
+    "chain_offset",
     "main",
     "null_hands_sample",
+    "null_pairs",
     "null_order_sample",
     "render",
     "tail_grid",
@@ -61,21 +78,50 @@ MAX_RIFFLES = 7
 FIXED_BLOCKS: tuple[tuple[int, ...], ...] = tuple(tuple(range(4 * i, 4 * i + 4)) for i in range(13))
 
 
+def null_pairs() -> list[list[float]]:
+    """``P(a, b)``: two consecutive advances of a thoroughly shuffled deal (exact).
+
+    Three consecutive cards of the reference land in hands ``x, y, z``, drawn without
+    replacement from thirteen of each; the advances are ``y - x`` and ``z - y``.
+    """
+    out = [[0.0] * 4 for _ in range(4)]
+    for x in range(4):
+        for y in range(4):
+            for z in range(4):
+                ways = 13 * (13 - (y == x)) * (13 - (z == x) - (z == y))
+                out[(y - x) & 3][(z - y) & 3] += ways / (52 * 51 * 50)
+    return out
+
+
 def advance_weights(
     pattern: tuple[int, ...], riffles: int, packs: int, rng: random.Random
-) -> list[float]:
-    """Log ratio to the null of each advance after ``riffles`` riffles and a cut."""
+) -> tuple[list[float], list[list[float]]]:
+    """Log ratios to the null after ``riffles`` riffles and a cut: of each advance, and
+    of each pair of consecutive advances (``a`` then ``b``)."""
     counts = [1.0, 1.0, 1.0, 1.0]  # one pseudo-count each: no advance is impossible
+    pair_counts = [[1.0] * 4 for _ in range(4)]
     for _ in range(packs):
         tricks, gathered = random_tricks(rng)
         pack = gathered_pack(tricks, gathered, rng)
         dealt = cut(riffle(pack, riffles, rng), rng)
         dealer = Seat(rng.randrange(4))
         rel = relative_seats(deal_from_order(dealt, dealer, pattern), dealer)
-        for i in range(52):
-            counts[(rel[pack[(i + 1) % 52]] - rel[pack[i]]) & 3] += 1
+        steps = [(rel[pack[(i + 1) % 52]] - rel[pack[i]]) & 3 for i in range(52)]
+        before = steps[51]
+        for a in steps:
+            counts[a] += 1
+            pair_counts[before][a] += 1
+            before = a
     total = sum(counts)
-    return [math.log(c / total / p) for c, p in zip(counts, NULL_ADVANCE, strict=True)]
+    pair_total = sum(map(sum, pair_counts))
+    null = null_pairs()
+    return (
+        [math.log(c / total / p) for c, p in zip(counts, NULL_ADVANCE, strict=True)],
+        [
+            [math.log(c / pair_total / p) for c, p in zip(row, prow, strict=True)]
+            for row, prow in zip(pair_counts, null, strict=True)
+        ],
+    )
 
 
 def tail_grid(values: list[float]) -> list[float]:
@@ -94,25 +140,56 @@ def tail_grid(values: list[float]) -> list[float]:
     return grid
 
 
+Halves = tuple[float, float]
+"""A deal's two halves of the hands statistic: the Markov chain's score and the single
+advances' score (:func:`audit.stacking.hands.mixed` combines them)."""
+
+
 def null_hands_sample(
-    weights: list[float], samples: int, rng: random.Random
-) -> tuple[list[float], list[float], list[float]]:
-    """Hands statistic on random deals: direction unknown, direction known, order known.
+    weights: list[float],
+    pairs: list[list[float]],
+    plain: list[float],
+    samples: int,
+    rng: random.Random,
+) -> tuple[list[Halves], list[Halves], list[Halves]]:
+    """Both halves of the hands statistic on random deals: direction unknown, direction
+    known, order known.
 
     (Read backwards, the statistic of a random deal has the same law as read forwards,
     so one table serves both known directions.)
     """
     labels = [r for r in range(4) for _ in range(13)]
     cycle = [c for b in FIXED_BLOCKS for c in b]
-    two_way: list[float] = []
-    one_way: list[float] = []
-    oriented: list[float] = []
+    two_way: list[Halves] = []
+    one_way: list[Halves] = []
+    oriented: list[Halves] = []
     for _ in range(samples):
         rng.shuffle(labels)
-        two_way.append(two_way_score(FIXED_BLOCKS, labels, weights)[0])
-        one_way.append(advance_score(FIXED_BLOCKS, labels, weights))
-        oriented.append(oriented_score(cycle, labels, weights))
+        two_way.append(
+            (
+                two_way_score(FIXED_BLOCKS, labels, weights, pairs)[0],
+                two_way_score(FIXED_BLOCKS, labels, plain)[0],
+            )
+        )
+        one_way.append(
+            (
+                advance_score(FIXED_BLOCKS, labels, weights, pairs),
+                advance_score(FIXED_BLOCKS, labels, plain),
+            )
+        )
+        oriented.append(
+            (oriented_score(cycle, labels, weights, pairs), oriented_score(cycle, labels, plain))
+        )
     return two_way, one_way, oriented
+
+
+def chain_offset(halves: list[Halves], tail: float = 1e-3) -> float:
+    """How far the chain's null tail lies above the single advances' at ``tail``: the
+    chain's score is lowered by it, so each half reaches that tail alike."""
+    rank = math.ceil(tail * len(halves)) - 1
+    chain = sorted((m for m, _ in halves), reverse=True)[rank]
+    single = sorted((s for _, s in halves), reverse=True)[rank]
+    return chain - single
 
 
 def null_order_sample(samples: int, rng: random.Random) -> tuple[list[float], list[float]]:
@@ -132,23 +209,34 @@ def build(samples: int, seed: int, weight_packs: int = 20000) -> dict[str, Any]:
     rng = random.Random(seed)
     patterns: dict[str, Any] = {}
     for name, pattern in PATTERNS.items():
-        by_k = [advance_weights(pattern, k, weight_packs, rng) for k in range(MAX_RIFFLES + 1)]
-        test_weights = [(a + b) / 2 for a, b in zip(by_k[1], by_k[2], strict=True)]
+        learnt = [advance_weights(pattern, k, weight_packs, rng) for k in range(MAX_RIFFLES + 1)]
+        by_k = [single for single, _ in learnt]
+        # the Markov chain of the advances after TEST_RIFFLES riffles: pairs minus singles
+        pair_weights = [[round(w, 6) for w in row] for row in learnt[TEST_RIFFLES][1]]
+        test_weights = [round(-w, 6) for w in by_k[TEST_RIFFLES]]
+        plain = [round((a + b) / 2, 6) for a, b in zip(by_k[1], by_k[2], strict=True)]
         started = time.perf_counter()
-        two_way, one_way, oriented = null_hands_sample(test_weights, samples, rng)
+        halves = null_hands_sample(test_weights, pair_weights, plain, samples, rng)
+        offset = round(chain_offset(halves[0]), 6)
+        two_way, one_way, oriented = (
+            [mixed(m - offset, s) for m, s in sample] for sample in halves
+        )
         elapsed = time.perf_counter() - started
         print(f"pattern {name}: null of the hands statistics in {elapsed:.0f}s")
         patterns[name] = {
             "pattern": list(pattern),
             "weights_by_riffles": [[round(w, 6) for w in ws] for ws in by_k],
-            "test_weights": [round(w, 6) for w in test_weights],
+            "test_weights": test_weights,
+            "pair_weights": pair_weights,
+            "plain_weights": plain,
+            "chain_offset": offset,
             "null_tail": [round(t, 6) for t in tail_grid(two_way)],
             "null_tail_one_way": [round(t, 6) for t in tail_grid(one_way)],
             "null_tail_oriented": [round(t, 6) for t in tail_grid(oriented)],
         }
     order_two_way, order_one_way = null_order_sample(samples, rng)
     return {
-        "format": "cayenne-stacking-tables/1",
+        "format": "cayenne-stacking-tables/2",
         "generated_by": f"python -m audit.stacking.calibrate --samples {samples} --seed {seed}",
         "samples": samples,
         "grid_steps_per_decade": GRID_STEPS_PER_DECADE,
@@ -186,6 +274,7 @@ def render(tables: dict[str, Any]) -> str:
         f"Regenerate with ``{tables['generated_by']}``\n"
         '(see :mod:`audit.stacking.calibrate`)."""\n\n'
         "from typing import Any\n\n"
+        '__all__ = ["TABLES"]\n\n'
         f"TABLES: dict[str, Any] = {_literal(tables, 0, 25)}\n"
     )
 

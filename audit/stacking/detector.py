@@ -23,6 +23,8 @@ from audit.stacking.hands import (
     advances,
     best_orientation,
     mirrored,
+    mirrored_pairs,
+    mixed,
     oriented_score,
     relative_seats,
     two_way_score,
@@ -38,7 +40,7 @@ from audit.stacking.order import (
     two_way_soft_min,
 )
 from audit.stacking.reference import Reference, reference_from_collected, reference_from_gathered
-from audit.stacking.tables import MIN_P, load_tables, pattern_tables
+from audit.stacking.tables import MIN_P, TEST_RIFFLES, load_tables, pattern_tables
 
 __all__ = [
     "CLOSE_SPAN",
@@ -294,17 +296,30 @@ def _hands_test(
         return None
     cycle = [c for b in ref.blocks for c in b] if ref.oriented else []
     backward = False
+    tw, pw, plain = tables.test_weights, tables.pair_weights, tables.plain_weights
+    offset = tables.chain_offset
     if ref.oriented:
-        score = oriented_score(cycle, rel, tables.test_weights)
+        score = mixed(
+            oriented_score(cycle, rel, tw, pw) - offset, oriented_score(cycle, rel, plain)
+        )
         p = tables.null_oriented.p_value(score)
     elif pile_top == PILE_TOP_EITHER:
-        score, backward = two_way_score(ref.blocks, rel, tables.test_weights)
+        chain, chain_back = two_way_score(ref.blocks, rel, tw, pw)
+        chain -= offset
+        single, single_back = two_way_score(ref.blocks, rel, plain)
+        score = mixed(chain, single)
+        backward = chain_back if chain >= single else single_back
         p = tables.null.p_value(score)
         evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
     else:
         backward = pile_top == PILE_TOP_FIRST
-        weights = mirrored(tables.test_weights) if backward else tables.test_weights
-        score = advance_score(ref.blocks, rel, weights)
+        if backward:
+            chain = advance_score(ref.blocks, rel, mirrored(tw), mirrored_pairs(pw)) - offset
+            single = advance_score(ref.blocks, rel, mirrored(plain))
+        else:
+            chain = advance_score(ref.blocks, rel, tw, pw) - offset
+            single = advance_score(ref.blocks, rel, plain)
+        score = mixed(chain, single)
         p = tables.null_one_way.p_value(score)
         evidence["direction"] = DIRECTION_BACKWARD if backward else DIRECTION_FORWARD
     evidence.update({"method": METHOD_HANDS, "score": round(score, 4), "riffles": None})
@@ -312,7 +327,8 @@ def _hands_test(
         if ref.oriented:
             evidence["advances"] = advances(ref.blocks, rel, [False] * len(ref.blocks))
         else:
-            weights = mirrored(tables.test_weights) if backward else tables.test_weights
+            orient = tables.weights_by_riffles[TEST_RIFFLES]
+            weights = mirrored(orient) if backward else orient
             counts = advances(ref.blocks, rel, best_orientation(ref.blocks, rel, weights))
             evidence["advances"] = list(mirrored(counts)) if backward else counts
         best = 0.0

@@ -13,11 +13,14 @@ simulated under-shuffled packs (``audit.stacking.calibrate``). Which way round t
 cycle runs (whether a pile's first trick lies on top or at the bottom) is also left
 open: :func:`two_way_score` sums over both readings.
 
-The statistic is the composite log-likelihood ratio ``log sum_o prod_pairs
-exp(w[advance])`` over the 2**13 ways the tricks may lie (each trick's cards in play
-order or reversed), computed by a two-state dynamic programme round the cycle. Its
-null distribution, which does not depend on the cards, the dealer or the reference,
-is tabulated per pattern from a million thorough shuffles.
+A score is the log-likelihood ratio ``log sum_o exp(sum w[advance] + sum
+pairs[advance][next advance])`` over the 2**13 ways the tricks may lie (each trick's
+cards in play order or reversed), computed by a two-state dynamic programme round the
+cycle: with pair weights it reads the advances as a Markov chain. The detector's
+statistic is :func:`mixed` of two such scores, the chain learnt after two riffles
+(lowered by its null offset) and single advances (docs/detection.md). Its null
+distribution, which does not depend on the cards, the dealer or the reference, is
+tabulated per pattern from a million thorough shuffles.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ __all__ = [
     "advances",
     "best_orientation",
     "mirrored",
+    "mirrored_pairs",
+    "mixed",
     "oriented_score",
     "relative_seats",
     "tricks_in_one_hand",
@@ -50,22 +55,37 @@ def relative_seats(deal: Mapping[Seat, Sequence[Card]], dealer: Seat) -> list[in
     return rel
 
 
+Pairs = Sequence[Sequence[float]]
+"""``pairs[a][b]``: the weight of advance ``a`` followed by advance ``b`` round the cycle."""
+
+_NO_PAIRS: tuple[tuple[float, ...], ...] = ((0.0,) * 4,) * 4
+
+
 def _exp_weights(weights: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
     e = tuple(math.exp(w) for w in weights)
     return e, (e[0], e[3], e[2], e[1])
 
 
 def advance_score(
-    blocks: Sequence[Sequence[Card]], rel: Sequence[int], weights: Sequence[float]
+    blocks: Sequence[Sequence[Card]],
+    rel: Sequence[int],
+    weights: Sequence[float],
+    pairs: Pairs | None = None,
 ) -> float:
     """``log`` of the sum over trick orientations of ``exp(sum of advance weights)``.
 
     ``rel[card]`` is the card's hand counted from the dealer's left; ``weights[a]`` the
-    log-likelihood ratio of advance ``a``. The blocks form a cycle.
+    weight of advance ``a``, and ``pairs[a][b]`` (optional) that of advance ``a``
+    followed by advance ``b`` (a first-order Markov chain of the advances: its
+    log-likelihood ratio is ``sum pairs - sum weights`` with the pair and single
+    ratios). The blocks form a cycle.
     """
-    e, er = _exp_weights(weights)
+    e, _ = _exp_weights(weights)
+    ep = [_exp_weights(row)[0] for row in (pairs if pairs is not None else _NO_PAIRS)]
     first: list[tuple[int, int]] = []
     last: list[tuple[int, int]] = []
+    head: list[tuple[int, int]] = []  # the block's first advance, each orientation
+    tail: list[tuple[int, int]] = []  # its last advance
     within: list[tuple[float, float]] = []
     for b in blocks:
         s0 = rel[b[0]]
@@ -75,25 +95,43 @@ def advance_score(
         a = (s1 - s0) & 3
         c = (s2 - s1) & 3
         d = (s3 - s2) & 3
+        ra = (s2 - s3) & 3  # reversed: the advances -d, -c, -a
+        rc = (s1 - s2) & 3
+        rd = (s0 - s1) & 3
         first.append((s0, s3))
         last.append((s3, s0))
-        within.append((e[a] * e[c] * e[d], er[a] * er[c] * er[d]))
+        head.append((a, ra))
+        tail.append((d, rd))
+        within.append(
+            (
+                e[a] * e[c] * e[d] * ep[a][c] * ep[c][d],
+                e[ra] * e[rc] * e[rd] * ep[ra][rc] * ep[rc][rd],
+            )
+        )
+
     n = len(blocks)
+    # the weight of stepping from block i - 1 (lying q) to block i (lying o), i = 1..n
+    steps: list[tuple[float, float, float, float]] = []
+    for i in range(1, n + 1):
+        j = i % n
+        t = []
+        for o in (0, 1):
+            f = first[j][o]
+            h = head[j][o]
+            for q in (0, 1):
+                x = (f - last[i - 1][q]) & 3
+                t.append(e[x] * ep[tail[i - 1][q]][x] * ep[x][h])
+        steps.append((t[0], t[1], t[2], t[3]))  # (q0 o0, q1 o0, q0 o1, q1 o1)
     total = 0.0
     for o0 in (0, 1):
         v0 = within[0][0] if o0 == 0 else 0.0
         v1 = within[0][1] if o0 == 1 else 0.0
         for i in range(1, n):
-            l0, l1 = last[i - 1]
-            f0, f1 = first[i]
             w0, w1 = within[i]
-            v0, v1 = (
-                (v0 * e[(f0 - l0) & 3] + v1 * e[(f0 - l1) & 3]) * w0,
-                (v0 * e[(f1 - l0) & 3] + v1 * e[(f1 - l1) & 3]) * w1,
-            )
-        f = first[0][o0]
-        l0, l1 = last[n - 1]
-        total += v0 * e[(f - l0) & 3] + v1 * e[(f - l1) & 3]
+            t00, t10, t01, t11 = steps[i - 1]
+            v0, v1 = (v0 * t00 + v1 * t10) * w0, (v0 * t01 + v1 * t11) * w1
+        t00, t10, t01, t11 = steps[n - 1]
+        total += v0 * t00 + v1 * t10 if o0 == 0 else v0 * t01 + v1 * t11
     return math.log(total) if total > 0.0 else -math.inf
 
 
@@ -102,19 +140,29 @@ def mirrored(weights: Sequence[float]) -> tuple[float, ...]:
     return (weights[0], weights[3], weights[2], weights[1])
 
 
+def mirrored_pairs(pairs: Pairs) -> tuple[tuple[float, ...], ...]:
+    """Pair weights read the other way round: ``a`` then ``b`` becomes ``-b`` then ``-a``."""
+    return tuple(tuple(pairs[(-b) & 3][(-a) & 3] for b in range(4)) for a in range(4))
+
+
 def two_way_score(
-    blocks: Sequence[Sequence[Card]], rel: Sequence[int], weights: Sequence[float]
+    blocks: Sequence[Sequence[Card]],
+    rel: Sequence[int],
+    weights: Sequence[float],
+    pairs: Pairs | None = None,
 ) -> tuple[float, bool]:
     """The advance score with the pack's direction unknown, and the likelier direction.
 
     Whether a producer's ``gathered`` lists the top of each pile first or last is not
     something a record can be trusted on, so both readings of the cycle count, each
     with prior 1/2: ``log((exp(S_forward) + exp(S_backward)) / 2)``. Reading the cycle
-    backwards turns every advance ``a`` into ``-a``. The flag is ``True`` when the
-    backward reading scores higher.
+    backwards turns every advance ``a`` into ``-a`` (and reverses the pairs). The flag
+    is ``True`` when the backward reading scores higher.
     """
-    forward = advance_score(blocks, rel, weights)
-    backward = advance_score(blocks, rel, mirrored(weights))
+    forward = advance_score(blocks, rel, weights, pairs)
+    backward = advance_score(
+        blocks, rel, mirrored(weights), None if pairs is None else mirrored_pairs(pairs)
+    )
     top = max(forward, backward)
     if top == -math.inf:
         return top, False
@@ -122,15 +170,35 @@ def two_way_score(
     return total, backward > forward
 
 
-def oriented_score(cycle: Sequence[Card], rel: Sequence[int], weights: Sequence[float]) -> float:
+def mixed(a: float, b: float) -> float:
+    """``log((exp(a) + exp(b)) / 2)``: the score of an even mixture of two alternatives."""
+    top = max(a, b)
+    if top == -math.inf:
+        return top
+    return top + math.log(math.exp(a - top) + math.exp(b - top)) - math.log(2.0)
+
+
+def oriented_score(
+    cycle: Sequence[Card],
+    rel: Sequence[int],
+    weights: Sequence[float],
+    pairs: Pairs | None = None,
+) -> float:
     """The advance score of a reference whose card order is known (``collected``)."""
     n = len(cycle)
     prev = rel[cycle[n - 1]]
-    total = 0.0
+    steps = []
     for c in cycle:
         r = rel[c]
-        total += weights[(r - prev) & 3]
+        steps.append((r - prev) & 3)
         prev = r
+    total = 0.0
+    before = steps[n - 1]
+    for a in steps:
+        total += weights[a]
+        if pairs is not None:
+            total += pairs[before][a]
+        before = a
     return total
 
 

@@ -22,6 +22,7 @@ from audit.stacking.order import exact_p_value
 
 __all__ = [
     "MIN_P",
+    "TEST_RIFFLES",
     "PatternTables",
     "StackingTablesError",
     "Tables",
@@ -30,6 +31,10 @@ __all__ = [
     "pattern_tables",
 ]
 
+TEST_RIFFLES = 2
+"""The hands statistic is the Markov chain of the advances learnt after this many
+riffles; its single weights (``weights_by_riffles[TEST_RIFFLES]``) also pick the
+trick orientation shown in the evidence."""
 MIN_P = 1e-15
 """The smallest p-value reported: below it an extrapolation means nothing."""
 
@@ -86,7 +91,15 @@ class PatternTables:
     """The hands statistic's weights and null laws for one packet pattern."""
 
     weights_by_riffles: tuple[tuple[float, ...], ...]
+    """Log-likelihood ratio of each advance after ``k`` riffles, ``k = 0..7``."""
     test_weights: tuple[float, ...]
+    """The statistic's single weights: minus ``weights_by_riffles[TEST_RIFFLES]``."""
+    pair_weights: tuple[tuple[float, ...], ...]
+    """The statistic's pair weights: ratio of advance ``a`` followed by ``b``."""
+    plain_weights: tuple[float, ...]
+    """The other half of the mixture: single weights, the average of one and two riffles."""
+    chain_offset: float
+    """Subtracted from the chain's score before mixing (its null tail lies higher)."""
     null: TailTable
     """Orientation of the tricks and direction of the cycle unknown (``gathered``)."""
     null_one_way: TailTable
@@ -130,14 +143,34 @@ def _tail(raw: Any, steps: int) -> TailTable:
     return TailTable(grid, steps)
 
 
+def _four(raw: Any) -> tuple[float, ...]:
+    weights = tuple(float(w) for w in raw)
+    if len(weights) != 4:
+        raise ValueError("four weights, one per advance")
+    return weights
+
+
+def _pairs(raw: Any) -> tuple[tuple[float, ...], ...]:
+    rows = tuple(tuple(float(w) for w in row) for row in raw)
+    if len(rows) != 4 or any(len(row) != 4 for row in rows):
+        raise ValueError("pair weights must be 4 x 4")
+    return rows
+
+
 def _parse(raw: Any) -> Tables:
     try:
         steps = int(raw["grid_steps_per_decade"])
         patterns: dict[tuple[int, ...], PatternTables] = {}
         for entry in raw["patterns"].values():
+            by_k = tuple(tuple(float(w) for w in ws) for ws in entry["weights_by_riffles"])
+            if len(by_k) <= TEST_RIFFLES or any(len(ws) != 4 for ws in by_k):
+                raise ValueError(f"weights for 0..{TEST_RIFFLES} riffles or more, 4 each")
             patterns[tuple(int(x) for x in entry["pattern"])] = PatternTables(
-                tuple(tuple(float(w) for w in ws) for ws in entry["weights_by_riffles"]),
-                tuple(float(w) for w in entry["test_weights"]),
+                by_k,
+                _four(entry["test_weights"]),
+                _pairs(entry["pair_weights"]),
+                _four(entry["plain_weights"]),
+                float(entry["chain_offset"]),
                 _tail(entry["null_tail"], steps),
                 _tail(entry["null_tail_one_way"], steps),
                 _tail(entry["null_tail_oriented"], steps),

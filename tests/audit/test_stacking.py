@@ -29,7 +29,13 @@ from audit.stacking import (
     previous_hand_with_pack,
     stacking_test,
 )
-from audit.stacking.hands import advance_score, two_way_score
+from audit.stacking.hands import (
+    advance_score,
+    mirrored,
+    mirrored_pairs,
+    oriented_score,
+    two_way_score,
+)
 from audit.stacking.order import (
     SOFT_MIN_SCALE,
     cyclic_descents,
@@ -290,6 +296,41 @@ def test_both_directions_of_the_cycle_count() -> None:
     backward = advance_score(backward_blocks, rel, weights)
     expected = math.log((math.exp(forward) + math.exp(backward)) / 2)
     assert two_way_score(ref.blocks, rel, weights)[0] == pytest.approx(expected)
+
+
+def test_the_markov_score_sums_every_orientation() -> None:
+    # the hands statistic: single weights and weights of consecutive advances, summed
+    # over the 2**13 orientations by the dynamic programme; read backwards, pairs reverse
+    rng = random.Random(35)
+    tricks, gathered, _, _, dealer, deal = _case(rng, 2)
+    ref = reference_from_gathered(tricks, gathered)
+    assert ref is not None
+    rel = [0] * 52
+    for seat, cards in deal.items():
+        for c in cards:
+            rel[c] = (seat - dealer - 1) & 3
+    weights = [-0.4, -0.6, 0.6, 1.9]
+    pairs = [[rng.uniform(-2.0, 2.0) for _ in range(4)] for _ in range(4)]
+
+    def chain(cards: list[int], w: list[float] | tuple[float, ...], v: object) -> float:
+        steps = [(rel[cards[(i + 1) % 52]] - rel[cards[i]]) & 3 for i in range(52)]
+        return sum(w[a] + v[steps[i - 1]][a] for i, a in enumerate(steps))  # type: ignore[index]
+
+    backward_blocks = [b[::-1] for b in reversed(ref.blocks)]
+    totals = []
+    for blocks in (ref.blocks, backward_blocks):
+        total = 0.0
+        for flips in itertools.product((False, True), repeat=13):
+            cards = [c for b, f in zip(blocks, flips, strict=True) for c in (b[::-1] if f else b)]
+            total += math.exp(chain(cards, weights, pairs))
+        totals.append(total)
+    assert advance_score(ref.blocks, rel, weights, pairs) == pytest.approx(math.log(totals[0]))
+    mirror = advance_score(ref.blocks, rel, mirrored(weights), mirrored_pairs(pairs))
+    assert mirror == pytest.approx(math.log(totals[1]))
+    expected = math.log((totals[0] + totals[1]) / 2)
+    assert two_way_score(ref.blocks, rel, weights, pairs)[0] == pytest.approx(expected)
+    cycle = [c for b in ref.blocks for c in b]
+    assert oriented_score(cycle, rel, weights, pairs) == pytest.approx(chain(cycle, weights, pairs))
 
 
 @pytest.mark.parametrize("with_order", [False, True])

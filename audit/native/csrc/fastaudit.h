@@ -43,6 +43,10 @@ typedef struct {
     PyObject *name;
     int has_tables;
     double test_w[4];
+    double pair_w[4][4]; /* the hands statistic's pair weights */
+    double plain_w[4];   /* the mixture's other half: single weights */
+    double chain_offset; /* subtracted from the chain's score before mixing */
+    double orient_w[4];  /* single weights that pick the evidence's trick orientation */
     int n_riffles;
     double (*riffle_w)[4];
     Tail two_way;  /* orientations and direction unknown (gathered) */

@@ -487,7 +487,8 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     G.min_p = min_p;
     G.n_patterns = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(patterns); i++) {
-        /* (sizes, name, tables or None); tables: (test_w, riffle_ws, two_way, oriented) */
+        /* (sizes, name, tables or None); tables: (test_w, pair_w, plain_w, chain_offset,
+         * orient_w, riffle_ws, two_way, oriented) */
         Pattern *p = &G.patterns[i];
         PyObject *sizes, *name, *tables;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(patterns, i), "O!UO", &PyTuple_Type, &sizes,
@@ -503,12 +504,25 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         p->name = new_ref(name);
         p->has_tables = tables != Py_None;
         if (p->has_tables) {
-            PyObject *tw, *rw, *tail, *otail;
-            if (!PyArg_ParseTuple(tables, "O!O!OO", &PyTuple_Type, &tw, &PyTuple_Type, &rw, &tail,
-                                  &otail))
+            PyObject *tw, *pw, *fw, *ow, *rw, *tail, *otail;
+            if (!PyArg_ParseTuple(tables, "O!O!O!dO!O!OO", &PyTuple_Type, &tw, &PyTuple_Type, &pw,
+                                  &PyTuple_Type, &fw, &p->chain_offset, &PyTuple_Type, &ow,
+                                  &PyTuple_Type, &rw, &tail, &otail))
                 return NULL;
-            if (PyTuple_GET_SIZE(tw) != 4 || !read_doubles(tw, p->test_w, 4))
+            if (PyTuple_GET_SIZE(tw) != 4 || !read_doubles(tw, p->test_w, 4) ||
+                PyTuple_GET_SIZE(fw) != 4 || !read_doubles(fw, p->plain_w, 4) ||
+                PyTuple_GET_SIZE(ow) != 4 || !read_doubles(ow, p->orient_w, 4))
                 return NULL;
+            if (PyTuple_GET_SIZE(pw) != 4) {
+                PyErr_SetString(PyExc_ValueError, "configure: pair weights must be 4 x 4");
+                return NULL;
+            }
+            for (int a = 0; a < 4; a++) {
+                PyObject *row = PyTuple_GET_ITEM(pw, a);
+                if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4 ||
+                    !read_doubles(row, p->pair_w[a], 4))
+                    return NULL;
+            }
             p->n_riffles = (int)PyTuple_GET_SIZE(rw);
             p->riffle_w = PyMem_Malloc((p->n_riffles ? p->n_riffles : 1) * sizeof(double[4]));
             if (p->riffle_w == NULL)

@@ -128,51 +128,83 @@ static int min_cyclic_descents(const uint8_t blocks[13][4], const int *pos) {
     return best;
 }
 
-static double advance_score(const uint8_t blocks[13][4], const int *rel, const double *weights) {
-    double e[4], er[4];
+/* advance_score(): the pair weights pw[a][b] (advance a followed by b) are optional
+ * (NULL: none); the same operations in the same order as audit/stacking/hands.py */
+static double advance_score(const uint8_t blocks[13][4], const int *rel, const double *weights,
+                            const double (*pw)[4]) {
+    double e[4], ep[4][4];
     for (int i = 0; i < 4; i++)
         e[i] = exp(weights[i]);
-    er[0] = e[0];
-    er[1] = e[3];
-    er[2] = e[2];
-    er[3] = e[1];
-    int first[13][2], last[13][2];
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            ep[a][b] = exp(pw ? pw[a][b] : 0.0);
+    int first[13][2], last[13][2], head[13][2], tail[13][2];
     double within[13][2];
     for (int b = 0; b < 13; b++) {
         int s0 = rel[blocks[b][0]], s1 = rel[blocks[b][1]], s2 = rel[blocks[b][2]],
             s3 = rel[blocks[b][3]];
         int a = (s1 - s0) & 3, c = (s2 - s1) & 3, d = (s3 - s2) & 3;
+        int ra = (s2 - s3) & 3, rc = (s1 - s2) & 3, rd = (s0 - s1) & 3;
         first[b][0] = s0;
         first[b][1] = s3;
         last[b][0] = s3;
         last[b][1] = s0;
-        within[b][0] = e[a] * e[c] * e[d];
-        within[b][1] = er[a] * er[c] * er[d];
+        head[b][0] = a;
+        head[b][1] = ra;
+        tail[b][0] = d;
+        tail[b][1] = rd;
+        within[b][0] = e[a] * e[c] * e[d] * ep[a][c] * ep[c][d];
+        within[b][1] = e[ra] * e[rc] * e[rd] * ep[ra][rc] * ep[rc][rd];
+    }
+    /* steps[i - 1][o][q]: from block i - 1 lying q to block i % 13 lying o */
+    double steps[13][2][2];
+    for (int i = 1; i <= 13; i++) {
+        int j = i % 13;
+        for (int o = 0; o < 2; o++)
+            for (int q = 0; q < 2; q++) {
+                int x = (first[j][o] - last[i - 1][q]) & 3;
+                steps[i - 1][o][q] = e[x] * ep[tail[i - 1][q]][x] * ep[x][head[j][o]];
+            }
     }
     double total = 0.0;
     for (int o0 = 0; o0 < 2; o0++) {
         double v0 = o0 == 0 ? within[0][0] : 0.0;
         double v1 = o0 == 1 ? within[0][1] : 0.0;
         for (int i = 1; i < 13; i++) {
-            int l0 = last[i - 1][0], l1 = last[i - 1][1], f0 = first[i][0], f1 = first[i][1];
-            double n0 = (v0 * e[(f0 - l0) & 3] + v1 * e[(f0 - l1) & 3]) * within[i][0];
-            double n1 = (v0 * e[(f1 - l0) & 3] + v1 * e[(f1 - l1) & 3]) * within[i][1];
+            double n0 = (v0 * steps[i - 1][0][0] + v1 * steps[i - 1][0][1]) * within[i][0];
+            double n1 = (v0 * steps[i - 1][1][0] + v1 * steps[i - 1][1][1]) * within[i][1];
             v0 = n0;
             v1 = n1;
         }
-        int f = first[0][o0], l0 = last[12][0], l1 = last[12][1];
-        total += v0 * e[(f - l0) & 3] + v1 * e[(f - l1) & 3];
+        total += v0 * steps[12][o0][0] + v1 * steps[12][o0][1];
     }
     return total > 0.0 ? log(total) : -INFINITY;
 }
 
-static double oriented_score(const uint8_t *cycle, const int *rel, const double *w) {
+/* mixed(): log((exp(a) + exp(b)) / 2), an even mixture of two alternatives */
+static double mixed(double a, double b) {
+    double top = a >= b ? a : b;
+    if (top == -INFINITY)
+        return top;
+    return top + log(exp(a - top) + exp(b - top)) - log(2.0);
+}
+
+static double oriented_score(const uint8_t *cycle, const int *rel, const double *w,
+                             const double (*pw)[4]) {
+    int steps[NCARDS];
     int prev = rel[cycle[NCARDS - 1]];
-    double total = 0.0;
     for (int i = 0; i < NCARDS; i++) {
         int r = rel[cycle[i]];
-        total += w[(r - prev) & 3];
+        steps[i] = (r - prev) & 3;
         prev = r;
+    }
+    double total = 0.0;
+    int before = steps[NCARDS - 1];
+    for (int i = 0; i < NCARDS; i++) {
+        total += w[steps[i]];
+        if (pw)
+            total += pw[before][steps[i]];
+        before = steps[i];
     }
     return total;
 }
@@ -197,13 +229,22 @@ static void mirror(const double *w, double *out) {
     out[3] = w[1];
 }
 
+/* mirrored_pairs(): a then b read the other way round is -b then -a */
+static void mirror_pairs(const double (*pw)[4], double out[4][4]) {
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            out[a][b] = pw[(-b) & 3][(-a) & 3];
+}
+
 /* two_way_score: log((exp(S_forward) + exp(S_backward)) / 2) */
 static double two_way_score(const uint8_t blocks[13][4], const int *rel, const double *w,
-                            int *backward) {
-    double mw[4];
+                            const double (*pw)[4], int *backward) {
+    double mw[4], mp[4][4];
     mirror(w, mw);
-    double forward = advance_score(blocks, rel, w);
-    double back = advance_score(blocks, rel, mw);
+    if (pw)
+        mirror_pairs(pw, mp);
+    double forward = advance_score(blocks, rel, w, pw);
+    double back = advance_score(blocks, rel, mw, pw ? (const double(*)[4])mp : NULL);
     double top = forward >= back ? forward : back;
     *backward = 0;
     if (top == -INFINITY)
@@ -358,11 +399,20 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             !put(ev, S_tricks_close, int_list(close, n_close)))
             goto fail;
     } else {
+        /* an even mixture: the advances' Markov chain (lowered by its offset) and
+         * single advances */
+        const double(*pw)[4] = (const double(*)[4])pat->pair_w;
         if (oriented) {
-            statistic = oriented_score(cycle, rel, pat->test_w);
+            statistic = mixed(oriented_score(cycle, rel, pat->test_w, pw) - pat->chain_offset,
+                              oriented_score(cycle, rel, pat->plain_w, NULL));
             p = tail_p(&pat->oriented, statistic, 1);
         } else {
-            statistic = two_way_score(blocks, rel, pat->test_w, &backward);
+            int chain_back, single_back;
+            double chain = two_way_score(blocks, rel, pat->test_w, pw, &chain_back);
+            chain -= pat->chain_offset;
+            double single = two_way_score(blocks, rel, pat->plain_w, NULL, &single_back);
+            statistic = mixed(chain, single);
+            backward = chain >= single ? chain_back : single_back;
             p = tail_p(&pat->two_way, statistic, 1);
         }
         method = S_m_hands;
@@ -373,9 +423,9 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
             int path[13] = {0}, counts[4] = {0, 0, 0, 0}, cyc[NCARDS], n = 0;
             double tw[4];
             if (backward)
-                mirror(pat->test_w, tw);
+                mirror(pat->orient_w, tw);
             else
-                memcpy(tw, pat->test_w, sizeof tw);
+                memcpy(tw, pat->orient_w, sizeof tw);
             if (!oriented)
                 best_orientation(blocks, rel, tw, path);
             for (int b = 0; b < 13; b++)
@@ -397,8 +447,8 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
                     mirror(pat->riffle_w[k], rw);
                 else
                     memcpy(rw, pat->riffle_w[k], sizeof rw);
-                double sc = oriented ? oriented_score(cycle, rel, pat->riffle_w[k])
-                                     : advance_score(blocks, rel, rw);
+                double sc = oriented ? oriented_score(cycle, rel, pat->riffle_w[k], NULL)
+                                     : advance_score(blocks, rel, rw, NULL);
                 if (sc > best) {
                     best = sc;
                     if (!put(ev, S_riffles, PyLong_FromLong(k)))
