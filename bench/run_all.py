@@ -12,6 +12,7 @@ BENCHES = [
     "audit_bench.py",
     "shuffle_bench.py",
     "detection.py",
+    "detection_calibration.py",
     "detection_bound.py",
     "detection_bound_order.py",
     "record_decision.py",
