@@ -83,11 +83,11 @@ def _plain(obj: Any) -> bool:
         for key, value in obj.items():
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
                 return False
-            if not _plain(value):
+            if type(value) is not str and not _plain(value):  # strings inline: the most
                 return False
         return True
     if kind is list or kind is tuple:
-        return all(_plain(v) for v in obj)
+        return all(type(v) is str or _plain(v) for v in obj)
     return False
 
 
@@ -226,7 +226,7 @@ def check_event(event: Any, *, signed: bool = True, encodable: bool = True) -> d
 
 
 def _is_hex(text: str) -> bool:
-    return all(c in "0123456789abcdef" for c in text)
+    return not text.strip("0123456789abcdef")  # nothing left: every character is one
 
 
 def make_event(

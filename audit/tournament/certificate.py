@@ -529,6 +529,7 @@ def _check_events(
     ``batch`` (each with its key and log index in ``signers``); the events, checked."""
     keys: dict[str, str] = {}
     heads: dict[tuple[str, str], tuple[int, str]] = {}
+    hashes: dict[str, bytes] = {}
     last_index = -1
     events: list[dict[str, Any]] = []
     for n, item in enumerate(items):
@@ -568,11 +569,15 @@ def _check_events(
             )
         heads[chain] = (seq + 1, hashlib.sha256(encoded).hexdigest())  # event_hash(ev)
         proof = item.get("inclusion")
-        try:
-            raw = [base64.b64decode(p, validate=True) for p in proof]
+        try:  # the proofs share their upper nodes: each hash text is decoded once
+            raw = [hashes[p] if p in hashes else hashes.setdefault(p, _b64(p)) for p in proof]
         except (binascii.Error, ValueError, TypeError) as exc:
             raise CertificateUnreadable(f"{where}.inclusion: a list of base64 hashes") from exc
         leaf = merkle.leaf_hash(encoded)
         merkle.verify_inclusion(leaf, index, cp.size, raw, cp.root)
         events.append({"index": index, "event": ev})
     return events
+
+
+def _b64(text: str) -> bytes:
+    return base64.b64decode(text, validate=True)
