@@ -59,7 +59,25 @@ def register(subparsers: Any) -> None:
     v.add_argument("--key", required=True, help="the log's verifier key (text or file)")
     v.add_argument("--witness", action="append", default=[], help="a witness verifier key")
     v.add_argument("--witness-quorum", type=int, default=None, help="witnesses needed (K)")
+    v.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=None,
+        help="processes checking the events' signatures (default: every core); the "
+        "first difference named is the same for any number",
+    )
     v.set_defaults(func=run_verify)
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs {text!r} is not a whole number") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"--jobs {text} must be 1 or more")
+    return jobs
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -93,6 +111,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from audit.log.cosignature import WitnessPolicy, load_witness_key
     from audit.log.events import loads
     from audit.log.keys import load_verifier
+    from audit.log.sigbatch import default_jobs
     from audit.tournament.certificate import CertificateUnreadable, verify_bundle
 
     try:
@@ -112,7 +131,8 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"fairplay: {exc}", file=sys.stderr)
         return 2
     try:
-        summary = verify_bundle(bundle, key, policy=policy)
+        jobs = args.jobs if args.jobs is not None else default_jobs()
+        summary = verify_bundle(bundle, key, policy=policy, jobs=jobs)
     except CertificateUnreadable as exc:
         print(f"fairplay: {args.bundle}: unreadable: {exc}", file=sys.stderr)
         return 2

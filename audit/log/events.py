@@ -50,6 +50,9 @@ __all__ = [
     "make_event",
     "parse_event",
     "sign_event",
+    "signature_mismatch",
+    "signature_parts",
+    "signed_encodings",
     "signing_input",
     "unique_keys",
     "verify_event",
@@ -80,11 +83,11 @@ def _plain(obj: Any) -> bool:
         for key, value in obj.items():
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
                 return False
-            if not _plain(value):
+            if type(value) is not str and not _plain(value):  # strings inline: the most
                 return False
         return True
     if kind is list or kind is tuple:
-        return all(_plain(v) for v in obj)
+        return all(type(v) is str or _plain(v) for v in obj)
     return False
 
 
@@ -172,6 +175,19 @@ def signing_input(event: Mapping[str, Any]) -> bytes:
     return SIGNING_CONTEXT + canonical_json(unsigned)
 
 
+def signed_encodings(event: Mapping[str, Any]) -> tuple[bytes, bytes]:
+    """``(canonical_json(event), signing_input(event))``, the value checked once for the
+    C encoder (a verifier of many events needs both of each)."""
+    unsigned = {k: v for k, v in event.items() if k != "signature"}
+    if _plain(event):  # then the event without its signature is plain too
+        try:
+            whole = _json_sorted(event).encode("utf-8")
+            return whole, SIGNING_CONTEXT + _json_sorted(unsigned).encode("utf-8")
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: refused below, with its path
+    return canonical_json(event), signing_input(event)
+
+
 def check_event(event: Any, *, signed: bool = True, encodable: bool = True) -> dict[str, Any]:
     """Check the shape of an event; errors name the field. Returns it as a dict."""
     if not isinstance(event, Mapping):
@@ -210,7 +226,7 @@ def check_event(event: Any, *, signed: bool = True, encodable: bool = True) -> d
 
 
 def _is_hex(text: str) -> bool:
-    return all(c in "0123456789abcdef" for c in text)
+    return not text.strip("0123456789abcdef")  # nothing left: every character is one
 
 
 def make_event(
@@ -292,21 +308,39 @@ def verify_event(
                 f"not by {expected.name}+{expected.key_id}",
                 entry=entry,
             )
+    _, message, sig = signature_parts(ev, entry=entry)
     try:
-        sig = base64.b64decode(ev["signature"], validate=True)
+        verifier.verify(message, sig)
+    except LogSignatureInvalid as exc:
+        raise signature_mismatch(verifier, entry) from exc
+
+
+def signature_parts(
+    event: Mapping[str, Any], *, entry: int | None = None, message: bytes | None = None
+) -> tuple[Verifier, bytes, bytes]:
+    """What :func:`verify_event` checks of a shape-checked event before the signature
+    itself: its key (a weak one is refused) and the signature's base64. Returns the
+    verifier, the signing input (``message`` when the caller has it already) and the
+    signature's bytes, for the check to be run later (:mod:`audit.log.sigbatch`); a
+    failing check is reported as :func:`signature_mismatch`."""
+    verifier = event_verifier(event, entry=entry)
+    try:
+        sig = base64.b64decode(event["signature"], validate=True)
     except (binascii.Error, ValueError) as exc:
         raise LogSignatureInvalid("event.signature: invalid base64", entry=entry) from exc
-    if base64.b64encode(sig).decode("ascii") != ev["signature"]:
+    if base64.b64encode(sig).decode("ascii") != event["signature"]:
         # The spare bits before "=" padding would let one signature be written several
         # ways, each giving the event another hash: only the canonical text is accepted.
         raise LogSignatureInvalid("event.signature: not canonical base64", entry=entry)
-    try:
-        verifier.verify(signing_input(ev), sig)
-    except LogSignatureInvalid as exc:
-        raise LogSignatureInvalid(
-            f"event signature does not verify under {verifier.name}+{verifier.key_id}",
-            entry=entry,
-        ) from exc
+    return verifier, signing_input(event) if message is None else message, sig
+
+
+def signature_mismatch(verifier: Verifier, entry: int | None = None) -> LogSignatureInvalid:
+    """The error of an event whose signature does not verify under its key."""
+    return LogSignatureInvalid(
+        f"event signature does not verify under {verifier.name}+{verifier.key_id}",
+        entry=entry,
+    )
 
 
 def parse_event(leaf: bytes, *, entry: int | None = None) -> dict[str, Any]:

@@ -42,6 +42,7 @@ __all__ = [
     "load_signer",
     "load_verifier",
     "save_signer",
+    "signature_valid",
 ]
 
 ALG_ED25519 = 0x01
@@ -65,6 +66,19 @@ def key_hash(name: str, public_key: bytes) -> bytes:
 @functools.lru_cache(maxsize=4096)
 def _ed25519_key(raw: bytes) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def signature_valid(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Whether ``signature`` signs ``message`` under the raw 32-byte ``public_key`` (64
+    bytes, ``S`` below the group order, and valid): :meth:`Verifier.verify` without the
+    error, for a key a :class:`Verifier` has already accepted (the batch checks of
+    :mod:`audit.log.sigbatch` run it in other processes)."""
+    try:
+        check_signature_encoding(signature)
+        _ed25519_key(public_key).verify(signature, message)
+    except (LogSignatureInvalid, InvalidSignature, ValueError):
+        return False
+    return True
 
 
 def _b64decode(text: str, what: str) -> bytes:

@@ -26,13 +26,21 @@ from audit.auditor import DEFAULT_ALPHA, audit_record
 from audit.checks.findings import ERROR
 from audit.errors import FairplayError
 from audit.log import merkle
-from audit.log.checkpoint import verify_checkpoint
+from audit.log.checkpoint import Checkpoint, verify_checkpoint
 from audit.log.cosignature import WitnessPolicy
 from audit.log.errors import LogChainBroken, LogError, LogInconsistent, LogSignatureInvalid
-from audit.log.events import canonical_json, check_event, verify_event
+from audit.log.events import (
+    canonical_json,
+    check_event,
+    signature_mismatch,
+    signature_parts,
+    signed_encodings,
+)
 from audit.log.keys import Verifier
 from audit.log.note import parse as parse_note
 from audit.log.note import verify as verify_note
+from audit.log.sigbatch import SignatureBatch
+from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.rules.cards import CARD_TEXT
 from audit.tournament import online
@@ -109,6 +117,13 @@ def _show(value: Any) -> str:
 def exact(obj: Any) -> Any:
     """``obj`` with every float written as a string (its shortest round-trip decimal):
     the certificate's canonical JSON holds integers only."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:
+        return obj
+    if kind is dict:
+        return {str(k): exact(v) for k, v in obj.items()}
+    if kind is list:
+        return [exact(v) for v in obj]
     if isinstance(obj, float):
         return repr(obj)
     if isinstance(obj, Mapping):
@@ -134,6 +149,16 @@ def note_text(cert: Mapping[str, Any]) -> str:
 def _leaf(item: Mapping[str, Any]) -> dict[str, Any]:
     leaf = merkle.leaf_hash(canonical_json(item["event"]))
     return {"index": item["index"], "leaf_hash": base64.b64encode(leaf).decode()}
+
+
+def _verdict(record: dict[str, Any]) -> str:
+    """The audit's verdict on a hand's record: the native fast path's when it answers
+    (a valid record in order; its report is the Python auditor's, byte for byte), else
+    the Python auditor's on the record read as before (a RecordError names the field)."""
+    report = audit_fast(record, DEFAULT_ALPHA)
+    if report is None:
+        report = audit_record(load_record(record))
+    return str(report["verdict"])
 
 
 def certify(
@@ -246,8 +271,7 @@ def certify(
                 if record is None:
                     hands.append(entry)
                     continue
-                rec = load_record(record)
-                entry["verdict"] = str(audit_record(rec)["verdict"])
+                entry["verdict"] = _verdict(record)
                 entry["logged"] = {
                     "record_sha256": last["event"]["body"]["record_sha256"],
                     "verdict": last["event"]["body"]["verdict"],
@@ -406,9 +430,12 @@ def _internal_checks(cert: Mapping[str, Any]) -> None:
 
 
 def verify_bundle(
-    bundle: Any, key: Verifier | str, *, policy: WitnessPolicy | None = None
+    bundle: Any, key: Verifier | str, *, policy: WitnessPolicy | None = None, jobs: int = 1
 ) -> dict[str, Any]:
-    """Check a certificate bundle with the log key alone; raise at the first problem."""
+    """Check a certificate bundle with the log key alone; raise at the first problem.
+
+    ``jobs`` processes check the events' signatures (:mod:`audit.log.sigbatch`); the
+    problem named is the same whatever their number."""
     verifier = key if isinstance(key, Verifier) else Verifier.from_text(key)
     if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
         raise CertificateUnreadable(f"bundle.format: must be {BUNDLE_FORMAT!r}")
@@ -440,50 +467,22 @@ def verify_bundle(
         raise LogInconsistent("bundle.checkpoint: not the certificate's checkpoint")
     verify_checkpoint(witnessed, verifier, origin=origin)
     witnesses = [w.name for w in policy.check(witnessed)] if policy is not None else []
-    # 3. every event: signed, by the right key, chained, included in the checkpoint
+    # 3. every event: signed, by the right key, chained, included in the checkpoint; the
+    # signatures' equations run in `jobs` processes meanwhile, and the first event whose
+    # signature fails is named before any later problem, as a sequential check would
     log_key = verifier.text()
-    keys: dict[str, str] = {}
-    heads: dict[tuple[str, str], tuple[int, str]] = {}
-    last_index = -1
-    events: list[dict[str, Any]] = []
-    for n, item in enumerate(items):
-        where = f"bundle.events[{n}]"
-        index = item.get("index") if isinstance(item, dict) else None
-        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-            raise CertificateUnreadable(f"{where}.index: must be a non-negative integer")
-        if index <= last_index:
-            raise LogInconsistent(f"{where}.index: events must be in log order", entry=index)
-        last_index = index
+    with SignatureBatch(jobs, len(items)) as batch:
+        signers: list[tuple[Verifier, int]] = []  # each check's key and log index
         try:
-            ev = check_event(item.get("event"), encodable=False)
-            encoded = canonical_json(ev)  # once: the event's hash and its Merkle leaf
-        except LogError as exc:
-            raise LogInconsistent(f"{where}.event: {exc.message}", entry=index) from exc
-        if ev["origin"] != origin:
-            raise LogInconsistent(f"{where}: an event of another log", entry=index)
-        verify_event(ev, entry=index, _checked=True)  # checked above
-        if ev["actor"] == "server":
-            if ev["key"] != log_key:
-                raise LogSignatureInvalid(f"{where}: a server event not signed by the log key")
-        elif keys.setdefault(ev["actor"], ev["key"]) != ev["key"]:
-            raise LogSignatureInvalid(f"{where}: {ev['actor']} signs with two keys", entry=index)
-        chain = (ev["table"], str(ev["hand"]))
-        seq, prev = heads.get(chain, (0, None))
-        if ev["seq"] != seq or ev["prev"] != prev:
-            raise LogChainBroken(
-                f"{where}: table {chain[0]} hand {chain[1]}: seq {ev['seq']} does not follow "
-                f"the chain (expected seq {seq} after the event before)",
-                entry=index,
-            )
-        heads[chain] = (seq + 1, hashlib.sha256(encoded).hexdigest())  # event_hash(ev)
-        proof = item.get("inclusion")
-        try:
-            raw = [base64.b64decode(p, validate=True) for p in proof]
-        except (binascii.Error, ValueError, TypeError) as exc:
-            raise CertificateUnreadable(f"{where}.inclusion: a list of base64 hashes") from exc
-        leaf = merkle.leaf_hash(encoded)
-        merkle.verify_inclusion(leaf, index, cp.size, raw, cp.root)
-        events.append({"index": index, "event": ev})
+            events = _check_events(items, origin, log_key, cp, batch, signers)
+        except Exception:
+            failed = batch.first_failure()
+            if failed is not None:
+                raise signature_mismatch(*signers[failed]) from None
+            raise
+        failed = batch.first_failure()
+        if failed is not None:
+            raise signature_mismatch(*signers[failed])
     records: dict[tuple[str, int], dict[str, Any]] = {}
     for n, r in enumerate(recs):
         table = _need(r, "table", str, f"bundle.records[{n}]")
@@ -516,3 +515,69 @@ def verify_bundle(
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
     }
+
+
+def _check_events(
+    items: list[Any],
+    origin: str,
+    log_key: str,
+    cp: Checkpoint,
+    batch: SignatureBatch,
+    signers: list[tuple[Verifier, int]],
+) -> list[dict[str, Any]]:
+    """Step 3 of :func:`verify_bundle` but the signatures' equations, which go to
+    ``batch`` (each with its key and log index in ``signers``); the events, checked."""
+    keys: dict[str, str] = {}
+    heads: dict[tuple[str, str], tuple[int, str]] = {}
+    hashes: dict[str, bytes] = {}
+    last_index = -1
+    events: list[dict[str, Any]] = []
+    for n, item in enumerate(items):
+        where = f"bundle.events[{n}]"
+        index = item.get("index") if isinstance(item, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise CertificateUnreadable(f"{where}.index: must be a non-negative integer")
+        if index <= last_index:
+            raise LogInconsistent(f"{where}.index: events must be in log order", entry=index)
+        last_index = index
+        try:
+            ev = check_event(item.get("event"), encodable=False)
+            # once: the event's hash and Merkle leaf, and what its actor signed
+            encoded, message = signed_encodings(ev)
+        except LogError as exc:
+            raise LogInconsistent(f"{where}.event: {exc.message}", entry=index) from exc
+        if ev["origin"] != origin:
+            raise LogInconsistent(f"{where}: an event of another log", entry=index)
+        signer, _, sig = signature_parts(ev, entry=index, message=message)
+        batch.add(signer, message, sig)
+        signers.append((signer, index))
+        failed = batch.settled_failure()
+        if failed is not None:
+            raise signature_mismatch(*signers[failed])
+        if ev["actor"] == "server":
+            if ev["key"] != log_key:
+                raise LogSignatureInvalid(f"{where}: a server event not signed by the log key")
+        elif keys.setdefault(ev["actor"], ev["key"]) != ev["key"]:
+            raise LogSignatureInvalid(f"{where}: {ev['actor']} signs with two keys", entry=index)
+        chain = (ev["table"], str(ev["hand"]))
+        seq, prev = heads.get(chain, (0, None))
+        if ev["seq"] != seq or ev["prev"] != prev:
+            raise LogChainBroken(
+                f"{where}: table {chain[0]} hand {chain[1]}: seq {ev['seq']} does not follow "
+                f"the chain (expected seq {seq} after the event before)",
+                entry=index,
+            )
+        heads[chain] = (seq + 1, hashlib.sha256(encoded).hexdigest())  # event_hash(ev)
+        proof = item.get("inclusion")
+        try:  # the proofs share their upper nodes: each hash text is decoded once
+            raw = [hashes[p] if p in hashes else hashes.setdefault(p, _b64(p)) for p in proof]
+        except (binascii.Error, ValueError, TypeError) as exc:
+            raise CertificateUnreadable(f"{where}.inclusion: a list of base64 hashes") from exc
+        leaf = merkle.leaf_hash(encoded)
+        merkle.verify_inclusion(leaf, index, cp.size, raw, cp.root)
+        events.append({"index": index, "event": ev})
+    return events
+
+
+def _b64(text: str) -> bytes:
+    return base64.b64decode(text, validate=True)

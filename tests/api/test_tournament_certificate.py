@@ -5,6 +5,7 @@ verify``, and every tampering fails with exit 1 naming the difference
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import random
@@ -19,9 +20,11 @@ from werkzeug.serving import make_server
 from api import create_app
 from api.tournament_bot import TournamentBots
 from audit.cli import main as audit_main
+from audit.errors import FairplayError
 from audit.log.keys import Signer, generate_signer
 from audit.log.note import sign as sign_note
-from audit.tournament.certificate import note_text
+from audit.native import available as native_available
+from audit.tournament.certificate import certify, note_text
 
 from .conftest import ADMIN, Running, _drop_schema, _pg_schema_url
 
@@ -286,3 +289,132 @@ def test_a_finished_events_bundle_is_computed_once_and_stored(played: Played) ->
     fresh = _admin(client, "POST", "/v1/tournaments", MITCHELL)["id"]
     assert client.raw("GET", f"/v1/tournaments/{fresh}/certificate/bundle")[0] == 409
     assert conn.one("SELECT 1 FROM api_certificates WHERE tournament_id = ?", (fresh,)) is None
+
+
+def _flip_signature(b: dict[str, Any], n: int) -> int:
+    """Event ``n``'s signature made wrong (its first byte, still canonical); its index."""
+    ev = b["events"][n]["event"]
+    sig = bytearray(base64.b64decode(ev["signature"]))
+    sig[0] ^= 1
+    ev["signature"] = base64.b64encode(bytes(sig)).decode()
+    return int(b["events"][n]["index"])
+
+
+def _plays(b: dict[str, Any]) -> list[int]:
+    return [i for i, e in enumerate(b["events"]) if e["event"]["type"] == "play"]
+
+
+def tamper_signature(b: dict[str, Any], s: Signer) -> str:
+    return f"entry {_flip_signature(b, _plays(b)[len(_plays(b)) // 2])}"
+
+
+def tamper_last_signature(b: dict[str, Any], s: Signer) -> str:
+    return f"entry {_flip_signature(b, len(b['events']) - 1)}"
+
+
+def tamper_signature_then_chain(b: dict[str, Any], s: Signer) -> str:
+    plays = _plays(b)
+    index = _flip_signature(b, plays[5])
+    del b["events"][plays[-3]]  # a later event gone: the chain breaks after the signature
+    return f"entry {index}"
+
+
+def tamper_chain_then_signature(b: dict[str, Any], s: Signer) -> str:
+    plays = _plays(b)
+    _flip_signature(b, plays[-3])
+    del b["events"][plays[5]]  # an earlier event gone: the chain breaks first
+    return "does not follow the chain"
+
+
+JOBS_TAMPERS: dict[str, Callable[[dict[str, Any], Signer], str]] = {
+    **TAMPERS,
+    "signature": tamper_signature,
+    "last signature": tamper_last_signature,
+    "signature, then chain": tamper_signature_then_chain,
+    "chain, then signature": tamper_chain_then_signature,
+}
+
+
+@pytest.mark.parametrize("name", ["none", *JOBS_TAMPERS])
+def test_jobs_give_the_same_result_and_the_same_first_difference(
+    played: Played, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The signatures checked in 3 processes (the Mitchell's ~300 events in chunks of
+    32) or in this one: the same exit status and the same message, word for word."""
+    bundle = copy.deepcopy(played.bundles["mitchell"])
+    expected = JOBS_TAMPERS[name](bundle, played.signer) if name != "none" else "verified"
+    results = {j: verify(bundle, played.key, tmp_path, capsys, "--jobs", j) for j in "13"}
+    assert results["1"] == results["3"], results
+    code, out = results["1"]
+    assert code == (0 if name == "none" else 1), out
+    assert expected in out, out
+    if name in ("signature", "last signature", "signature, then chain"):
+        assert "LOG_SIGNATURE_INVALID" in out and "does not verify" in out, out
+
+
+def test_jobs_must_be_a_positive_whole_number(
+    played: Played, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for bad in ("0", "-2", "two"):
+        with pytest.raises(SystemExit) as exit_:
+            verify(played.bundles["robin"], played.key, tmp_path, capsys, "--jobs", bad)
+        assert exit_.value.code == 2
+        assert "--jobs" in capsys.readouterr().err
+
+
+def _certify_again(bundle: dict[str, Any], key: str) -> dict[str, Any]:
+    cert = bundle["certificate"]
+    return certify(
+        origin=cert["origin"],
+        log_key=key,
+        checkpoint=cert["checkpoint"],
+        tournament=cert["event"]["id"],
+        events=[{"index": e["index"], "event": e["event"]} for e in bundle["events"]],
+        records={(r["table"], r["hand"]): r["record"] for r in bundle["records"]},
+    )
+
+
+def _moved_trick(b: dict[str, Any]) -> None:
+    """A trick of the first record gathered by the other side: the audit finds it."""
+    gathered = b["records"][0]["record"]["hands"][0]["gathered"]
+    gathered["EW"].append(gathered["NS"].pop())
+
+
+def _unreadable_record(b: dict[str, Any]) -> None:
+    b["records"][0]["record"]["hands"][0]["dealer"] = "X"
+
+
+@pytest.mark.parametrize("kind", ["mitchell", "robin"])
+@pytest.mark.parametrize("change", [None, _moved_trick, _unreadable_record])
+def test_the_native_and_python_audits_recompute_the_same_certificate(
+    played: Played,
+    kind: str,
+    change: Callable[[dict[str, Any]], None] | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """verify audits each hand with the native fast path when it answers (a record in
+    order), else with the Python auditor: the certificate (each hand's verdict) or the
+    error naming a bad record is the same with the fast path turned off."""
+    if not native_available():
+        pytest.skip("the native extension is not built")
+    bundle = copy.deepcopy(played.bundles[kind])
+    if change is not None:
+        change(bundle)
+
+    def outcome() -> Any:
+        try:
+            return _certify_again(bundle, played.key)
+        except FairplayError as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    fast = outcome()
+    monkeypatch.setenv("FAIRPLAY_NATIVE", "0")
+    assert not native_available()
+    assert outcome() == fast
+    if change is None:
+        assert fast == bundle["certificate"]
+    elif change is _moved_trick:
+        verdicts = [h["verdict"] for h in fast["hands"] if "verdict" in h]
+        assert verdicts.count("irregular") == 1 and len(verdicts) == len(bundle["records"])
+    else:
+        assert "dealer" in fast
