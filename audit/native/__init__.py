@@ -138,10 +138,11 @@ def _configure() -> None:
     )
 
 
-_HONOUR_TEXTS = tuple(
-    frozenset(r + suit for r in ("A", "K", "Q", "J", "T", "10")) for suit in "SHDC"
-)
-"""The texts of each suit's trump honours (a card may be written ``TH`` or ``10H``)."""
+_HONOUR_SUIT = {
+    r + suit: i for i, suit in enumerate("SHDC") for r in ("A", "K", "Q", "J", "T", "10")
+}
+"""The suit (by :class:`Contract` value) of each trump honour's text (a card may be
+written ``TH`` or ``10H``)."""
 
 
 Extra = tuple[tuple[int, ...], tuple[bool, tuple[tuple[Any, Any, Any], ...] | None] | None]
@@ -157,12 +158,14 @@ def hand_extra(raw: Any) -> Extra:
     """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
     try:
         deal = raw["deal"]
-        honours = tuple(
-            (len(texts.intersection(deal["N"])) + len(texts.intersection(deal["S"]))) * 8
-            + len(texts.intersection(deal["E"]))
-            + len(texts.intersection(deal["W"]))
-            for texts in _HONOUR_TEXTS
-        )
+        counts = [0, 0, 0, 0]
+        suit_of = _HONOUR_SUIT.get
+        for seat, weight in (("N", 8), ("S", 8), ("E", 1), ("W", 1)):
+            for card in deal[seat]:
+                suit = suit_of(card)
+                if suit is not None:
+                    counts[suit] += weight
+        honours = tuple(counts)
         if "claimed" not in raw:
             return honours, None
         claimed = raw["claimed"]
