@@ -18,7 +18,6 @@ import base64
 import json
 from typing import TYPE_CHECKING, Any
 
-from api import rows as store
 from api.errors import WrongPhase
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.note import parse as parse_note
@@ -27,8 +26,11 @@ from audit.tournament.certificate import BUNDLE_FORMAT, certify, note_text
 
 __all__ = [
     "bundle",
+    "bundle_text",
     "certificate",
+    "served",
     "stored_bundle",
+    "stored_text",
 ]
 
 if TYPE_CHECKING:
@@ -38,24 +40,33 @@ if TYPE_CHECKING:
 def _material(
     t: Tournaments, tid: str
 ) -> tuple[list[dict[str, Any]], dict[tuple[str, int], dict[str, Any]]]:
+    """The event's log events (its chain, its entrants' chains, every hand of every table
+    with a row) in log order, and its finished hands' records: a few queries in all (the
+    hands' rows and the log's entries read a hundred tables at a time), not one a hand."""
     from api.tournament import CHAIN, entrant_chain
 
     doc = t.load(tid)
     if doc["phase"] != "over":
         raise WrongPhase(f"the tournament is {doc['phase']}; its certificate is issued at the end")
-    log = t.ledger.log
     conn = t.db.connection()
-    events = list(log.hand_events(tid, CHAIN))
-    for pid in doc["order"]:
-        events += log.hand_events(tid, entrant_chain(pid))
+    wanted = {(tid, CHAIN)} | {(tid, entrant_chain(pid)) for pid in doc["order"]}
+    tables = [sitting["id"] for r in doc["rounds_played"] for sitting in r["tables"]]
     records: dict[tuple[str, int], dict[str, Any]] = {}
-    for r in doc["rounds_played"]:
-        for sitting in r["tables"]:
-            for h in store.list_hands(conn, sitting["id"]):
-                events += log.hand_events(sitting["id"], h.number)
-                if h.phase == "over" and h.record is not None:
-                    records[(sitting["id"], h.number)] = h.record
-    events.sort(key=lambda e: e["index"])
+    for start in range(0, len(tables), 100):
+        part = tables[start : start + 100]
+        marks = ", ".join("?" * len(part))
+        for table, number, phase, record in conn.all(
+            f"SELECT table_id, number, phase, record FROM api_hands WHERE table_id IN ({marks})",
+            part,
+        ):
+            wanted.add((str(table), str(number)))
+            if phase == "over" and record is not None:
+                records[(str(table), int(number))] = json.loads(record)
+    events = [
+        e
+        for e in t.ledger.log.table_events([tid, *tables])
+        if (e["event"]["table"], str(e["event"]["hand"])) in wanted
+    ]
     return events, records
 
 
@@ -85,59 +96,89 @@ def certificate(
     return cert, sign_note(note_text(cert), t.ledger.signer), events, records
 
 
-def _compute(t: Tournaments, tid: str) -> dict[str, Any]:
-    """The bundle of a finished event, computed from the log (its checkpoint uncosigned)."""
+def _compute(t: Tournaments, tid: str) -> str:
+    """The bundle of a finished event as stored: compact JSON, computed from the log (its
+    checkpoint uncosigned, last, so that :func:`served` can put the cosigned one there)."""
     cert, note, events, records = certificate(t, tid)
     size = parse_checkpoint(parse_note(cert["checkpoint"])[0]).size
-    log = t.ledger.log
-    return {
+    proofs = t.ledger.log.inclusion_proofs([e["index"] for e in events], size)
+    bundle = {
         "format": BUNDLE_FORMAT,
         "certificate": cert,
         "note": note,
-        "checkpoint": cert["checkpoint"],
         "events": [
-            {
-                "index": e["index"],
-                "event": e["event"],
-                "inclusion": [
-                    base64.b64encode(h).decode() for h in log.inclusion_proof(e["index"], size)
-                ],
-            }
-            for e in events
+            {"index": e["index"], "event": e["event"], "inclusion": [_b64(h) for h in proof]}
+            for e, (_, proof) in zip(events, proofs, strict=True)
         ],
         "records": [
             {"table": table, "hand": hand, "record": rec}
             for (table, hand), rec in sorted(records.items())
         ],
+        "checkpoint": cert["checkpoint"],
     }
+    return json.dumps(bundle, ensure_ascii=False, separators=(",", ":"))
 
 
-def stored_bundle(t: Tournaments, tid: str) -> dict[str, Any] | None:
-    """The bundle stored for a finished event, as stored (``None`` before the first
-    request computed it)."""
+def _b64(h: bytes) -> str:
+    return base64.b64encode(h).decode()
+
+
+def stored_text(t: Tournaments, tid: str) -> str | None:
+    """The bundle stored for a finished event, as stored (``None`` before it is built)."""
     row = t.db.connection().one(
         "SELECT bundle FROM api_certificates WHERE tournament_id = ?", (tid,)
     )
-    if row is None:
+    return None if row is None else str(row[0])
+
+
+def stored_bundle(t: Tournaments, tid: str) -> dict[str, Any] | None:
+    """The bundle stored for a finished event, parsed (``None`` before it is built)."""
+    text = stored_text(t, tid)
+    if text is None:
         return None
-    stored: dict[str, Any] = json.loads(row[0])
+    stored: dict[str, Any] = json.loads(text)
     return stored
 
 
-def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
+def served(t: Tournaments, text: str) -> str:
+    """The stored bundle ``text`` with every witness cosignature held now on its checkpoint.
+    The checkpoint is the stored text's last field: the text is served as it is, the
+    checkpoint's value replaced, never parsed and encoded again (a bundle of a large event
+    is tens of megabytes). A row stored with the checkpoint elsewhere is re-encoded."""
+    head, sep, tail = text.rpartition(',"checkpoint":')
+    if sep:
+        try:
+            checkpoint = json.loads(tail[:-1]) if tail.endswith("}") else None
+        except json.JSONDecodeError:
+            checkpoint = None
+        if isinstance(checkpoint, str):
+            cosigned = t.ledger.cosigned(checkpoint)
+            if cosigned == checkpoint:
+                return text
+            return f"{head}{sep}{json.dumps(cosigned, ensure_ascii=False)}}}"
+    bundle: dict[str, Any] = json.loads(text)
+    bundle["checkpoint"] = t.ledger.cosigned(bundle["checkpoint"])
+    return json.dumps(bundle, ensure_ascii=False, separators=(",", ":"))
+
+
+def bundle_text(t: Tournaments, tid: str) -> str:
     """The certificate with every event (and its inclusion proof) and record it needs,
-    its checkpoint with every witness cosignature held now."""
-    stored = stored_bundle(t, tid)
-    if stored is None:
-        computed = _compute(t, tid)  # raises WrongPhase before the end
-        size = parse_checkpoint(parse_note(computed["checkpoint"])[0]).size
-        text = json.dumps(computed, ensure_ascii=False, separators=(",", ":"))
+    its checkpoint with every witness cosignature held now: the JSON text served."""
+    text = stored_text(t, tid)
+    if text is None:
+        text = _compute(t, tid)  # raises WrongPhase before the end
+        size = parse_checkpoint(parse_note(json.loads(text)["checkpoint"])[0]).size
         t.db.connection().execute(
             "INSERT INTO api_certificates (tournament_id, bundle, log_size, created_at) "
             "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (tid, text, size, t.live.now()),
         )
-        stored = stored_bundle(t, tid)  # the first writer's, if two raced
-        assert stored is not None
-    stored["checkpoint"] = t.ledger.cosigned(stored["checkpoint"])
-    return stored
+        text = stored_text(t, tid)  # the first writer's, if two raced
+        assert text is not None
+    return served(t, text)
+
+
+def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
+    """:func:`bundle_text`, parsed."""
+    out: dict[str, Any] = json.loads(bundle_text(t, tid))
+    return out
