@@ -148,6 +148,20 @@ MIGRATIONS: tuple[Migration, ...] = (
                 created_at TEXT NOT NULL)""",
         ),
     ),
+    Migration.portable(
+        6,
+        "certificate builds in progress",
+        (
+            # A finished event's bundle is built off the request path (api/certificate.py):
+            # the worker building it holds this row (owner: host/pid) and beats its heart
+            # (unix seconds); a row whose owner died or went quiet is taken over.
+            """CREATE TABLE api_certificate_builds (
+                tournament_id TEXT PRIMARY KEY REFERENCES api_tournaments(id),
+                owner TEXT NOT NULL,
+                heartbeat DOUBLE PRECISION NOT NULL,
+                started_at TEXT NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

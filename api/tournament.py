@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from api import faults
 from api import rows as store
+from api.certificate import Builds
 from api.database import Connection
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, NotFound, WrongPhase
 from api.handstate import ZERO_SCORE, ruleset_pattern
@@ -123,6 +124,8 @@ class Tournaments:
         self.db = live.db
         self.ledger = live.ledger
         self._lock = threading.RLock()
+        self.certificates = Builds(self)
+        """The finished events' certificate bundles, built off the request path."""
 
     # ------------------------------------------------------------------ storage
 
@@ -245,6 +248,7 @@ class Tournaments:
         """The event is over: its tables' hands are readable by anyone; sign the log."""
         conn.execute("UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (tid,))
         self.ledger.sign_checkpoint()
+        self.certificates.begin(tid)  # its certificate bundle, built in the background
 
     def service_seed(self, tid: str) -> bytes:
         """The tournament seed: derived from the log key, secret until the event ends."""
@@ -852,6 +856,7 @@ class Tournaments:
     def _recover(self, conn: Connection, tid: str) -> bool:
         doc = self._load(conn, tid)
         if doc["phase"] == "over":
+            self.certificates.begin(tid)  # a build a crash interrupted (or never began)
             return False
         version = doc["version"]
         self._caught_up(conn, doc)

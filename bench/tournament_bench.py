@@ -263,7 +263,9 @@ def play(args: argparse.Namespace, url: str, memory: Memory) -> dict[str, Any]:
     play_peak = memory.peak
     t0 = time.perf_counter()
     key = client.call("GET", "/v1/log/key").strip()
-    bundle_text = json.dumps(client.call("GET", f"/v1/tournaments/{bots.tid}/certificate/bundle"))
+    bundle_text = json.dumps(
+        client.call_when_ready("GET", f"/v1/tournaments/{bots.tid}/certificate/bundle")
+    )
     served = time.perf_counter() - t0
     client.close()
     return {
