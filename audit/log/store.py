@@ -454,6 +454,17 @@ class Log:
             for i, leaf in rows
         ]
 
+    def count_first_events(self, table: str, prefix: str) -> int:
+        """How many hands of ``table`` whose id starts with ``prefix`` the log holds (their
+        first events counted in the index, none read)."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT COUNT(*) FROM log_entries WHERE table_id = ? AND seq = 0"
+                " AND substr(hand_id, 1, ?) = ?",
+                (table, len(prefix), prefix),
+            )
+        return int(rows[0][0])
+
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
         """The audit path of entry ``index`` in the tree of ``size`` (default: current)."""
         with self._lock:
