@@ -5,7 +5,8 @@ events on hand ``event`` (creation, registration, beacon, start, deal, rounds, t
 director's actions, end) and one chain per entrant on hand ``entrant-<player id>`` (its
 signed registration at seq 0; its signed seed reveal at seq 1, held privately by the
 service and appended when the event ends). Every state change is such an event first;
-the ``api_tournaments`` row is a cache of them.
+the ``api_tournaments`` row is a cache of them (and, until the deal, the entrants' rows
+in ``api_tournament_entrants``: a registration or a reveal writes its own row only).
 
 Duplicate boards are dealt from cayenne-tournament-deals/1 (:mod:`shuffle.tournament`):
 the service's tournament seed is derived from the log key (like a hand's server seed,

@@ -15,7 +15,10 @@ p99, max; client side, each ``POST .../events`` alone), the time of each round (
 its ``tournament_round`` to its ``tournament_round_end`` event, the service's clock: this
 includes opening the round's tables and boards), and the peak memory of the service
 (the sum of the resident sets of the gunicorn master and workers, sampled every 0.2 s
-from /proc). Then it fetches the certificate bundle and, in this process, times
+from /proc). Then it asks for the certificate bundle, which the service builds in the
+background from the event's end (409 NOT_READY meanwhile), and prints the build's time
+(from the ``tournament_end`` event to the stored row), the wait and the serving of the
+stored bundle; then, in this process, it times
 ``fairplay tournament verify`` of the bundle against auditing the same hand records the
 way ``fairplay audit`` does (read each record file, ``audit_document``), best of
 ``--repeat`` each, alternated, and prints their ratio; beside them, verify's
@@ -25,12 +28,13 @@ of the bundle does.
 
     .venv/bin/python bench/tournament_bench.py [--tables 100] [--rounds 2] [--boards 1]
         [--clients 4] [--workers 2] [--threads 16] [--repeat 3] [--pg URL] [--save DIR]
+        [--keep-schema]
 
 A 100-table Mitchell may run to 99 rounds (``--rounds 99 --boards 2``: 19,800 boards,
 about a million signed actions, hours on this machine); the defaults (2 rounds of 1
 board: 200 boards played, about 10,600 signed actions) keep the bench to about two
 minutes on the 2-core reference machine. ``--save DIR`` keeps the bundle and the log
-key. Goals (issue #12): p99 under 100 ms per action, the verification within twice the
+key; ``--keep-schema`` keeps the database (its schema is printed) to profile it later. Goals (issue #12): p99 under 100 ms per action, the verification within twice the
 audit's time. The exit status is 1 only when the event cannot be played or its
 certificate does not verify (without PostgreSQL it says so and skips, as
 ``hosts_bench.py`` does).
@@ -388,6 +392,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="verify/audit runs (best of)")
     parser.add_argument("--save", metavar="DIR", help="keep the bundle and the log key here")
     parser.add_argument(
+        "--keep-schema",
+        action="store_true",
+        help="keep the PostgreSQL schema (its name is printed), to profile the event later",
+    )
+    parser.add_argument(
         "--pg",
         default=os.environ.get(
             "FAIRPLAY_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -423,8 +432,11 @@ def main() -> int:
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=30)
-            with psycopg.connect(args.pg, autocommit=True) as conn:
-                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            if args.keep_schema:
+                print(f"  schema {schema} kept", flush=True)
+            else:
+                with psycopg.connect(args.pg, autocommit=True) as conn:
+                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
     if args.save:
         Path(args.save).mkdir(parents=True, exist_ok=True)
         (Path(args.save) / "bundle.json").write_text(r["bundle"], encoding="utf-8")

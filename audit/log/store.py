@@ -505,13 +505,16 @@ class Log:
         for start in range(0, len(indices), batch):
             part = indices[start : start + batch]
             plans = [(i, merkle.inclusion_ranges(i, size)) for i in part]
-            wanted = merkle.nodes_for(r for _, ranges in plans for r in ranges)
+            shared = {r: b"" for _, ranges in plans for r in ranges}  # upper ranges repeat
+            wanted = merkle.nodes_for(shared)
             nodes: dict[merkle.Node, bytes] = {}
             for at in range(0, len(wanted), 500):  # the lock per query, not per batch
                 with self._lock:
                     nodes |= self._nodes(wanted[at : at + 500])
+            for r in shared:
+                shared[r] = merkle.range_hash(r[0], r[1], nodes)
             for i, ranges in plans:
-                yield i, merkle.proof_from_nodes(ranges, nodes)
+                yield i, [shared[r] for r in ranges]
 
     def consistency_proof(self, size1: int, size2: int | None = None) -> list[bytes]:
         """The consistency proof from the tree of ``size1`` to that of ``size2``."""
