@@ -48,6 +48,8 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
+    # The certificate builds the start-up repair found start once this process serves.
+    app.before_request(live.tournaments.certificates.serving)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
     from api.routes.tournament_pages import bp as tournament_pages

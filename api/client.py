@@ -144,6 +144,30 @@ class Client:
             raise ApiCallError(status, parsed)
         return parsed
 
+    def call_when_ready(
+        self,
+        method: str,
+        path: str,
+        *,
+        timeout: float = 600.0,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        """:meth:`call`, asked again while the service answers 409 ``NOT_READY`` (a
+        finished event's certificate bundle being built), after its ``Retry-After``
+        seconds; :class:`ApiCallError` if it is still not ready after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self.call(method, path, headers=headers)
+            except ApiCallError as exc:
+                if exc.status != 409 or exc.error_code != "NOT_READY":
+                    raise
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise
+                wait = exc.details.get("body", {}).get("details", {}).get("retry_after", 1)
+                time.sleep(min(max(float(wait), 0.1), left))
+
     def admin(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.admin_token}"} if self.admin_token else {}
 

@@ -21,6 +21,7 @@ __all__ = [
     "ApiError",
     "BadRequest",
     "Conflict",
+    "NotReady",
     "Forbidden",
     "InvalidSignature",
     "NotFound",
@@ -67,6 +68,19 @@ class NotFound(ApiError):
 class Conflict(ApiError):
     status = 409
     code = "CONFLICT"
+
+
+class NotReady(Conflict):
+    """A resource the service is preparing (a finished event's certificate bundle): 409
+    with ``Retry-After``, the seconds after which to ask again (docs/api.md)."""
+
+    code = "NOT_READY"
+
+    def __init__(
+        self, message: str, retry_after: int, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
+        self.retry_after = retry_after
 
 
 class PayloadTooLarge(ApiError):
@@ -157,7 +171,7 @@ def error_response(
 
 def _fairplay(exc: FairplayError) -> Response:
     response = error_response(status_of(exc), exc.code, exc.message, exc.details)
-    if isinstance(exc, TooManyRequests):
+    if isinstance(exc, TooManyRequests | NotReady):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

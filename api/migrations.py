@@ -148,6 +148,39 @@ MIGRATIONS: tuple[Migration, ...] = (
                 created_at TEXT NOT NULL)""",
         ),
     ),
+    Migration.portable(
+        6,
+        "certificate builds in progress",
+        (
+            # A finished event's bundle is built off the request path (api/certificate.py):
+            # the worker building it holds this row (owner: host/pid) and beats its heart
+            # (unix seconds); a row whose owner died or went quiet is taken over.
+            """CREATE TABLE api_certificate_builds (
+                tournament_id TEXT PRIMARY KEY REFERENCES api_tournaments(id),
+                owner TEXT NOT NULL,
+                heartbeat DOUBLE PRECISION NOT NULL,
+                started_at TEXT NOT NULL)""",
+        ),
+    ),
+    Migration.portable(
+        7,
+        "tournament entrants in rows of their own",
+        (
+            # An event's entrants until its deal (api/tournament.py): a registration or a
+            # reveal writes its entrant's row, not the whole event's document (which grew
+            # with every entrant). log_index orders them as the log took them; reveal is
+            # the signed tournament_reveal event, held privately until the event ends.
+            """CREATE TABLE api_tournament_entrants (
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                player TEXT NOT NULL,
+                log_index BIGINT NOT NULL,
+                partner TEXT NOT NULL,
+                commitment TEXT NOT NULL,
+                registration TEXT NOT NULL,
+                reveal TEXT,
+                PRIMARY KEY (tournament_id, player))""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -28,6 +28,22 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         )
         return out
 
+    def preparing(o: Schema) -> Schema:
+        """A certificate route: 409 before the end (``WRONG_PHASE``) and while the bundle
+        is being built after it (``NOT_READY``, with ``Retry-After``)."""
+        o["responses"]["409"] = {
+            **o["responses"]["409"],
+            "description": "WRONG_PHASE: the event is not over; NOT_READY: it is over and "
+            "its certificate bundle is being prepared (ask again after Retry-After seconds)",
+            "headers": {
+                "Retry-After": {
+                    "description": "with NOT_READY: seconds after which to ask again",
+                    "schema": {"type": "integer"},
+                }
+            },
+        }
+        return o
+
     return {
         "/v1/tournaments": {
             "post": op(
@@ -194,24 +210,29 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
             )
         },
         "/v1/tournaments/{tid}/certificate": {
-            "get": op(
-                "The certificate (cayenne-tournament-certificate/1) and the log key's signed "
-                "note over it, once the event is over",
-                200,
-                obj,
-                (409,),
-                (tid,),
+            "get": preparing(
+                op(
+                    "The certificate (cayenne-tournament-certificate/1) and the log key's "
+                    "signed note over it, once the event is over and its bundle is built",
+                    200,
+                    obj,
+                    (409,),
+                    (tid,),
+                )
             )
         },
         "/v1/tournaments/{tid}/certificate/bundle": {
-            "get": op(
-                "The certificate bundle: the certificate, its note, the checkpoint with its "
-                "cosignatures, every event with its inclusion proof and every record "
-                "(fairplay tournament verify)",
-                200,
-                obj,
-                (409,),
-                (tid,),
+            "get": preparing(
+                op(
+                    "The certificate bundle: the certificate, its note, the checkpoint with "
+                    "its cosignatures, every event with its inclusion proof and every record "
+                    "(fairplay tournament verify); built in the background when the event "
+                    "ends (409 NOT_READY with Retry-After meanwhile)",
+                    200,
+                    obj,
+                    (409,),
+                    (tid,),
+                )
             )
         },
         "/tournaments": {"get": op("Tournaments page: the events", 200, "text/html")},

@@ -5,7 +5,8 @@ events on hand ``event`` (creation, registration, beacon, start, deal, rounds, t
 director's actions, end) and one chain per entrant on hand ``entrant-<player id>`` (its
 signed registration at seq 0; its signed seed reveal at seq 1, held privately by the
 service and appended when the event ends). Every state change is such an event first;
-the ``api_tournaments`` row is a cache of them.
+the ``api_tournaments`` row is a cache of them (and, until the deal, the entrants' rows
+in ``api_tournament_entrants``: a registration or a reveal writes its own row only).
 
 Duplicate boards are dealt from cayenne-tournament-deals/1 (:mod:`shuffle.tournament`):
 the service's tournament seed is derived from the log key (like a hand's server seed,
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from api import faults
 from api import rows as store
+from api.certificate import Builds
 from api.database import Connection
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, NotFound, WrongPhase
 from api.handstate import ZERO_SCORE, ruleset_pattern
@@ -48,7 +50,15 @@ from shuffle.protocol import Beacon
 if TYPE_CHECKING:
     from api.room import Live
 
-__all__ = ["CHAIN", "PHASES", "Tournaments", "entrant_chain", "public_json", "sitting_round"]
+__all__ = [
+    "CHAIN",
+    "MAX_ENTRANTS",
+    "PHASES",
+    "Tournaments",
+    "entrant_chain",
+    "public_json",
+    "sitting_round",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +81,17 @@ _LOGGED = (
 PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
 _BEFORE_START = ("created", "registration", "closed")
 """The phases in which entrants register (their chains are folded into the row)."""
+_ROWS = (*_BEFORE_START, "revealing")
+"""The phases whose entrants and reveals are kept in rows of their own
+(``api_tournament_entrants``), not in the event's document: a registration or a reveal
+writes one row, whatever the number of entrants. The deal copies them into the document
+once (the entrants and seeds are fixed from then on)."""
+_ENTRANT_KEYS = ("entrants", "order", "reveals")
+MAX_ENTRANTS = 2000
+"""The most entrants an event accepts. Its ``tournament_start`` lists every one (pairs and
+unpaired): 2000 service player ids (22 characters) take about 50 KB, within the log's
+64 KiB bound on an event (audit.log.schemas.MAX_EVENT_BYTES) and its schema's 2000
+unpaired; a duplicate event seats at most 400 and a round robin 200."""
 
 
 class _Moved(Conflict):
@@ -123,25 +144,117 @@ class Tournaments:
         self.db = live.db
         self.ledger = live.ledger
         self._lock = threading.RLock()
+        self.certificates = Builds(self)
+        """The finished events' certificate bundles, built off the request path."""
+        self.max_entrants = MAX_ENTRANTS
 
     # ------------------------------------------------------------------ storage
 
-    def _load(self, conn: Connection, tid: str) -> dict[str, Any]:
+    def _load(self, conn: Connection, tid: str, entrants: bool = True) -> dict[str, Any]:
+        """The event's row; until its deal with its entrants and reveals from their rows
+        (``entrants=False``: without them, for the steps that read one entrant only)."""
         row = conn.one("SELECT doc FROM api_tournaments WHERE id = ?", (tid,))
         if row is None:
             raise NotFound(f"no tournament {tid!r}", details={"tournament": tid})
         doc: dict[str, Any] = json.loads(row[0])
+        if doc["phase"] in _ROWS:
+            if doc.get("order"):  # a row written before migration 7: its entrants to rows
+                self._adopt(conn, doc)
+                return self._load(conn, tid, entrants)
+            for key in _ENTRANT_KEYS:
+                doc.pop(key, None)
+            if entrants:
+                self._fill(conn, doc)
         return doc
 
     def load(self, tid: str) -> dict[str, Any]:
         return self._load(self.db.connection(), tid)
 
+    def _fill(self, conn: Connection, doc: dict[str, Any]) -> None:
+        """``doc``'s entrants (in the order the log took them) and reveals, from their rows."""
+        rows = conn.all(
+            "SELECT player, partner, commitment, registration, reveal "
+            "FROM api_tournament_entrants WHERE tournament_id = ? ORDER BY log_index",
+            (doc["id"],),
+        )
+        doc["entrants"] = {
+            str(p): {"commitment": c, "partner": mate, "registration": r}
+            for p, mate, c, r, _ in rows
+        }
+        doc["order"] = [str(r[0]) for r in rows]
+        doc["reveals"] = {str(r[0]): json.loads(r[4]) for r in rows if r[4] is not None}
+
+    def _adopt(self, conn: Connection, doc: dict[str, Any]) -> None:
+        """Move the entrants and reveals a document written before migration 7 holds to
+        their rows (once: the document is saved without them)."""
+        logged = {
+            e["event"]["actor"]: e["index"]
+            for e in self.ledger.log.first_events(doc["id"], entrant_chain(""))
+        }
+        for pid in doc["order"]:
+            e = doc["entrants"][pid]
+            reveal = doc.get("reveals", {}).get(pid)
+            conn.execute(
+                "INSERT INTO api_tournament_entrants (tournament_id, player, log_index, "
+                "partner, commitment, registration, reveal) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                (
+                    doc["id"],
+                    pid,
+                    logged.get(pid, 0),
+                    e["partner"],
+                    e["commitment"],
+                    e["registration"],
+                    None if reveal is None else json.dumps(reveal),
+                ),
+            )
+        with contextlib.suppress(Conflict):  # another request saved it meanwhile
+            self._save(conn, {k: v for k, v in doc.items() if k not in _ENTRANT_KEYS})
+
+    def _entrant_row(self, conn: Connection, tid: str, index: int, ev: dict[str, Any]) -> None:
+        """The row of an entrant whose registration the log holds at ``index``."""
+        conn.execute(
+            "INSERT INTO api_tournament_entrants (tournament_id, player, log_index, partner, "
+            "commitment, registration) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (
+                tid,
+                ev["actor"],
+                index,
+                ev["body"]["partner"],
+                ev["body"]["commitment"],
+                event_hash(ev),
+            ),
+        )
+
+    def _entrants_caught_up(self, conn: Connection, tid: str) -> bool:
+        """Give every registration the log holds its row (a crash between the log and the
+        row, another request's); whether any was missing. Two counts when none is."""
+        logged = self.ledger.log.count_first_events(tid, entrant_chain(""))
+        row = conn.one(
+            "SELECT COUNT(*) FROM api_tournament_entrants WHERE tournament_id = ?", (tid,)
+        )
+        if row is not None and int(row[0]) >= logged:
+            return False
+        for e in self.ledger.log.first_events(tid, entrant_chain("")):
+            self._entrant_row(conn, tid, e["index"], e["event"])
+        log.warning("tournament %s: entrants brought up to the log", tid)
+        return True
+
+    @staticmethod
+    def _stored(doc: dict[str, Any]) -> str:
+        """The document as stored: without the entrants kept in their rows (until the deal)."""
+        if doc["phase"] in _ROWS:
+            return json.dumps({k: v for k, v in doc.items() if k not in _ENTRANT_KEYS})
+        return json.dumps(doc)
+
     def _save(self, conn: Connection, doc: dict[str, Any]) -> None:
+        if doc["phase"] not in _ROWS and "entrants" not in doc:
+            self._fill(conn, doc)  # the deal, reached by a step that read no entrant
         version = doc["version"]
         doc["version"] = version + 1
         cur = conn.execute(
             "UPDATE api_tournaments SET doc = ?, version = ? WHERE id = ? AND version = ?",
-            (json.dumps(doc), version + 1, doc["id"], version),
+            (self._stored(doc), version + 1, doc["id"], version),
         )
         if cur.rowcount != 1:
             raise Conflict("the tournament changed meanwhile; try again")
@@ -196,18 +309,18 @@ class Tournaments:
         between its append and its row write) left the row behind."""
         return self._caught_up(conn, self._load(conn, tid))
 
-    def _caught_up(self, conn: Connection, doc: dict[str, Any]) -> dict[str, Any]:
-        """``doc`` with what its log holds and it does not (see :meth:`recover`)."""
+    def _caught_up(
+        self, conn: Connection, doc: dict[str, Any], entrants: bool = True
+    ) -> dict[str, Any]:
+        """``doc`` with what its log holds and it does not (see :meth:`recover`); with
+        ``entrants``, every registration the log holds has its row and is in ``doc``
+        (a registration or a reveal reads its own entrant's row only)."""
         tid = doc["id"]
+        if entrants and doc["phase"] in _BEFORE_START and self._entrants_caught_up(conn, tid):
+            self._fill(conn, doc)
         for _ in range(10):
             link = self.ledger.log.next_link(tid, CHAIN)
-            entrants = (
-                self.ledger.log.first_events(tid, entrant_chain(""))
-                if doc["phase"] in _BEFORE_START
-                else []
-            )
-            missing = [e["event"] for e in entrants if e["event"]["actor"] not in doc["entrants"]]
-            if doc.get("head") == list(link) and not missing:
+            if doc.get("head") == list(link):
                 return doc
             chain = [e["event"] for e in self.ledger.log.hand_events(tid, CHAIN)]
             head = [len(chain), event_hash(chain[-1])]
@@ -216,21 +329,12 @@ class Tournaments:
             phase = _phase_of(chain)
             if phase != doc["phase"]:
                 behind["phase"] = phase
-            for ev in missing:
-                doc["entrants"][ev["actor"]] = {
-                    "commitment": ev["body"]["commitment"],
-                    "partner": ev["body"]["partner"],
-                    "registration": event_hash(ev),
-                }
-            if missing:  # in the order the log took them (a pair forms at the second)
-                behind["order"] = [e["event"]["actor"] for e in entrants]
-                behind["entrants"] = doc["entrants"]
             doc |= behind
             doc["head"] = head
             try:
                 self._save(conn, doc)
             except Conflict:  # another request wrote the row meanwhile: read it again
-                doc = self._load(conn, tid)
+                doc = self._load(conn, tid, entrants)
                 continue
             if behind:
                 log.warning(
@@ -245,6 +349,7 @@ class Tournaments:
         """The event is over: its tables' hands are readable by anyone; sign the log."""
         conn.execute("UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (tid,))
         self.ledger.sign_checkpoint()
+        self.certificates.begin(tid)  # its certificate bundle, built in the background
 
     def service_seed(self, tid: str) -> bytes:
         """The tournament seed: derived from the log key, secret until the event ends."""
@@ -334,7 +439,7 @@ class Tournaments:
             conn = self.db.connection()
             conn.execute(
                 "INSERT INTO api_tournaments (id, doc, version, created_at) VALUES (?, ?, ?, ?)",
-                (tid, json.dumps(doc), 0, doc["created_at"]),
+                (tid, self._stored(doc), 0, doc["created_at"]),
             )
         return doc
 
@@ -387,12 +492,13 @@ class Tournaments:
                 raise WrongPhase(f"the tournament is {doc['phase']}; close registration first")
             pairs: list[list[str]] = []
             paired: set[str] = set()
+            position = {pid: n for n, pid in enumerate(doc["order"])}
             for pid in doc["order"]:  # a pair forms at its second member's registration
                 partner = doc["entrants"][pid]["partner"]
                 mate = doc["entrants"].get(partner)
                 if partner in paired or mate is None or mate["partner"] != pid:
                     continue
-                if doc["order"].index(partner) < doc["order"].index(pid):
+                if position[partner] < position[pid]:
                     pairs.append([partner, pid])
                     paired |= {partner, pid}
             if len(pairs) != doc["pairs"]:
@@ -543,8 +649,10 @@ class Tournaments:
         return event
 
     def register(self, tid: str, body: Any) -> dict[str, Any]:
+        """An entrant's signed registration: logged, then its own row. Its cost does not
+        grow with the entrants already registered (the event's document is not written)."""
         conn = self.db.connection()
-        doc = self._load(conn, tid)
+        self._load(conn, tid, entrants=False)  # 404 before anything else
         event = self._signed(conn, tid, body, "tournament_register")
         pid = event["actor"]
         if event["seq"] != 0:
@@ -553,66 +661,96 @@ class Tournaments:
             raise _bad("event.body.partner", "a player is not his own partner")
         answer = {"tournament": tid, "entrant": pid, "hash": event_hash(event)}
         with self._lock:
-            doc = self._current(conn, tid)  # with every registration the log holds
-            if self._registered(doc, event):
+            doc = self._caught_up(conn, self._load(conn, tid, entrants=False), entrants=False)
+            if self._registered(conn, tid, event):
                 return answer  # a retry of a registration the log took
             if doc["phase"] != "registration":
+                if self._logged_registration(conn, tid, event):
+                    return answer  # taken by the log before a crash, its row not written
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration is not open")
+            count = conn.one(
+                "SELECT COUNT(*) FROM api_tournament_entrants WHERE tournament_id = ?", (tid,)
+            )
+            if count is not None and int(count[0]) >= self.max_entrants:
+                raise Conflict(
+                    f"the tournament has {count[0]} entrants, the most it accepts "
+                    f"({self.max_entrants}: its start lists every entrant in one log event)",
+                    details={"path": "event", "limit": self.max_entrants},
+                )
             try:
-                self.ledger.append([event])
-            except LogChainBroken:  # logged by another request: the log's stands
-                self._registered(self._current(conn, tid), event)
-                return answer
+                index = self.ledger.append([event])[0]
+            except LogChainBroken:  # logged by another request (or before a crash)
+                if self._logged_registration(conn, tid, event):
+                    return answer
+                raise
             faults.at("tournament_register")
-            doc["entrants"][pid] = {
-                "commitment": event["body"]["commitment"],
-                "partner": event["body"]["partner"],
-                "registration": answer["hash"],
-            }
-            doc["order"].append(pid)
-            try:
-                self._save(conn, doc)
-            except Conflict:  # another request wrote the row: it takes this entrant from the log
-                self._current(conn, tid)
+            self._entrant_row(conn, tid, index, event)
         return answer
 
-    @staticmethod
-    def _registered(doc: dict[str, Any], event: dict[str, Any]) -> bool:
-        """Whether ``event`` is its entrant's registration in the row; 409 if another is."""
-        pid = event["actor"]
-        entrant = doc["entrants"].get(pid)
-        if entrant is None:
+    def _logged_registration(self, conn: Connection, tid: str, event: dict[str, Any]) -> bool:
+        """Whether the log holds the entrant's registration (its row written now if it
+        was not); 409 if the log holds another one."""
+        logged = self.ledger.log.hand_events(tid, entrant_chain(event["actor"]))
+        if not logged:
             return False
-        if entrant["registration"] != event_hash(event):
+        self._entrant_row(conn, tid, logged[0]["index"], logged[0]["event"])
+        return self._registered(conn, tid, event)
+
+    @staticmethod
+    def _registered(conn: Connection, tid: str, event: dict[str, Any]) -> bool:
+        """Whether ``event`` is its entrant's registration in the rows; 409 if another is."""
+        pid = event["actor"]
+        row = conn.one(
+            "SELECT registration FROM api_tournament_entrants "
+            "WHERE tournament_id = ? AND player = ?",
+            (tid, pid),
+        )
+        if row is None:
+            return False
+        if row[0] != event_hash(event):
             raise Conflict(f"{pid} is already registered", details={"path": "event.actor"})
         return True
 
     def reveal(self, tid: str, body: Any) -> dict[str, Any]:
-        """An entrant's seed, received privately (logged when the event ends)."""
+        """An entrant's seed, received privately (logged when the event ends): its row
+        only, whatever the number of entrants; the deal once every paired entrant has."""
         conn = self.db.connection()
         event = self._signed(conn, tid, body, "tournament_reveal")
         pid = event["actor"]
         with self._lock:
-            doc = self._current(conn, tid)
+            doc = self._caught_up(conn, self._load(conn, tid, entrants=False), entrants=False)
             if doc["phase"] != "revealing":
                 raise WrongPhase(
                     f"the tournament is {doc['phase']}; seeds are revealed at the start"
                 )
-            entrant = doc["entrants"].get(pid)
+            entrant = conn.one(
+                "SELECT registration, commitment FROM api_tournament_entrants "
+                "WHERE tournament_id = ? AND player = ?",
+                (tid, pid),
+            )
             if entrant is None or not any(pid in p for p in doc["pair_list"]):
                 raise Forbidden(f"{pid} plays in no pair of this tournament")
-            if event["seq"] != 1 or event["prev"] != entrant["registration"]:
+            if event["seq"] != 1 or event["prev"] != entrant[0]:
                 raise _bad("event.prev", "a reveal follows its entrant's registration (seq 1)")
             seed = bytes.fromhex(event["body"]["seed"])
             opened = deals.entrant_commitment(seed, tid, pid)
-            if not hmac.compare_digest(opened, bytes.fromhex(entrant["commitment"])):
+            if not hmac.compare_digest(opened, bytes.fromhex(entrant[1])):
                 raise BadRequest(
                     "event.body.seed: does not open the registration's commitment",
                     details={"path": "event.body.seed"},
                 )
-            doc["reveals"][pid] = event
-            self._save(conn, doc)
-            self._advance(conn, tid)  # the deal, once every entrant has revealed
+            conn.execute(
+                "UPDATE api_tournament_entrants SET reveal = ? "
+                "WHERE tournament_id = ? AND player = ?",
+                (json.dumps(event), tid, pid),
+            )
+            revealed = conn.one(
+                "SELECT COUNT(*) FROM api_tournament_entrants "
+                "WHERE tournament_id = ? AND reveal IS NOT NULL",
+                (tid,),
+            )
+            if revealed is not None and int(revealed[0]) >= 2 * len(doc["pair_list"]):
+                self._advance(conn, tid)  # the deal, once every entrant has revealed
         return {"tournament": tid, "entrant": pid, "revealed": True}
 
     # ------------------------------------------------------------------ rounds
@@ -852,6 +990,7 @@ class Tournaments:
     def _recover(self, conn: Connection, tid: str) -> bool:
         doc = self._load(conn, tid)
         if doc["phase"] == "over":
+            self.certificates.begin(tid)  # a build a crash interrupted (or never began)
             return False
         version = doc["version"]
         self._caught_up(conn, doc)

@@ -207,6 +207,13 @@ class TournamentBots:
                 if exc.status != 409:  # the deal has started meanwhile
                     raise
 
+    def certificate_bundle(self, timeout: float = 600.0) -> dict[str, Any]:
+        """The finished event's certificate bundle, asked for again while the service
+        prepares it (409 ``NOT_READY`` with ``Retry-After``)."""
+        path = f"/v1/tournaments/{self.tid}/certificate/bundle"
+        bundle: dict[str, Any] = self.client.call_when_ready("GET", path, timeout=timeout)
+        return bundle
+
     def run(self, timeout: float = 600.0) -> dict[str, Any]:
         """Follow the event until it is over; its final public state."""
         deadline = time.monotonic() + timeout

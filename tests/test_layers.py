@@ -75,6 +75,9 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # A tournament table's room hands the end of a hand to the event (Tournaments), which
     # opens the next board in the room (Live). Way out: a hook protocol in api.room.
     ("api.room", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
+    # The event's certificate builds (api.certificate.Builds) belong to its Tournaments,
+    # whose bundle they build. Way out: the Tournaments type as a protocol.
+    ("api.certificate", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
     # The admission check of an event re-encodes it canonically; canonical_json lives
     # in events, which admits with schemas. Way out: the canonical form in its own module.
     ("audit.log.schemas", "audit.log.events"): "inside a function: canonical_json",

@@ -18,6 +18,7 @@ and seeds in DIR and resumes the tables it finds there.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import secrets
@@ -129,6 +130,13 @@ def register(subparsers: Any) -> None:
         type=int,
         default=0,
         help="with --tournament: first register this many fresh pairs (admin token)",
+    )
+    bot.add_argument(
+        "--bundle",
+        metavar="FILE",
+        default=None,
+        help="with --tournament: at the end, save the event's certificate bundle here "
+        "(waiting while the service prepares it)",
     )
     bot.set_defaults(func=run_bot)
 
@@ -261,6 +269,10 @@ def run_tournament_bot(args: argparse.Namespace) -> int:
         for s in standings["standings"]:
             print(f"{s['place']:>5} {' & '.join(s['pair'])} {s['field'] or ''} {s['score']}")
         print(f"tournament {final['id']}: {final['phase']}")
+        if getattr(args, "bundle", None):
+            text = json.dumps(bots.certificate_bundle(), ensure_ascii=False)
+            Path(args.bundle).write_text(text, encoding="utf-8")
+            print(f"certificate bundle: {args.bundle}")
         return 0
     except Exception as exc:  # noqa: BLE001 - reported, no traceback
         print(f"fairplay bot: {exc}", file=sys.stderr)

@@ -454,6 +454,17 @@ class Log:
             for i, leaf in rows
         ]
 
+    def count_first_events(self, table: str, prefix: str) -> int:
+        """How many hands of ``table`` whose id starts with ``prefix`` the log holds (their
+        first events counted in the index, none read)."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT COUNT(*) FROM log_entries WHERE table_id = ? AND seq = 0"
+                " AND substr(hand_id, 1, ?) = ?",
+                (table, len(prefix), prefix),
+            )
+        return int(rows[0][0])
+
     def inclusion_proof(self, index: int, size: int | None = None) -> list[bytes]:
         """The audit path of entry ``index`` in the tree of ``size`` (default: current)."""
         with self._lock:
@@ -461,6 +472,49 @@ class Log:
             self._check_size(size)
             ranges = merkle.inclusion_ranges(index, size)
             return merkle.proof_from_nodes(ranges, self._nodes(merkle.nodes_for(ranges)))
+
+    def table_events(self, tables: Sequence[str], *, chunk: int = 100) -> list[dict[str, Any]]:
+        """``[{"index": i, "event": {...}}, ...]`` of every hand of the given tables, in log
+        order: one query per ``chunk`` tables rather than one per hand (a tournament's
+        certificate reads every hand of hundreds of tables). The lock is taken per query,
+        so the appends of other threads go on in between."""
+        wanted = sorted(set(tables))
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(wanted), chunk):
+            part = wanted[start : start + chunk]
+            marks = ", ".join("?" * len(part))
+            with self._lock:
+                rows = self._db.query(
+                    f"SELECT idx, leaf FROM log_entries WHERE table_id IN ({marks})", part
+                )
+            out += [
+                {"index": int(i), "event": parse_event(as_bytes(leaf), entry=int(i))}
+                for i, leaf in rows
+            ]
+        out.sort(key=lambda e: int(e["index"]))
+        return out
+
+    def inclusion_proofs(
+        self, indices: Sequence[int], size: int, *, batch: int = 4096
+    ) -> Iterator[tuple[int, list[bytes]]]:
+        """``(index, audit path)`` of every entry in ``indices`` (ascending) in the tree of
+        ``size``: the stored nodes the paths of ``batch`` neighbouring entries need are read
+        together (neighbours share most of them), instead of two queries per entry."""
+        with self._lock:
+            self._check_size(size)
+        for start in range(0, len(indices), batch):
+            part = indices[start : start + batch]
+            plans = [(i, merkle.inclusion_ranges(i, size)) for i in part]
+            shared = {r: b"" for _, ranges in plans for r in ranges}  # upper ranges repeat
+            wanted = merkle.nodes_for(shared)
+            nodes: dict[merkle.Node, bytes] = {}
+            for at in range(0, len(wanted), 500):  # the lock per query, not per batch
+                with self._lock:
+                    nodes |= self._nodes(wanted[at : at + 500])
+            for r in shared:
+                shared[r] = merkle.range_hash(r[0], r[1], nodes)
+            for i, ranges in plans:
+                yield i, [shared[r] for r in ranges]
 
     def consistency_proof(self, size1: int, size2: int | None = None) -> list[bytes]:
         """The consistency proof from the tree of ``size1`` to that of ``size2``."""

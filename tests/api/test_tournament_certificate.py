@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from api import create_app
+from api import create_app, faults
+from api.certificate import RETRY_AFTER
 from api.tournament_bot import TournamentBots
 from audit.cli import main as audit_main
 from audit.errors import FairplayError
@@ -84,7 +85,7 @@ class Played:
         self.key = self.signer.verifier_key()
         client = service.client()
         self.bundles = {
-            k: client.call("GET", f"/v1/tournaments/{t}/certificate/bundle")
+            k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
             for k, t in tids.items()
         }
 
@@ -241,7 +242,9 @@ def test_the_happy_path_on_postgresql(
     service = _start(tmp_path / "pg", url)
     try:
         tid = play(service, MITCHELL, 4, False)
-        bundle = service.client().call("GET", f"/v1/tournaments/{tid}/certificate/bundle")
+        bundle = service.client().call_when_ready(
+            "GET", f"/v1/tournaments/{tid}/certificate/bundle"
+        )
         key = service.app.extensions["fairplay"].ledger.signer.verifier_key()
         code, out = verify(bundle, key, tmp_path, capsys)
         assert code == 0, out
@@ -418,3 +421,48 @@ def test_the_native_and_python_audits_recompute_the_same_certificate(
         assert verdicts.count("irregular") == 1 and len(verdicts) == len(bundle["records"])
     else:
         assert "dealer" in fast
+
+
+SMALL = {"name": "Cert small", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+
+
+def test_the_bundle_is_prepared_off_the_request_path(tmp_path: Path) -> None:
+    """The event's end starts the build in the background; until the bundle is stored both
+    certificate routes answer 409 NOT_READY with Retry-After (never a 5xx, never a wait),
+    one build runs however many ask, and then every answer is the same bytes."""
+    reached, gate = threading.Event(), threading.Event()
+
+    def held() -> None:
+        reached.set()
+        gate.wait(60)
+
+    faults.hold("certificate_build", held)
+    service = _start(tmp_path)
+    try:
+        tid = play(service, SMALL, 2, False)
+        assert reached.wait(30), "the end of the event did not start the build"
+        client = service.client()
+        path = f"/v1/tournaments/{tid}/certificate"
+        for p in (f"{path}/bundle", path, f"{path}/bundle"):
+            status, headers, body = client.raw("GET", p)
+            assert status == 409 and headers["retry-after"] == str(RETRY_AFTER), (p, status)
+            answer = json.loads(body)
+            assert answer["code"] == "NOT_READY" and answer["details"]["retry_after"] == 2
+        conn = service.app.extensions["fairplay"].db.connection()
+        claims = conn.all(
+            "SELECT owner FROM api_certificate_builds WHERE tournament_id = ?", (tid,)
+        )
+        assert len(claims) == 1  # one build, however many asked
+        gate.set()
+        bundle = client.call_when_ready("GET", f"{path}/bundle", timeout=60)
+        assert bundle["certificate"]["event"]["id"] == tid
+        first, second = client.raw("GET", f"{path}/bundle"), client.raw("GET", f"{path}/bundle")
+        assert first[0] == second[0] == 200 and first[2] == second[2]
+        assert json.loads(first[2]) == bundle
+        assert (
+            conn.one("SELECT 1 FROM api_certificate_builds WHERE tournament_id = ?", (tid,)) is None
+        )
+    finally:
+        faults.hold("certificate_build", None)
+        gate.set()
+        _stop(service)

@@ -22,6 +22,8 @@ its boards once, each round is logged once, and the certificate bundle verifies 
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import random
 import signal
@@ -133,7 +135,7 @@ def test_a_tournament_survives_kill_9_between_boards_and_rounds(
         assert len(records) == 6 and all(len(r["hands"]) == 2 for r in records)
 
         # the certificate of the event verifies
-        bundle = client.call("GET", f"{path}/certificate/bundle")
+        bundle = client.call_when_ready("GET", f"{path}/certificate/bundle")
         key = client.call("GET", "/v1/log/key").strip()
         (tmp_path / "bundle.json").write_text(json.dumps(bundle))
         capsys.readouterr()
@@ -234,13 +236,69 @@ def test_registration_survives_kill_9_between_the_log_and_the_row(
             "tournament_start",
         ]
         assert chain.count("tournament_registration") == 2 and chain[-1] == "tournament_end"
-        bundle = client.call("GET", f"{path}/certificate/bundle")
+        bundle = client.call_when_ready("GET", f"{path}/certificate/bundle")
         key = client.call("GET", "/v1/log/key").strip()
         (tmp_path / "bundle.json").write_text(json.dumps(bundle))
         capsys.readouterr()
         code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
         out = capsys.readouterr()
         assert code == 0, out.out + out.err
+    finally:
+        for h in hosts:
+            h.stop()
+
+
+def test_a_certificate_build_killed_is_built_again(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The host that logs the end of an event starts building its certificate bundle and
+    dies during the build (``certificate_build``), its claim left in the database. The
+    next host finds the claim's process gone, takes the build over and stores the bundle:
+    the route answers 409 NOT_READY or the bundle, which verifies, the same bytes after."""
+    from api.database import Database
+
+    data = tmp_path / "data"
+    hosts: list[Host] = []
+    try:
+        host = Host(database, data, crash_at="certificate_build").wait_ready()
+        hosts.append(host)
+        client = client_of(host)
+        tid = client.call("POST", "/v1/tournaments", SMALL, client.admin())["id"]
+        path = f"/v1/tournaments/{tid}"
+        client.call("POST", f"{path}/registration", {"open": True}, client.admin())
+        client.call("POST", f"{path}/beacon", BEACON, client.admin())
+        bots = TournamentBots(client, tid, {}, random.Random(7))
+        bots.enter_pairs(2)
+        client.call("POST", f"{path}/registration", {"open": False}, client.admin())
+        client.call("POST", f"{path}/start", {}, client.admin())
+        # the last card ends the event, and its build kills the host (maybe mid-answer)
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            bots.run(timeout=60)
+        assert host.proc.wait(timeout=30) == -signal.SIGKILL
+        conn = Database(database).connection()
+        query = "SELECT 1 FROM api_{} WHERE tournament_id = ?"
+        assert (
+            conn.one(query.format("certificate_builds"), (tid,)) is not None
+        )  # the dead build's claim
+        assert conn.one(query.format("certificates"), (tid,)) is None
+
+        host = Host(database, data).wait_ready()
+        hosts.append(host)
+        client = client_of(host)
+        status = client.raw("GET", f"{path}/certificate/bundle")[0]
+        assert status in (200, 409)
+        bundle = client.call_when_ready("GET", f"{path}/certificate/bundle", timeout=60)
+        again = client.raw("GET", f"{path}/certificate/bundle")
+        assert again[0] == 200 and again[2] == client.raw("GET", f"{path}/certificate/bundle")[2]
+        assert json.loads(again[2]) == bundle
+        assert conn.one(query.format("certificate_builds"), (tid,)) is None
+        key = client.call("GET", "/v1/log/key").strip()
+        (tmp_path / "bundle.json").write_text(json.dumps(bundle))
+        capsys.readouterr()
+        code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
+        out = capsys.readouterr()
+        assert code == 0, out.out + out.err
+        conn.close()
     finally:
         for h in hosts:
             h.stop()

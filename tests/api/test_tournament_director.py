@@ -215,7 +215,7 @@ def test_director_actions_change_the_standings_and_are_certified(
     )
 
     # the certificate holds every action, each a signed event of the event's chain
-    bundle = client.call("GET", f"/v1/tournaments/{tid}/certificate/bundle")
+    bundle = client.call_when_ready("GET", f"/v1/tournaments/{tid}/certificate/bundle")
     cert = bundle["certificate"]
     assert [(a["action"], a["reason"]) for a in cert["actions"]] == [
         (a, b["reason"]) for a, b in actions

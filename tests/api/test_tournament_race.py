@@ -126,7 +126,7 @@ def test_two_services_ending_a_round_at_once_log_each_step_once(
                 hands = client.call("GET", f"/v1/tables/{t['id']}/hands")["hands"]
                 assert [h["phase"] for h in hands] == ["over"], (r["round"], t["table"])
 
-    bundle = client.call("GET", f"{path}/certificate/bundle")
+    bundle = client.call_when_ready("GET", f"{path}/certificate/bundle")
     key = client.call("GET", "/v1/log/key").strip()
     (tmp_path / "bundle.json").write_text(json.dumps(bundle))
     capsys.readouterr()

@@ -329,3 +329,95 @@ def test_fairplay_bot_tournament_plays_the_seats_in_its_state_folder(
     # without keys it says so and exits 2
     empty = ["bot", "--url", service.url, "--tournament", tid, "--state", str(tmp_path / "none")]
     assert audit_main(empty) == 2
+
+
+def test_registrations_write_their_own_rows_up_to_the_cap(service: Running) -> None:
+    """A registration writes its entrant's row, not the event's document (whose size grew
+    with every entrant); the entrants still read in the order the log took them; and an
+    event refuses the entrant over its cap with 409 naming the limit."""
+    from api.tournament import Tournaments
+
+    client = service.client()
+    small = {"name": "Cap", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    tid = _admin(client, "POST", "/v1/tournaments", small)["id"]
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
+    t = service.app.extensions["fairplay"].tournaments
+    assert isinstance(t, Tournaments)
+    conn = service.app.extensions["fairplay"].db.connection()
+
+    def version() -> int:
+        row = conn.one("SELECT version FROM api_tournaments WHERE id = ?", (tid,))
+        assert row is not None
+        return int(row[0])
+
+    before = version()
+    bots = TournamentBots(client, tid, {}, random.Random(3))
+    t.max_entrants = 5
+    bots.enter_pairs(2)
+    assert version() == before  # four registrations, the document never written
+    doc = client.call("GET", f"/v1/tournaments/{tid}")
+    assert [e["player"] for e in doc["entrants"]] == list(bots.entrants)
+    rows = conn.all("SELECT player FROM api_tournament_entrants WHERE tournament_id = ?", (tid,))
+    assert sorted(r[0] for r in rows) == sorted(bots.entrants)
+    with pytest.raises(ApiCallError) as refused:
+        bots.enter_pairs(1, prefix="late")  # the fifth is taken, the sixth is one too many
+    assert refused.value.status == 409
+    assert "the most it accepts (5" in str(refused.value)
+    assert refused.value.details["body"]["details"]["limit"] == 5
+    assert len(client.call("GET", f"/v1/tournaments/{tid}")["entrants"]) == 5
+
+
+def test_the_start_of_an_event_of_as_many_entrants_as_accepted_fits_in_the_log() -> None:
+    """MAX_ENTRANTS is chosen so that the tournament_start listing every one of them (pairs
+    and unpaired, player ids as the service makes them) is admitted by the log."""
+    from api.tournament import MAX_ENTRANTS
+    from audit.log.events import make_event, sign_event
+    from audit.log.keys import generate_signer
+    from audit.log.schemas import check_cayenne_event
+
+    ids = [f"p-{n:020x}" for n in range(MAX_ENTRANTS)]
+    pairs = [ids[i : i + 2] for i in range(0, 400, 2)]  # the most pairs an event seats
+    event = make_event(
+        origin="cayenne-fairplay.local/log",
+        table="e-" + "f" * 12,
+        hand="event",
+        seq=5,
+        prev="0" * 64,
+        actor="server",
+        type="tournament_start",
+        body={"pairs": pairs, "unpaired": ids[400:]},
+    )
+    check_cayenne_event(sign_event(event, generate_signer("cayenne-fairplay.local/log")))
+
+
+def test_a_document_written_before_the_entrant_rows_moves_them_to_rows(
+    service: Running,
+) -> None:
+    """An event in registration whose document holds its entrants (as before migration 7)
+    gives them rows at its first read, in the log's order, and takes registrations on."""
+    client = service.client()
+    small = {"name": "Old", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    tid = _admin(client, "POST", "/v1/tournaments", small)["id"]
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
+    bots = TournamentBots(client, tid, {}, random.Random(5))
+    bots.enter_pairs(1)
+    t = service.app.extensions["fairplay"].tournaments
+    conn = service.app.extensions["fairplay"].db.connection()
+    doc = t.load(tid)  # the entrants as the document held them before
+    old = dict(doc, version=doc["version"] + 1)
+    conn.execute(
+        "UPDATE api_tournaments SET doc = ?, version = ? WHERE id = ?",
+        (json.dumps(old), old["version"], tid),
+    )
+    conn.execute("DELETE FROM api_tournament_entrants WHERE tournament_id = ?", (tid,))
+    first = client.call("GET", f"/v1/tournaments/{tid}")["entrants"]
+    assert [e["player"] for e in first] == doc["order"] == list(bots.entrants)
+    row = conn.one("SELECT doc FROM api_tournaments WHERE id = ?", (tid,))
+    assert row is not None and "entrants" not in json.loads(row[0])
+    bots.enter_pairs(1, prefix="new")
+    _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": False})
+    started = _admin(client, "POST", f"/v1/tournaments/{tid}/start", {})
+    assert [p["players"] for p in started["pair_list"]] == [
+        list(bots.entrants)[:2],
+        list(bots.entrants)[2:],
+    ]

@@ -315,3 +315,31 @@ def test_random_batches_match_the_reference_tree(batches: list[int], data: st.Da
         size1 = data.draw(st.integers(1, size))
         assert log.consistency_proof(size1) == merkle.consistency_proof(leaves, size1)
     log.close()
+
+
+def test_bulk_reads_give_what_the_per_hand_reads_give(
+    log_url: str, log_signer: Signer, players: dict[str, Signer]
+) -> None:
+    """table_events, count_first_events and inclusion_proofs (a tournament certificate's
+    reads) equal the per-hand and per-entry reads, whatever the batch size."""
+    seats = list(players.values())
+    log = open_log(log_url, ORIGIN, log_signer)
+    for s in seats:
+        log.register_key(s.name, s.verifier_key())
+    for hand in range(3):  # interleaved tables, so log order is not table order
+        for table in ("t1", "t2", "t3"):
+            log.append(hand_events(seats, table, f"entrant-{hand}", 2 + hand))
+    size = log.size()
+    wanted = ["t3", "t1"]
+    bulk = log.table_events(wanted, chunk=1)
+    per_hand = [e for t in wanted for h in range(3) for e in log.hand_events(t, f"entrant-{h}")]
+    assert bulk == sorted(per_hand, key=lambda e: e["index"])
+    assert log.count_first_events("t1", "entrant-") == 3
+    assert log.count_first_events("t1", "other-") == 0
+    indices = [e["index"] for e in bulk]
+    for batch in (1, 4, 4096):
+        proofs = list(log.inclusion_proofs(indices, size, batch=batch))
+        assert proofs == [(i, log.inclusion_proof(i, size)) for i in indices]
+    with pytest.raises(LogInconsistent):
+        list(log.inclusion_proofs(indices, size + 1))
+    log.close()
