@@ -42,11 +42,11 @@ from audit.record.fastload import TopLevel, top_level
 from audit.record.model import Start
 from audit.record.stream import Decline, RecordStream
 from audit.report import REPORT_FORMAT
-from audit.rules.cards import ALL_CARDS, SEAT_BY_TEXT
+from audit.rules.cards import ALL_CARDS, CARD_BY_TEXT, SEAT_BY_TEXT, TEN
 from audit.rules.contract import CONTRACT_BY_TEXT
 from audit.rules.deal import PATTERNS, pattern_name
 from audit.rules.ruleset import Ruleset
-from audit.rules.scoring import HandFacts, score_hand
+from audit.rules.scoring import score_plain
 from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, StackingResult
 from audit.stacking.order import SOFT_MIN_SCALE, eulerian_cdf, most_likely_riffles
 from audit.stacking.tables import MIN_P, TEST_RIFFLES, TailTable, load_tables
@@ -138,11 +138,22 @@ def _configure() -> None:
     )
 
 
-_HONOUR_SUIT = {
-    r + suit: i for i, suit in enumerate("SHDC") for r in ("A", "K", "Q", "J", "T", "10")
+_HONOUR_BITS = {
+    text: (1 << 8 * (card // 13)) if card % 13 >= TEN - 2 else 0
+    for text, card in CARD_BY_TEXT.items()
 }
-"""The suit (by :class:`Contract` value) of each trump honour's text (a card may be
-written ``TH`` or ``10H``)."""
+"""Every card's text (``TH`` and ``10H`` alike) -> ``1 << 8 * suit`` for a trump honour
+of that suit (by :class:`Contract` value), 0 for any other card: a seat's sum is its
+honours of each suit, a byte each."""
+
+
+def _honour_counts(ns: int, ew: int) -> tuple[int, ...]:
+    return (
+        (ns & 255) * 8 + (ew & 255),
+        (ns >> 8 & 255) * 8 + (ew >> 8 & 255),
+        (ns >> 16 & 255) * 8 + (ew >> 16 & 255),
+        (ns >> 24 & 255) * 8 + (ew >> 24 & 255),
+    )
 
 
 Extra = tuple[tuple[int, ...], tuple[bool, tuple[tuple[Any, Any, Any], ...] | None] | None]
@@ -158,14 +169,10 @@ def hand_extra(raw: Any) -> Extra:
     """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
     try:
         deal = raw["deal"]
-        counts = [0, 0, 0, 0]
-        suit_of = _HONOUR_SUIT.get
-        for seat, weight in (("N", 8), ("S", 8), ("E", 1), ("W", 1)):
-            for card in deal[seat]:
-                suit = suit_of(card)
-                if suit is not None:
-                    counts[suit] += weight
-        honours = tuple(counts)
+        bits = _HONOUR_BITS.__getitem__  # a card not in the table: not readable
+        ns = sum(map(bits, deal["N"])) + sum(map(bits, deal["S"]))
+        ew = sum(map(bits, deal["E"])) + sum(map(bits, deal["W"]))
+        honours = _honour_counts(ns, ew)
         if "claimed" not in raw:
             return honours, None
         claimed = raw["claimed"]
@@ -198,10 +205,11 @@ def _explained(
     """Each hand with its ``claimed`` and ``explanation`` added, as the Python auditor
     adds them (raises :class:`Decline` if the Python scorer disagrees with the extension).
 
-    The explanation is written by the Python scorer (:func:`audit.rules.scoring.score_hand`)
-    from the hands the extension replayed (a record in order has no revoke, so the
-    contract, unit, tricks and honours are all it needs); if that scorer's marker and
-    games are not the extension's, the Python auditor decides."""
+    The explanation is written by the Python scorer's path for a hand without revokes
+    (:func:`audit.rules.scoring.score_plain`, held to :func:`~audit.rules.scoring.score_hand`
+    by a property test) from the hands the extension replayed (a record in order has no
+    revoke, so the contract, unit, tricks and honours are all it needs); if that scorer's
+    marker and games are not the extension's, the Python auditor decides."""
     marker, games = (start.points, start.games) if start is not None else ((0, 0), (0, 0))
     for extra, h in zip(extras, hands, strict=True):
         if extra is _NOT_SURE:
@@ -209,19 +217,17 @@ def _explained(
         honours, shape = extra
         contract = CONTRACT_BY_TEXT[h["contract"]]
         tricks = h["tricks"]
-        held = divmod(honours[contract], 8) if contract.has_trump else (0, 0)
-        facts = HandFacts(contract, h["unit"], (tricks["NS"], tricks["EW"]), held)
-        scored = score_hand(marker, games, facts, ruleset)
-        marker, games = scored.score.points, scored.games_after
+        held = divmod(honours[contract], 8) if contract < 4 else (0, 0)
+        marker, games, n_won, lines = score_plain(
+            marker, games, contract, h["unit"], (tricks["NS"], tricks["EW"]), held, ruleset
+        )
         score = h["score"]
         points = score["points"]
-        if scored.score.points != (points["NS"], points["EW"]) or len(scored.score.games) != len(
-            score["games"]
-        ):
+        if marker != (points["NS"], points["EW"]) or n_won != len(score["games"]):
             raise Decline("the scorers disagree")
         if shape is not None:
             h["claimed"] = _claim(shape, score)
-        h["explanation"] = [line.to_json() for line in scored.explanation]
+        h["explanation"] = lines
         yield h
 
 

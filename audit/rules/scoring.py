@@ -38,6 +38,7 @@ __all__ = [
     "honours_held",
     "penalised_tricks",
     "score_hand",
+    "score_plain",
     "slams",
 ]
 
@@ -306,6 +307,203 @@ def score_hand(
         adjusted_tricks=(tricks[0], tricks[1]),
         explanation=tuple(lines),
     )
+
+
+_GAME_TEXT = {v: f"game, {GAME_WORD[v]} ({v})" for v in GAME_WORD}
+_SIDE_NAME = ("NS", "EW")
+
+
+def score_plain(
+    points: tuple[int, int],
+    games: tuple[int, int],
+    contract: Contract,
+    unit: int,
+    tricks: tuple[int, int],
+    honours: tuple[int, int],
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> tuple[tuple[int, int], tuple[int, int], int, list[dict[str, Any]]]:
+    """:func:`score_hand` of a hand without revokes or slips, for the native fast path:
+    the marker and games after the hand, the number of games won in it, and the
+    explanation's lines as JSON (``[line.to_json() for line in explanation]``).
+
+    The same steps as :func:`score_hand`, writing the JSON lines directly (no
+    :class:`Line`, :class:`Score` or :class:`HandScore` is built); ``score_hand`` stays
+    the definition (``tests/audit/test_score_plain.py`` holds the two to one answer)."""
+    pts = [points[0], points[1]]
+    gms = [games[0], games[1]]
+    lines: list[dict[str, Any]] = []
+    won_by = [False, False]
+    n_won = 0
+    over = False
+    nullo = contract == 5
+    game_value = ruleset.game_value
+
+    def add(side: int, n: int, cap: bool) -> None:
+        nonlocal n_won, over
+        if n <= 0:
+            return
+        if over:
+            lines.append(
+                {
+                    "kind": "dropped",
+                    "side": _SIDE_NAME[side],
+                    "amount": n,
+                    "reason": f"the rubber is already won: {SIDE_TEXT[side]}'s {n} dropped",
+                }
+            )
+            return
+        total = pts[side] + n
+        if cap:
+            kept = max(pts[side], min(total, CAPPED))
+            if kept < total:
+                lines.append(
+                    {
+                        "kind": "cap",
+                        "side": _SIDE_NAME[side],
+                        "amount": total - kept,
+                        "reason": f"{SIDE_TEXT[side]} did not win the odd trick (honours alone "
+                        f"never win a game): capped at 9, {total - kept} of these do not count",
+                    }
+                )
+            pts[side] = kept
+            return
+        other = side ^ 1
+        pts[side] = total
+        first = True
+        name, other_name = SIDE_TEXT[side], SIDE_TEXT[other]
+        while pts[side] >= GAME:
+            reached, losers = pts[side], pts[other]
+            value = game_value(losers)
+            won_by[side] = True
+            n_won += 1
+            pts[side] -= GAME
+            pts[other] = 0
+            gms[side] += 1
+            head = (
+                f"{name} reach {reached}" if first else f"{name}'s {reached} carried make another"
+            )
+            first = False
+            had = f"{other_name} had {losers}, now turned down" if losers else f"{other_name} had 0"
+            carried = f"; {pts[side]} carried" if pts[side] else ""
+            lines.append(
+                {
+                    "kind": "game",
+                    "side": _SIDE_NAME[side],
+                    "amount": value,
+                    "reason": f"{head}: {_GAME_TEXT[value]}: {had}{carried}",
+                }
+            )
+            if gms[side] >= GAMES_TO_WIN:
+                over = True
+                lines.append(
+                    {
+                        "kind": "rubber",
+                        "side": _SIDE_NAME[side],
+                        "amount": RUBBER_BONUS,
+                        "reason": f"{name} won their fourth game: the rubber, "
+                        f"{RUBBER_BONUS} on the sheet",
+                    }
+                )
+                return
+
+    # 2. tricks over the book (no revoke: no penalty, no cap)
+    odd = 1 if tricks[1] > 6 else 0 if tricks[0] > 6 else -1
+    if odd >= 0:
+        scorer = odd ^ 1 if nullo else odd
+        over_book = tricks[odd] - 6
+        value = over_book * unit
+        text = f"{SIDE_TEXT[odd]} took {tricks[odd]} tricks: {over_book} over the book × {unit} = {value}"
+        if nullo:
+            text += f", to {SIDE_TEXT[scorer]} (in a nullo the adversaries score the tricks)"
+        lines.append(
+            {"kind": "tricks", "side": _SIDE_NAME[scorer], "amount": value, "reason": text}
+        )
+        add(scorer, value, False)
+
+    # 3. honours, trump contracts only
+    if contract >= 4:
+        lines.append(
+            {
+                "kind": "honours",
+                "side": None,
+                "amount": 0,
+                "reason": f"no honours: {contract.text} has no trumps",
+            }
+        )
+    else:
+        h0, h1 = honours
+        major = 0 if h0 >= 3 else 1 if h1 >= 3 else -1
+        if major < 0:
+            lines.append(
+                {
+                    "kind": "honours",
+                    "side": None,
+                    "amount": 0,
+                    "reason": f"trump honours: N-S {h0}, E-W {h1}; no side holds three, "
+                    "nobody scores them",
+                }
+            )
+        else:
+            minor = major ^ 1
+            value = 2 * honours[major] - 4
+            name = SIDE_TEXT[major]
+            worth = value * unit
+            text = (
+                f"{name} held {honours[major]} trump honours ({SIDE_TEXT[minor]} "
+                f"{honours[minor]}): {value} × {unit} = {worth}"
+            )
+            if won_by[minor]:
+                lines.append(
+                    {
+                        "kind": "honours",
+                        "side": _SIDE_NAME[major],
+                        "amount": 0,
+                        "reason": f"{text}; they do not count: {name} cannot score honours, "
+                        f"{SIDE_TEXT[minor]} went out by cards",
+                    }
+                )
+            else:
+                lines.append(
+                    {"kind": "honours", "side": _SIDE_NAME[major], "amount": worth, "reason": text}
+                )
+                add(major, worth, odd != major)
+
+    # 4. slams, on the tricks taken (no revoke: never denied)
+    for s in (0, 1):
+        n = tricks[s]
+        if n >= 12:
+            owner = s ^ 1 if nullo else s
+            kind, word, value = ("slam", "slam", SLAM) if n == 13 else (
+                "little_slam", "little slam", LITTLE_SLAM
+            )
+            took = f"{SIDE_TEXT[s]} took {n} tricks"
+            if nullo:
+                took += f" in a nullo: the {word} is {SIDE_TEXT[owner]}'s"
+            lines.append(
+                {
+                    "kind": kind,
+                    "side": _SIDE_NAME[owner],
+                    "amount": value,
+                    "reason": f"{took}: {word}, {value} on the sheet (not the marker)",
+                }
+            )
+
+    if over:
+        left = (
+            f"the points left on the marker (N-S {pts[0]}, E-W {pts[1]}) are dropped; "
+            if pts[0] or pts[1]
+            else ""
+        )
+        lines.append(
+            {
+                "kind": "dropped",
+                "side": None,
+                "amount": 0,
+                "reason": f"the rubber is over: {left}the next hand begins a new rubber at 0-0",
+            }
+        )
+        return (0, 0), (0, 0), n_won, lines
+    return (pts[0], pts[1]), (gms[0], gms[1]), n_won, lines
 
 
 def _penalty_line(
