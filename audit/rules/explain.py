@@ -71,8 +71,9 @@ class LineKind(StrEnum):
 class Line(NamedTuple):
     """One step of a hand's score, in words a player accepts.
 
-    A named tuple rather than a frozen dataclass: the native fast path has the Python
-    scorer explain every hand, and a tuple is several times cheaper to build."""
+    A named tuple rather than a frozen dataclass: a tuple is several times cheaper to
+    build. (The native fast path writes its hands' lines as JSON directly, with
+    :func:`audit.rules.scoring.score_plain`.)"""
 
     kind: LineKind
     side: Side | None
