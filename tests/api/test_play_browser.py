@@ -156,9 +156,14 @@ def shot(driver: WebDriver, tmp: Path, name: str) -> Path:
 
 
 def wait_for(what: Callable[[], Any], timeout: float = 30, message: str = "") -> Any:
+    """``what()``'s first true value; an element the page re-rendered while ``what`` read
+    it (stale) counts as not yet."""
     deadline = time.monotonic() + timeout
     while True:
-        value = what()
+        try:
+            value = what()
+        except StaleElementReferenceException:
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:

@@ -19,6 +19,7 @@ import random
 import sqlite3
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from tests.api.test_witness_e2e import Witnesses, get_text
 pytestmark = pytest.mark.browser
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 
@@ -78,13 +80,21 @@ def browser() -> Iterator[WebDriver]:
 
 
 def checks(driver: WebDriver, table_css: str) -> dict[str, tuple[bool, str]]:
-    out = {}
-    for row in found(driver, f"{table_css} tr"):
-        out[row.get_attribute("data-check")] = (
-            row.get_attribute("class") == "ok",
-            row.find_elements(By.TAG_NAME, "td")[2].text,
-        )
-    return out
+    """The check table's rows, read again whole if the page re-renders it meanwhile."""
+    out: dict[str, tuple[bool, str]] = {}
+    for _ in range(50):
+        try:
+            out = {
+                row.get_attribute("data-check"): (
+                    row.get_attribute("class") == "ok",
+                    row.find_elements(By.TAG_NAME, "td")[2].text,
+                )
+                for row in found(driver, f"{table_css} tr")
+            }
+            return out
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"{table_css} kept being re-rendered")
 
 
 def test_a_browser_that_saw_both_views_reports_the_split(
