@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import socket
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client, Identity
+from audit.cli import main as audit_main
 from audit.rules.cards import Seat
 
 SEATS = ("N", "E", "S", "W")
@@ -73,3 +78,16 @@ def error_of(call: Any) -> ApiCallError:
     except ApiCallError as exc:
         return exc
     raise AssertionError("the call succeeded")
+
+
+def tournament_verify(
+    bundle: Any, key: str, tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``fairplay tournament verify`` of a certificate bundle written to ``tmp``: its exit
+    status and what it printed."""
+    path = tmp / "bundle.json"
+    path.write_text(json.dumps(bundle))
+    capsys.readouterr()
+    code = audit_main(["tournament", "verify", str(path), "--key", key])
+    out = capsys.readouterr()
+    return code, out.out + out.err

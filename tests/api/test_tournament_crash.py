@@ -35,9 +35,9 @@ import pytest
 
 from api.client import Client, Identity
 from api.tournament_bot import Entrant, TournamentBots, registration
-from audit.cli import main as audit_main
 from audit.log.events import event_hash
 from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url
+from tests.api.helpers import tournament_verify
 from tests.api.test_two_hosts import Host
 
 BEACON = {"source": "test-beacon", "round": 3, "randomness": "ef" * 32}
@@ -92,14 +92,9 @@ def test_a_tournament_survives_kill_9_between_boards_and_rounds(
     try:
         host = start("last")
         client = client_of(host)
-        tid = client.call("POST", "/v1/tournaments", EVENT, client.admin())["id"]
+        bots = TournamentBots.open(client, EVENT, 6, random.Random(5), BEACON)
+        tid = bots.tid
         path = f"/v1/tournaments/{tid}"
-        client.call("POST", f"{path}/registration", {"open": True}, client.admin())
-        client.call("POST", f"{path}/beacon", BEACON, client.admin())
-        bots = TournamentBots(client, tid, {}, random.Random(5))
-        bots.enter_pairs(6)
-        client.call("POST", f"{path}/registration", {"open": False}, client.admin())
-        client.call("POST", f"{path}/start", {}, client.admin())
         played_until_killed(bots, host)  # 1. a board's end and the next board logged
         host = start("round_over")
         bots = TournamentBots(client_of(host), tid, bots.entrants, bots.rng)
@@ -137,11 +132,8 @@ def test_a_tournament_survives_kill_9_between_boards_and_rounds(
         # the certificate of the event verifies
         bundle = client.call_when_ready("GET", f"{path}/certificate/bundle")
         key = client.call("GET", "/v1/log/key").strip()
-        (tmp_path / "bundle.json").write_text(json.dumps(bundle))
-        capsys.readouterr()
-        code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
-        out = capsys.readouterr()
-        assert code == 0, out.out + out.err
+        code, said = tournament_verify(bundle, key, tmp_path, capsys)
+        assert code == 0, said
         assert all(h["last"] == "end" for h in bundle["certificate"]["hands"])
         assert len(bundle["certificate"]["hands"]) == 12
     finally:
@@ -238,11 +230,8 @@ def test_registration_survives_kill_9_between_the_log_and_the_row(
         assert chain.count("tournament_registration") == 2 and chain[-1] == "tournament_end"
         bundle = client.call_when_ready("GET", f"{path}/certificate/bundle")
         key = client.call("GET", "/v1/log/key").strip()
-        (tmp_path / "bundle.json").write_text(json.dumps(bundle))
-        capsys.readouterr()
-        code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
-        out = capsys.readouterr()
-        assert code == 0, out.out + out.err
+        code, said = tournament_verify(bundle, key, tmp_path, capsys)
+        assert code == 0, said
     finally:
         for h in hosts:
             h.stop()
@@ -263,14 +252,9 @@ def test_a_certificate_build_killed_is_built_again(
         host = Host(database, data, crash_at="certificate_build").wait_ready()
         hosts.append(host)
         client = client_of(host)
-        tid = client.call("POST", "/v1/tournaments", SMALL, client.admin())["id"]
+        bots = TournamentBots.open(client, SMALL, 2, random.Random(7), BEACON)
+        tid = bots.tid
         path = f"/v1/tournaments/{tid}"
-        client.call("POST", f"{path}/registration", {"open": True}, client.admin())
-        client.call("POST", f"{path}/beacon", BEACON, client.admin())
-        bots = TournamentBots(client, tid, {}, random.Random(7))
-        bots.enter_pairs(2)
-        client.call("POST", f"{path}/registration", {"open": False}, client.admin())
-        client.call("POST", f"{path}/start", {}, client.admin())
         # the last card ends the event, and its build kills the host (maybe mid-answer)
         with contextlib.suppress(OSError, http.client.HTTPException):
             bots.run(timeout=60)
@@ -293,11 +277,8 @@ def test_a_certificate_build_killed_is_built_again(
         assert json.loads(again[2]) == bundle
         assert conn.one(query.format("certificate_builds"), (tid,)) is None
         key = client.call("GET", "/v1/log/key").strip()
-        (tmp_path / "bundle.json").write_text(json.dumps(bundle))
-        capsys.readouterr()
-        code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
-        out = capsys.readouterr()
-        assert code == 0, out.out + out.err
+        code, said = tournament_verify(bundle, key, tmp_path, capsys)
+        assert code == 0, said
         conn.close()
     finally:
         for h in hosts:

@@ -8,7 +8,6 @@ bundle, and tampering with an action fails with exit 1 naming the difference."""
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -19,12 +18,12 @@ import pytest
 
 from api.client import Identity
 from api.tournament_bot import Entrant
-from audit.cli import main as audit_main
 from audit.log.keys import Signer
 from audit.log.note import sign as sign_note
 from audit.tournament.certificate import note_text
 
 from .conftest import Running
+from .helpers import tournament_verify
 from .test_tournaments import _admin, _play_table, open_event
 
 T = 3  # tables; one board a round, three rounds
@@ -107,15 +106,6 @@ def places(pct: dict[int, Fraction]) -> dict[int, str]:
         same = sum(1 for w in pct.values() if w == v)
         out[p] = str(above + 1) if same == 1 else f"{above + 1}-{above + same}"
     return out
-
-
-def verify(bundle: Any, key: str, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    path = tmp / "bundle.json"
-    path.write_text(json.dumps(bundle))
-    capsys.readouterr()
-    code = audit_main(["tournament", "verify", str(path), "--key", key])
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 def resign(bundle: dict[str, Any], signer: Signer) -> None:
@@ -244,7 +234,7 @@ def test_director_actions_change_the_standings_and_are_certified(
     assert [s["percentage"] for s in cert["standings"]] == [
         repr(float(s["percentage"])) for s in st["standings"]
     ]
-    code, text = verify(bundle, key, tmp_path, capsys)
+    code, text = tournament_verify(bundle, key, tmp_path, capsys)
     assert code == 0, text
 
     # tampering with an action fails, naming the difference
@@ -295,5 +285,5 @@ def test_director_actions_change_the_standings_and_are_certified(
     ):
         forged = copy.deepcopy(bundle)
         want = tamper(forged)
-        code, text = verify(forged, key, tmp_path, capsys)
+        code, text = tournament_verify(forged, key, tmp_path, capsys)
         assert code == 1 and "FAILED" in text and want in text, (tamper.__name__, text)

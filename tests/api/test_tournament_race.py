@@ -12,7 +12,6 @@ must verify with ``fairplay tournament verify``.
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -24,10 +23,10 @@ import pytest
 from api import faults
 from api.tournament import Tournaments
 from api.tournament_bot import TournamentBots
-from audit.cli import main as audit_main
 from audit.errors import FairplayError
 
 from .conftest import Running
+from .helpers import tournament_verify
 
 BEACON = {"source": "test-beacon", "round": 11, "randomness": "ab" * 32}
 EVENT = {
@@ -128,9 +127,6 @@ def test_two_services_ending_a_round_at_once_log_each_step_once(
 
     bundle = client.call_when_ready("GET", f"{path}/certificate/bundle")
     key = client.call("GET", "/v1/log/key").strip()
-    (tmp_path / "bundle.json").write_text(json.dumps(bundle))
-    capsys.readouterr()
-    code = audit_main(["tournament", "verify", str(tmp_path / "bundle.json"), "--key", key])
-    out = capsys.readouterr()
-    assert code == 0, out.out + out.err
+    code, said = tournament_verify(bundle, key, tmp_path, capsys)
+    assert code == 0, said
     assert len(bundle["certificate"]["hands"]) == 9
