@@ -23,6 +23,7 @@ from api.auth import signed_reader
 from api.database import Connection
 from api.errors import NotFound
 from api.routes import services
+from api.routes.tournaments import board_access
 from api.tournament import Tournaments
 from audit.record.codec import load_record
 from audit.report.views import holding_rows
@@ -188,15 +189,9 @@ def _hand_summary(hand_json: dict[str, Any], ruleset: dict[str, Any]) -> dict[st
 
 @bp.get("/tournaments/<tid>/boards/<int:board>")
 def board_page(tid: str, board: int) -> Response:
-    t = _t()
-    doc = t.load(tid)
-    if doc["format"] != DUPLICATE or not 1 <= board <= doc["tables"] * doc["boards_per_round"]:
-        raise NotFound(f"tournament {tid!r} has no board {board}")
-    conn = services().db.connection()
-    if doc["phase"] != "over":
-        reader = signed_reader(conn, services().config)
-        if reader is None or board not in t.played_boards(conn, doc, reader):
-            return _page("tournament_hidden.html", 403, doc=doc, what=f"Board {board}", why=HIDDEN)
+    t, doc, conn, readable = board_access(tid, board)
+    if not readable:
+        return _page("tournament_hidden.html", 403, doc=doc, what=f"Board {board}", why=HIDDEN)
     names = _names(conn, doc)
     sheet = next((b for b in t.standings(doc)["boards"] if b["board"] == board), None)
     played: dict[tuple[int, str], dict[str, Any]] = {}

@@ -14,6 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request, url_for
 
 from api.auth import require_admin, signed_reader
+from api.database import Connection
 from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
 from api.tournament import Tournaments, public_json
@@ -22,6 +23,7 @@ from audit.tournament.event import DUPLICATE
 __all__ = [
     "ACTIONS",
     "beacon",
+    "board_access",
     "bp",
     "create_tournament",
     "director_action",
@@ -195,23 +197,31 @@ def _reader_may(doc: dict[str, Any], allowed: set[str]) -> None:
         )
 
 
-@bp.get("/v1/tournaments/<tid>/boards/<int:board>")
-def get_board(tid: str, board: int) -> Response:
-    """A board's travelling score sheet (rounds over); its deal once the event is over."""
+def board_access(tid: str, board: int) -> tuple[Tournaments, dict[str, Any], Connection, bool]:
+    """The event of a board (404 when it has no board ``board``), a connection, and whether
+    this request may read the board now: anyone once the event is over, before that only a
+    signed request of a player who has played it."""
     t = _t()
     doc = t.load(tid)
     if doc["format"] != DUPLICATE or not 1 <= board <= doc["tables"] * doc["boards_per_round"]:
         raise NotFound(f"tournament {tid!r} has no board {board}")
     conn = services().db.connection()
-    if doc["phase"] != "over":
-        s = services()
-        reader = signed_reader(conn, s.config)
-        if reader is None or board not in t.played_boards(conn, doc, reader):
-            raise Forbidden(
-                f"board {board} is read only by a player who has played it until the event "
-                "ends (a signed request)",
-                details={"board": board},
-            )
+    if doc["phase"] == "over":
+        return t, doc, conn, True
+    reader = signed_reader(conn, services().config)
+    return t, doc, conn, reader is not None and board in t.played_boards(conn, doc, reader)
+
+
+@bp.get("/v1/tournaments/<tid>/boards/<int:board>")
+def get_board(tid: str, board: int) -> Response:
+    """A board's travelling score sheet (rounds over); its deal once the event is over."""
+    t, doc, conn, readable = board_access(tid, board)
+    if not readable:
+        raise Forbidden(
+            f"board {board} is read only by a player who has played it until the event "
+            "ends (a signed request)",
+            details={"board": board},
+        )
     sheet = next((b for b in t.standings(doc)["boards"] if b["board"] == board), None)
     out: dict[str, Any] = {
         "tournament": tid,
