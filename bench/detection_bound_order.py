@@ -40,6 +40,8 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
+from detection_bound import most_powerful
+
 from audit.rules.cards import Seat, Side
 from audit.rules.deal import PATTERNS, deal_from_order
 from audit.stacking import stacking_test
@@ -163,15 +165,6 @@ def one_deal(seed: int) -> tuple[float, float]:
     return log_likelihood_ratio(ref.blocks, len(gathered[Side.NS]), pos), result.p_value
 
 
-def binary_kl(p: float, q: float) -> float:
-    out = 0.0
-    if p > 0:
-        out += p * math.log(p / q)
-    if p < 1:
-        out += (1 - p) * math.log((1 - p) / (1 - q))
-    return out
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=20000)
@@ -196,19 +189,7 @@ def main() -> int:
     )
     print(f"KL(stacked || honest) = {kl:.2f} nats (standard error {sd / math.sqrt(s):.2f})")
     for alpha in (0.001, 0.01):
-        size = 0.0
-        taken = 0
-        for x in sorted(llrs, reverse=True):
-            w = math.exp(-x) / s
-            if size + w > alpha:
-                break
-            size += w
-            taken += 1
-        lo, hi = alpha, 1.0
-        for _ in range(60):  # the largest power the KL allows: d(power || alpha) <= KL
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if binary_kl(mid, alpha) <= kl else (lo, mid)
-        best = taken / s
+        best, lo = most_powerful(llrs, alpha, kl)
         ours = sum(p <= alpha for _, p in rows) / s
         print(
             f"alpha = {alpha}: most powerful test {best:.2%} "
