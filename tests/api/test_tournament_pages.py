@@ -191,7 +191,11 @@ def test_a_round_robin_event_page_shows_its_pairs(site: dict[str, Any]) -> None:
 
 def test_the_pages_in_chromium(site: dict[str, Any], tmp_path: Path) -> None:
     url = site["running"].url
+    client = site["running"].client()
+    body = {"name": "Rubber RR", "format": "rubber-round-robin", "pairs": 3, "hands_per_match": 1}
+    rr = client.call("POST", "/v1/tournaments", body, client.admin())["id"]
     shots = {
+        "event-rr": f"/tournaments/{rr}",
         "event-live": f"/tournaments/{site['live']['id']}",
         "event-over": f"/tournaments/{site['over_id']}",
         "board": f"/tournaments/{site['over_id']}/boards/4",
