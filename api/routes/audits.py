@@ -11,6 +11,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import rows
 from api.auth import is_admin, require_admin
+from api.database import Connection
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
 from api.routes import decode_cursor, encode_cursor, json_body, limit_arg, services
@@ -31,6 +32,7 @@ __all__ = [
     "notice_of",
     "post_audit",
     "post_event_scores",
+    "take_upload",
     "upload_id",
     "wants_html",
     "wants_text",
@@ -68,6 +70,15 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
+def take_upload(conn: Connection) -> None:
+    """Take a token from the client's upload bucket (429 when it is empty); the
+    administrator is not limited."""
+    s = services()
+    if not is_admin(s.config):
+        rate = Rate(s.config.upload_burst, s.config.upload_per_hour)
+        take(conn, "upload", client_address(), rate, s.config.clock())
+
+
 @bp.post("/v1/audits")
 def post_audit() -> tuple[Response, int, dict[str, str]]:
     """Audit an uploaded cayenne-record/1 document and keep the report, unlisted."""
@@ -86,9 +97,7 @@ def post_audit() -> tuple[Response, int, dict[str, str]]:
     if rows.has_report(conn, report_id):  # the same record again: the same report
         summary, report, _ = rows.get_report(conn, report_id)
         return jsonify(dict(summary, report=report)), 200, {"Location": location}
-    if not is_admin(s.config):
-        rate = Rate(s.config.upload_burst, s.config.upload_per_hour)
-        take(conn, "upload", client_address(), rate, s.config.clock())
+    take_upload(conn)
     report = audit_document(doc)
     players = doc.get("players")
     names = [str(v) for v in players.values()] if isinstance(players, dict) else []
@@ -141,9 +150,7 @@ def post_event_scores() -> Response:
             details={"path": "records"},
         )
     conn = s.db.connection()
-    if not is_admin(s.config):
-        rate = Rate(s.config.upload_burst, s.config.upload_per_hour)
-        take(conn, "upload", client_address(), rate, s.config.clock())
+    take_upload(conn)
     docs: list[tuple[str, Any]] = []
     for i, item in enumerate(records):
         if isinstance(item, str):
