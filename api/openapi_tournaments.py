@@ -19,6 +19,13 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         "required": ["reason"],
         "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 200}},
     }
+    round_no = {"type": "integer", "minimum": 1, "maximum": 1000}
+    round_named = {"type": "object", "required": ["round"], "properties": {"round": round_no}}
+    round_end = {
+        "type": "object",
+        "required": ["round", "reason"],
+        "properties": {"round": round_no, **reason["properties"]},
+    }
 
     def admin(
         summary: str, request: Schema | None = None, extra: tuple[Schema, ...] = ()
@@ -124,11 +131,17 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         },
         "/v1/tournaments/{tid}/rounds/next": {
             "post": admin(
-                "Deal (withdrawing pairs that did not reveal) or start the next round (admin)"
+                "Deal (withdrawing pairs that did not reveal) or start round {round} (admin; "
+                "once it is begun the same request changes nothing)",
+                round_named,
             )
         },
         "/v1/tournaments/{tid}/rounds/end": {
-            "post": admin("End the current round early, with a reason (admin)", reason)
+            "post": admin(
+                "End round {round} early, with a reason (admin; once it is over the same "
+                "request changes nothing)",
+                round_end,
+            )
         },
         "/v1/tournaments/{tid}/actions/{action}": {
             "post": admin(

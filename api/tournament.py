@@ -136,6 +136,15 @@ def _reason(body: Any) -> str:
     return reason
 
 
+def _round_named(body: Any) -> int:
+    """The round a round action names: it makes the action idempotent (a retry or a
+    concurrent copy of the request acts on that round, never on the next one)."""
+    rnd = body.get("round") if isinstance(body, dict) else None
+    if not isinstance(rnd, int) or isinstance(rnd, bool) or not 1 <= rnd <= 1000:
+        raise _bad("round", "the number of the round this action is for (1 to 1000)")
+    return rnd
+
+
 class Tournaments:
     """The tournaments of one process (state in ``api_tournaments``, truth in the log)."""
 
@@ -512,11 +521,23 @@ class Tournaments:
             self._keep(conn, doc)
             return self._load(conn, tid)
 
-    def next_round(self, tid: str) -> dict[str, Any]:
-        """The director's word: deal (withdrawing whoever has not revealed) or move on."""
+    def next_round(self, tid: str, body: Any = None) -> dict[str, Any]:
+        """The director's word: deal (withdrawing whoever has not revealed) or move on.
+
+        The request names the round it starts (``{"round": n}``): once round ``n`` is
+        begun, the same request again (a retry, or many at once) changes nothing."""
+        wanted = _round_named(body)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
+            if wanted <= doc["round"]:
+                return self._load(conn, tid)  # begun already: a retry
+            if wanted != doc["round"] + 1 or wanted > doc["rounds"]:
+                raise WrongPhase(
+                    f"round {wanted} cannot start: the event is in round {doc['round']} "
+                    f"of {doc['rounds']}",
+                    details={"path": "round", "round": doc["round"]},
+                )
             if doc["phase"] == "revealing":
                 self._deal(conn, doc)
             elif doc["phase"] == "playing":
@@ -528,12 +549,22 @@ class Tournaments:
             return self._load(conn, tid)
 
     def end_round(self, tid: str, body: Any) -> dict[str, Any]:
+        """End the round the request names (``{"round": n, "reason"}``) early; once it is
+        over, the same request again (a retry, or many at once) changes nothing."""
         reason = _reason(body)
+        wanted = _round_named(body)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
-            if doc["phase"] != "playing" or not _round_on(doc):
-                raise WrongPhase(f"the tournament is {doc['phase']}; no round is being played")
+            played = {r["round"]: r for r in doc["rounds_played"]}
+            if wanted in played and played[wanted]["over"]:
+                return self._load(conn, tid)  # ended already: a retry
+            if doc["phase"] != "playing" or not _round_on(doc) or wanted != doc["round"]:
+                raise WrongPhase(
+                    f"the tournament is {doc['phase']} in round {doc['round']}; round "
+                    f"{wanted} is not being played",
+                    details={"path": "round", "round": doc["round"]},
+                )
             self._end_round(conn, doc, reason)
             self._advance(conn, tid)
             return self._load(conn, tid)
@@ -591,6 +622,10 @@ class Tournaments:
                 for side in ("ns", "ew"):
                     if body.get(side) not in values:
                         raise _bad(side, f"one of {sorted(values)}")
+                same = {"round": rnd, "table": table, "board": board}
+                same |= {"ns": body["ns"], "ew": body["ew"]}
+                if any({k: a[k] for k in same} == same for a in doc["adjustments"]):
+                    return self._load(conn, tid)  # given already: a retry changes nothing
                 event = {
                     "round": rnd,
                     "table": table,
@@ -1073,14 +1108,17 @@ class Tournaments:
         info = self.table_info(conn, table.id)
         assert info is not None
         doc, sitting = info
+        rnd = sitting_round(doc, table.id)
+        if doc["phase"] != "playing" or any(
+            r["round"] == rnd and r["over"] for r in doc["rounds_played"]
+        ):
+            return None  # the round (or the event) is over: nothing more is dealt here
         if doc["format"] == DUPLICATE:
             played = hand.ceremony["board"]
             rest = [b for b in sitting["boards"] if b > played and b not in doc["voided"]]
             if not rest or doc["phase"] != "playing":
                 return None
-            return self.live.open_board(
-                table, hand.number + 1, doc, sitting_round(doc, table.id), self.board(doc, rest[0])
-            )
+            return self.live.open_board(table, hand.number + 1, doc, rnd, self.board(doc, rest[0]))
         over = sum(1 for h in store.list_hands(conn, table.id) if h.phase == "over")
         if over + 1 >= sitting["hands"] or doc["phase"] != "playing":  # this hand is the last
             return None

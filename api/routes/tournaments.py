@@ -136,7 +136,7 @@ def start(tid: str) -> Response:
 @bp.post("/v1/tournaments/<tid>/rounds/next")
 def next_round(tid: str) -> Response:
     require_admin(services().config)
-    return jsonify(_doc_json(_t().next_round(tid)))
+    return jsonify(_doc_json(_t().next_round(tid, json_body())))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/end")

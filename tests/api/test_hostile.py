@@ -70,3 +70,107 @@ def test_a_checkpoint_parses_its_size_and_a_proof_its_index_strictly() -> None:
                 f"c2sp.org/tlog-proof@v1\nindex {size}\n\n{note_text}", b"x", signer.verifier()
             )
     assert parse(f"log.test\n18446744073709551615\n{root}\n").size == 2**64 - 1
+
+
+# ---------------------------------------------------------------- 1. round actions
+
+
+def _at_once(n: int, call: Callable[[], tuple[int, bytes]]) -> list[int]:
+    """``n`` identical requests released together; their statuses."""
+    import threading
+
+    gate = threading.Barrier(n)
+    out: list[int] = []
+
+    def one() -> None:
+        gate.wait()
+        out.append(call()[0])
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def test_n_identical_director_and_round_requests_have_one_effect(
+    make_service: Callable[..., Running],
+) -> None:
+    """8 identical concurrent requests to each director and round route log one event;
+    a retry of ``rounds/end`` once its round is over changes nothing (it ended the next
+    round, and 8 at once ended the whole event)."""
+    import random
+
+    from api.client import Identity
+    from api.tournament_bot import TournamentBots
+
+    from .test_tournaments import BEACON
+
+    service = make_service()
+    client = service.client()
+    admin = client.admin()
+    spec = {"name": "Race", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 1}
+    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
+    path = f"/v1/tournaments/{tid}"
+
+    def kinds() -> list[str]:
+        events = client.call("GET", f"{path}/events")["events"]
+        return [e["event"]["type"] for e in events]
+
+    def each(route: str, body: dict[str, Any], kind: str, n: int = 8) -> None:
+        before = kinds().count(kind)
+        statuses = _at_once(  # a client (a connection) each
+            n, lambda: service.client().raw("POST", f"{path}/{route}", body, admin)[:2]
+        )
+        assert all(s < 500 for s in statuses), (route, statuses)
+        assert 200 in statuses, (route, statuses)
+        assert kinds().count(kind) == before + 1, (route, statuses, kinds()[-6:])
+
+    each("registration", {"open": True}, "tournament_registration")
+    each("beacon", BEACON, "tournament_beacon")
+    bots = TournamentBots(client, tid, {}, random.Random(5))
+    bots.enter_pairs(6)
+    each("registration", {"open": False}, "tournament_registration")
+    each("start", {}, "tournament_start")
+    doc = client.call("GET", path)
+    silent = doc["pair_list"][2]["players"][0]
+    bots.entrants.pop(silent)
+    bots.reveal_all(doc)
+    each("rounds/next", {"round": 1}, "tournament_deal")
+    assert client.call("GET", path)["round"] == 1
+    sub = Identity.generate("sub")
+    client.register(sub, "substitute")
+    out = client.call("GET", path)["pair_list"][0]["players"][0]
+    body = {"pair": 1, "out": out, "in": sub.id, "reason": "ill"}
+    each("actions/substitute", body, "tournament_substitute")
+    adjust = {"round": 1, "table": 1, "board": 1, "ns": "average", "ew": "average"}
+    each("actions/adjust", adjust | {"reason": "slow"}, "tournament_adjust")
+    each("rounds/end", {"round": 1, "reason": "late"}, "tournament_round_end")
+    doc = client.call("GET", path)
+    assert doc["round"] == 2 and doc["phase"] == "playing"
+    assert not doc["rounds_played"][1]["over"]
+    # a plain retry of the same request: nothing changes
+    again = client.raw("POST", f"{path}/rounds/end", {"round": 1, "reason": "late"}, admin)
+    assert again[0] == 200 and client.call("GET", path)["round"] == 2
+    assert kinds().count("tournament_round_end") == 1
+    # a round action names its round: none, or one not being played, is refused
+    for wrong in ({"reason": "late"}, {"round": 3, "reason": "late"}):
+        status = client.raw("POST", f"{path}/rounds/end", wrong, admin)[0]
+        assert status in (400, 409), (wrong, status)
+    each("rounds/next", {"round": 3}, "tournament_round")
+    doc = client.call("GET", path)
+    assert doc["round"] == 3 and kinds().count("tournament_round_end") == 2
+    each("actions/void_board", {"board": 2, "reason": "fouled"}, "tournament_void_board")
+    each("actions/withdraw", {"pair": 2, "reason": "left"}, "tournament_withdraw")
+    doc = client.call("GET", path)
+    # no hand of an ended round is still open
+    conn = service.app.extensions["fairplay"].db.connection()
+    for r in doc["rounds_played"][:2]:
+        for t in r["tables"]:
+            open_ = conn.all(
+                "SELECT number FROM api_hands WHERE table_id = ? AND phase NOT IN ('over', 'void')",
+                (t["id"],),
+            )
+            assert not open_, (r["round"], t["id"])
+

@@ -295,7 +295,7 @@ def test_a_pair_that_never_reveals_is_withdrawn_before_the_first_board(
     kept = bots.entrants.pop(silent)
     bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
     assert client.call("GET", f"/v1/tournaments/{tid}")["phase"] == "revealing"
-    doc = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next")
+    doc = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1})
     assert doc["phase"] == "playing" and doc["absent"] == [3] and silent not in doc["revealed"]
     for r in doc["rounds_played"]:
         assert all(silent not in t["seats"].values() for t in r["tables"])
