@@ -174,3 +174,23 @@ def test_n_identical_director_and_round_requests_have_one_effect(
             )
             assert not open_, (r["round"], t["id"])
 
+
+# ---------------------------------------------------------------- 2. event scores
+
+
+def test_an_uploaded_record_named_twice_is_refused_before_any_is_loaded(
+    service: Running,
+) -> None:
+    """Naming one upload 300 times cost a load each (30 s, 1 GB) before the duplicate
+    was refused: the ids are checked first, the second naming is the error."""
+    from tests.tournament.test_score_cli import hand_computed_mitchell
+
+    client = service.client(admin=False)
+    record = hand_computed_mitchell()[0]
+    upload = client.call("POST", "/v1/audits", record)["id"]
+    status, _, payload = client.raw(
+        "POST", "/v1/tournaments/scores", {"records": [record, *[upload] * 300]}
+    )
+    answer = json.loads(payload)
+    assert status == 400 and answer["details"]["path"] == "records[2]", answer
+    assert "named already (records[1])" in answer["message"]
