@@ -599,6 +599,19 @@ class Tournaments:
                     raise _bad("in", f"no player {new!r}") from None
                 if any(new in self.members(doc, p, from_round) for p in self.pair_numbers(doc)):
                     raise _bad("in", f"{new} already plays in this tournament")
+                played_for = {
+                    t[side]
+                    for r in doc["rounds_played"]
+                    for t in r["tables"]
+                    for side, seats in (("ns", "NS"), ("ew", "EW"))
+                    if new in (t["seats"][seats[0]], t["seats"][seats[1]])
+                }
+                if played_for - {pair}:  # the boards he played come round to that pair again
+                    raise _bad(
+                        "in",
+                        f"{new} has played for pair {min(played_for - {pair})} in this "
+                        "tournament: in another pair he would meet boards he has played",
+                    )
                 event = {"pair": pair, "out": out, "in": new, "from_round": from_round}
                 doc["substitutions"].append(event)
             elif action == "withdraw":

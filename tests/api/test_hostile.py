@@ -194,3 +194,44 @@ def test_an_uploaded_record_named_twice_is_refused_before_any_is_loaded(
     answer = json.loads(payload)
     assert status == 400 and answer["details"]["path"] == "records[2]", answer
     assert "named already (records[1])" in answer["message"]
+
+
+# ---------------------------------------------------------------- 9. substitutes
+
+
+def test_a_player_substituted_out_is_not_seated_again_in_another_pair(
+    make_service: Callable[..., Running],
+) -> None:
+    """Substituted out of pair 1 after round 1, a player came back into pair 5, which
+    plays the boards he had played: refused, naming ``in``."""
+    import random
+
+    from api.client import Identity
+    from api.tournament_bot import TournamentBots
+
+    from .test_tournaments import BEACON, _play_table
+
+    service = make_service()
+    client = service.client()
+    admin = client.admin()
+    spec = {"name": "Subs", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 1}
+    bots = TournamentBots.open(client, spec, 6, random.Random(9), BEACON)
+    path = f"/v1/tournaments/{bots.tid}"
+    bots.reveal_all(client.call("GET", path))
+    doc = client.call("GET", path)
+    for t in doc["rounds_played"][0]["tables"]:
+        _play_table(bots, t)
+    doc = client.call("GET", path)
+    assert doc["round"] == 2
+    first = doc["pair_list"][0]["players"][0]
+    sub = Identity.generate("sub")
+    client.register(sub, "substitute")
+    base = f"{path}/actions/substitute"
+    client.call("POST", base, {"pair": 1, "out": first, "in": sub.id, "reason": "ill"}, admin)
+    fifth = doc["pair_list"][4]["players"][0]
+    status, _, payload = client.raw(
+        "POST", base, {"pair": 5, "out": fifth, "in": first, "reason": "back"}, admin
+    )
+    assert status == 400 and json.loads(payload)["details"]["path"] == "in", payload
+    # back into his own pair is allowed: the pair plays each board once
+    client.call("POST", base, {"pair": 1, "out": sub.id, "in": first, "reason": "well"}, admin)
