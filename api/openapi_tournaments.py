@@ -24,7 +24,10 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
     round_end = {
         "type": "object",
         "required": ["round", "reason"],
-        "properties": {"round": round_no, **reason["properties"]},
+        "properties": {
+            "round": round_no,
+            "reason": {"type": "string", "minLength": 1, "maxLength": 200},
+        },
     }
 
     def admin(

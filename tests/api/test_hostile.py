@@ -75,7 +75,7 @@ def test_a_checkpoint_parses_its_size_and_a_proof_its_index_strictly() -> None:
 # ---------------------------------------------------------------- 1. round actions
 
 
-def _at_once(n: int, call: Callable[[], tuple[int, bytes]]) -> list[int]:
+def _at_once(n: int, call: Callable[[], tuple[int, Any]]) -> list[int]:
     """``n`` identical requests released together; their statuses."""
     import threading
 
