@@ -34,6 +34,7 @@ from api.routes.hands import hand_json, load_hand, seat_json
 from api.routes.pages import page
 from api.routes.players import check_name
 from api.routes.tables import table_json
+from api.routes.tournaments import guard_table
 from api.stream import Slots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
@@ -132,9 +133,14 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
     s = services()
     conn = s.db.connection()
     table = store.get_table(conn, table_id)
+    reader = None
     if seat is not None:
         reader = stream_reader(conn, s.config, request.args.to_dict(), request.path)
         check_seat_reader(table, seat, reader)
+    # A duplicate table's privacy, judged once before the first byte (its signed URL is
+    # the seat stream's credential): a 403 here, never an abort after the 200.
+    guard_table(table_id, reader)
+    if seat is not None:
         house().ensure(table_id)  # the person is here: the bots play
     release = slots().take()
     names = store.player_names(conn, list(table.seats.values()))
@@ -145,10 +151,10 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
     }
 
     def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
-        t, hand, state = load_hand(table_id, number)
+        t, hand, state = load_hand(table_id, number, guarded=False)
         msg: dict[str, Any] = {"hand": hand_json(t, hand, state)}
         if new and number > 1:
-            msg["previous"] = hand_json(*load_hand(table_id, number - 1))
+            msg["previous"] = hand_json(*load_hand(table_id, number - 1, guarded=False))
         if seat is not None:
             msg["cards"] = seat_json(hand, state, seat)
         return msg

@@ -235,3 +235,44 @@ def test_a_player_substituted_out_is_not_seated_again_in_another_pair(
     assert status == 400 and json.loads(payload)["details"]["path"] == "in", payload
     # back into his own pair is allowed: the pair plays each board once
     client.call("POST", base, {"pair": 1, "out": sub.id, "in": first, "reason": "well"}, admin)
+
+
+# ---------------------------------------------------------------- 5. streams of private tables
+
+
+def test_a_duplicate_tables_streams_are_refused_before_streaming_and_its_seat_streams_work(
+    make_service: Callable[..., Running],
+) -> None:
+    """A stranger's stream of a duplicate table answered 200 and then aborted with a
+    traceback; the seated player's signed seat stream failed the same way (the guard
+    read the Authorization header, the stream's signature is in its URL)."""
+    import random
+    import time
+
+    from api.tournament_bot import TournamentBots
+
+    from .test_stream import open_stream, read_events, signed
+    from .test_tournaments import BEACON
+
+    service = make_service()
+    client = service.client()
+    spec = {"name": "Streams", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 1}
+    bots = TournamentBots.open(client, spec, 6, random.Random(11), BEACON)
+    path = f"/v1/tournaments/{bots.tid}"
+    bots.reveal_all(client.call("GET", path))
+    table = client.call("GET", path)["rounds_played"][0]["tables"][0]
+    stream = f"/v1/tables/{table['id']}/stream"
+    conn, resp = open_stream(service.url, stream)
+    assert resp.status == 403 and json.loads(resp.read())["code"], resp.status
+    conn.close()
+    north = bots.entrants[table["seats"]["N"]].ident
+    east = bots.entrants[table["seats"]["E"]].ident
+    seat = f"/v1/tables/{table['id']}/seats/N/stream"
+    conn, resp = open_stream(service.url, signed(east, seat, int(time.time())))
+    assert resp.status == 403
+    conn.close()
+    conn, resp = open_stream(service.url, signed(north, seat, int(time.time())))
+    assert resp.status == 200
+    (kind, _), (kind2, state) = read_events(resp, 2)
+    assert (kind, kind2) == ("table", "state") and state["cards"]["seat"] == "N"
+    conn.close()
