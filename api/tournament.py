@@ -35,6 +35,7 @@ from api.database import Connection
 from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, NotFound, WrongPhase
 from api.handstate import ZERO_SCORE, ruleset_pattern
 from api.signing import parse_player_key
+from api.text import check_name
 from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
@@ -133,7 +134,16 @@ def _reason(body: Any) -> str:
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
         raise _bad("reason", "a reason of 1 to 200 characters")
-    return reason
+    return check_name(reason, "reason", 200)  # certified: the names' one text rule
+
+
+def _table_name(event: str, rnd: int, table: int) -> str:
+    """An event table's name, within the tables' own limit (the event's name cut short)."""
+    tail = f" round {rnd} table {table}"
+    return event[: TABLE_NAME_MAX - len(tail)].rstrip() + tail
+
+
+TABLE_NAME_MAX = 64
 
 
 def _round_named(body: Any) -> int:
@@ -374,9 +384,7 @@ class Tournaments:
         from audit.errors import RecordError, RulesetError
         from audit.rules.ruleset import Ruleset
 
-        name = body.get("name", "tournament")
-        if not isinstance(name, str) or not 1 <= len(name) <= 100:
-            raise _bad("name", "1 to 100 characters")
+        name = check_name(body.get("name", "tournament"), "name", 100)
         fmt = body.get("format")
         if fmt not in (DUPLICATE, ROUND_ROBIN):
             raise _bad("format", f"must be {DUPLICATE!r} or {ROUND_ROBIN!r}")
@@ -390,6 +398,8 @@ class Tournaments:
         schedule = body.get("schedule", "")
         if not isinstance(schedule, str) or len(schedule) > 200:
             raise _bad("schedule", "at most 200 characters")
+        if schedule.strip():  # the names' rule: no control, bidi, zero-width or CR/LF
+            schedule = check_name(schedule, "schedule", 200)
         tid = store.new_id("e")
         spec: dict[str, Any] = {"name": name, "format": fmt}
         if fmt == DUPLICATE:
@@ -930,7 +940,7 @@ class Tournaments:
             except NotFound:
                 table = store.Table(
                     id=sitting["id"],
-                    name=f"{doc['name']} round {rnd} table {sitting['table']}",
+                    name=_table_name(doc["name"], rnd, sitting["table"]),
                     ruleset=doc["ruleset"],
                     seats={Seat.parse(k): v for k, v in sitting["seats"].items()},
                     first_dealer=Seat.N,

@@ -276,3 +276,45 @@ def test_a_duplicate_tables_streams_are_refused_before_streaming_and_its_seat_st
     (kind, _), (kind2, state) = read_events(resp, 2)
     assert (kind, kind2) == ("table", "state") and state["cards"]["seat"] == "N"
     conn.close()
+
+
+# ---------------------------------------------------------------- 11. one text rule
+
+
+def test_event_names_schedules_and_reasons_follow_the_names_rule(service: Running) -> None:
+    """Bidi overrides, zero-width characters, escapes and CR/LF were accepted in an
+    event's name, schedule and a director's reason, and certified; and a long name made
+    table names over the tables' own 64 characters."""
+    import random
+
+    from api.tournament_bot import TournamentBots
+
+    from .test_tournaments import BEACON
+
+    client = service.client()
+    admin = client.admin()
+    base = {"format": "pairs-duplicate", "tables": 3, "boards_per_round": 1}
+    for field, value in (
+        ("name", "Pairs\u202eevil"),
+        ("name", "Pairs\u200bnight"),
+        ("name", "Pairs\r\nSet-Cookie: x"),
+        ("name", "Pairs\x1b[31m"),
+        ("schedule", "Tuesday\u2066 7pm"),
+        ("schedule", "Tuesday\n7pm"),
+    ):
+        body = {"name": "Pairs"} | base | {field: value}
+        status, _, payload = client.raw("POST", "/v1/tournaments", body, admin)
+        assert status == 400 and json.loads(payload)["details"]["path"] == field, (value, payload)
+    long_name = "A very long tournament name " * 3
+    bots = TournamentBots.open(client, {"name": long_name} | base, 6, random.Random(2), BEACON)
+    path = f"/v1/tournaments/{bots.tid}"
+    status, _, payload = client.raw(
+        "POST", f"{path}/actions/withdraw", {"pair": 1, "reason": "left\u202e early"}, admin
+    )
+    assert status == 400 and json.loads(payload)["details"]["path"] == "reason", payload
+    bots.reveal_all(client.call("GET", path))
+    conn = service.app.extensions["fairplay"].db.connection()
+    for t in client.call("GET", path)["rounds_played"][0]["tables"]:
+        name = str(conn.one("SELECT name FROM api_tables WHERE id = ?", (t["id"],))[0])
+        assert len(name) <= 64 and name.endswith(f"round 1 table {t['table']}"), name
+
