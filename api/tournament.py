@@ -726,6 +726,18 @@ class Tournaments:
                 if self._logged_registration(conn, tid, event):
                     return answer  # taken by the log before a crash, its row not written
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration is not open")
+            formed = conn.one(
+                "SELECT COUNT(*) FROM api_tournament_entrants a JOIN api_tournament_entrants b "
+                "ON b.tournament_id = a.tournament_id AND b.player = a.partner "
+                "AND b.partner = a.player WHERE a.tournament_id = ? AND a.player < b.player",
+                (tid,),
+            )
+            if formed is not None and int(formed[0]) >= doc["pairs"]:
+                # Full: one pair more (two strangers naming each other) made it unstartable
+                raise Conflict(
+                    f"the tournament is full: its {doc['pairs']} pairs have entered",
+                    details={"path": "event", "pairs": doc["pairs"]},
+                )
             count = conn.one(
                 "SELECT COUNT(*) FROM api_tournament_entrants WHERE tournament_id = ?", (tid,)
             )

@@ -318,3 +318,33 @@ def test_event_names_schedules_and_reasons_follow_the_names_rule(service: Runnin
         name = str(conn.one("SELECT name FROM api_tables WHERE id = ?", (t["id"],))[0])
         assert len(name) <= 64 and name.endswith(f"round 1 table {t['table']}"), name
 
+
+# ---------------------------------------------------------------- 3. registration when full
+
+
+def test_registration_closes_when_the_event_is_full(service: Running) -> None:
+    """With its pairs entered, two strangers naming each other made ``start`` answer 409
+    for ever ("needs 2 pairs and 3 have entered"): they are refused, the event starts."""
+    import random
+
+    import pytest
+
+    from api.client import ApiCallError
+    from api.tournament_bot import TournamentBots
+
+    from .test_tournaments import BEACON
+
+    client = service.client()
+    admin = client.admin()
+    spec = {"name": "Full", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
+    path = f"/v1/tournaments/{tid}"
+    client.call("POST", f"{path}/registration", {"open": True}, admin)
+    client.call("POST", f"{path}/beacon", BEACON, admin)
+    bots = TournamentBots(client, tid, {}, random.Random(4))
+    bots.enter_pairs(2)
+    with pytest.raises(ApiCallError) as refused:
+        bots.enter_pairs(1, prefix="stranger")
+    assert refused.value.status == 409 and "full" in str(refused.value)
+    client.call("POST", f"{path}/registration", {"open": False}, admin)
+    assert client.call("POST", f"{path}/start", {}, admin)["phase"] == "revealing"

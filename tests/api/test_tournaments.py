@@ -338,7 +338,8 @@ def test_registrations_write_their_own_rows_up_to_the_cap(service: Running) -> N
     from api.tournament import Tournaments
 
     client = service.client()
-    small = {"name": "Cap", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    # two tables (four pairs): the event is not full when the cap of 5 entrants is met
+    small = {"name": "Cap", "format": "pairs-duplicate", "tables": 2, "boards_per_round": 1}
     tid = _admin(client, "POST", "/v1/tournaments", small)["id"]
     _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
     t = service.app.extensions["fairplay"].tournaments
