@@ -348,3 +348,42 @@ def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     assert refused.value.status == 409 and "full" in str(refused.value)
     client.call("POST", f"{path}/registration", {"open": False}, admin)
     assert client.call("POST", f"{path}/start", {}, admin)["phase"] == "revealing"
+
+
+# ---------------------------------------------------------------- 7. abandoned bot tables
+
+
+def test_house_bots_at_an_abandoned_table_stop(
+    make_service: Callable[..., Running], monkeypatch: Any
+) -> None:
+    """Each ceremony-timeout void counted as activity: a table nobody plays logged a
+    void, an opening and three commits every timeout for ever and held a runner. Only
+    what follows the person's own action counts (the idle limit is shortened here)."""
+    import time
+
+    import api.house
+    from api.client import Identity
+    from api.signing import sign_read
+
+    monkeypatch.setattr(api.house, "IDLE_SECONDS", 3.0)
+    service = make_service(bot_tables=True, ceremony_timeout=1, bot_pause=0.0, bot_pace=0.0)
+    client = service.client()
+    person = Identity.generate("person")
+    client.register(person, "person")
+    auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
+    status, _, payload = client.raw(
+        "POST", "/v1/bot-tables", {"name": "left alone"}, headers={"Authorization": auth}
+    )
+    assert status == 201, payload
+    table_id = json.loads(payload)["id"]
+    house = service.app.extensions["fairplay_house"]
+    deadline = time.monotonic() + 20
+    while house._runners[table_id].is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not house._runners[table_id].is_alive(), "the bots still play an abandoned table"
+    conn = service.app.extensions["fairplay"].db.connection()
+    hands = int(conn.one("SELECT COUNT(*) FROM api_hands WHERE table_id = ?", (table_id,))[0])
+    time.sleep(2.5)  # the timeout passes again: nothing more is logged
+    again = int(conn.one("SELECT COUNT(*) FROM api_hands WHERE table_id = ?", (table_id,))[0])
+    assert again == hands
+
