@@ -142,6 +142,18 @@ class House:
                 bots.append(Bot(seat, signer))
         return bots
 
+    def check_room(self) -> None:
+        """429 when this host drives :data:`MAX_RUNNERS` bot tables: asked before a bot
+        table is made, so that a refusal leaves nothing behind (a table and three bots
+        were registered, then refused)."""
+        with self._lock:
+            alive = sum(1 for r in self._runners.values() if r.is_alive())
+        if alive >= MAX_RUNNERS:
+            raise TooManyRequests(
+                f"this host drives {MAX_RUNNERS} bot tables already; try again later",
+                retry_after=60,
+            )
+
     def ensure(self, table_id: str) -> bool:
         """Drive the house bots of ``table_id`` in this process, if it has any and no
         thread here drives them yet; ``True`` when a thread runs for it."""

@@ -118,6 +118,7 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     if not isinstance(body, dict) or set(body) - {"name"}:
         raise BadRequest("the body must be an object {name?}", details={"path": "$"})
     name = check_name(body.get("name", "against the bots"), "name")
+    house().check_room()  # before anything is taken or made: a refusal changes nothing
     rate = Rate(s.config.register_burst, s.config.register_per_hour)
     take(conn, "bot-table", request.remote_addr or "unknown", rate, s.config.clock())
     table = house().open_table(person, name)

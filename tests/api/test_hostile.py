@@ -387,3 +387,40 @@ def test_house_bots_at_an_abandoned_table_stop(
     again = int(conn.one("SELECT COUNT(*) FROM api_hands WHERE table_id = ?", (table_id,))[0])
     assert again == hands
 
+
+# ---------------------------------------------------------------- 8. bot tables refused
+
+
+def test_a_refused_bot_table_leaves_nothing_behind(
+    make_service: Callable[..., Running], monkeypatch: Any
+) -> None:
+    """With every runner slot taken, ``POST /v1/bot-tables`` answered 429 after the
+    table and its three bot players were made: a refusal changes nothing."""
+    import time
+
+    import api.house
+    from api.client import Identity
+    from api.signing import sign_read
+
+    monkeypatch.setattr(api.house, "MAX_RUNNERS", 1)
+    service = make_service(bot_tables=True, bot_pause=0.0, bot_pace=0.0)
+    client = service.client()
+    person = Identity.generate("person")
+    client.register(person, "person")
+    conn = service.app.extensions["fairplay"].db.connection()
+
+    def counts() -> tuple[int, int]:
+        tables = conn.one("SELECT COUNT(*) FROM api_tables")
+        players = conn.one("SELECT COUNT(*) FROM api_players")
+        assert tables is not None and players is not None
+        return int(tables[0]), int(players[0])
+
+    def open_one() -> int:
+        auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
+        headers = {"Authorization": auth}
+        return client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)[0]
+
+    assert open_one() == 201
+    before = counts()
+    assert open_one() == 429
+    assert counts() == before
