@@ -35,7 +35,7 @@ from api.routes.pages import page
 from api.routes.players import check_name
 from api.routes.tables import table_json
 from api.routes.tournaments import guard_table
-from api.stream import Slots, check_seat_reader, messages, stream_reader
+from api.stream import StreamSlots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -66,10 +66,10 @@ def house() -> House:
     return ext["fairplay_house"]  # type: ignore[no-any-return]
 
 
-def slots() -> Slots:
+def slots() -> StreamSlots:
     ext = current_app.extensions
     if "fairplay_streams" not in ext:
-        ext["fairplay_streams"] = Slots(services().config.max_streams)
+        ext["fairplay_streams"] = StreamSlots(services().config.max_streams)
     return ext["fairplay_streams"]  # type: ignore[no-any-return]
 
 
@@ -143,7 +143,10 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
     guard_table(table_id, reader)
     if seat is not None:
         house().ensure(table_id)  # the person is here: the bots play
-    release = slots().take()
+    if reader is None:  # a spectator: the spectators' pool, counted per address
+        release = slots().take("watch", request.remote_addr or "unknown")
+    else:  # a seated player's own stream: the seats' pool, counted per player
+        release = slots().take("seat", reader)
     names = store.player_names(conn, list(table.seats.values()))
     first = {
         "table": table_json(table),

@@ -424,3 +424,38 @@ def test_a_refused_bot_table_leaves_nothing_behind(
     before = counts()
     assert open_one() == 429
     assert counts() == before
+
+
+# ---------------------------------------------------------------- 6. streams per client
+
+
+def test_spectators_cannot_shut_the_players_streams_out(
+    make_service: Callable[..., Running],
+) -> None:
+    """Four anonymous connections took every stream slot of a host and every player's
+    stream was refused: spectators draw from their own pool, a client holds at most
+    two streams in a pool, and a seated player's stream still opens."""
+    import time
+
+    from .helpers import open_table
+    from .test_stream import open_stream, read_events, signed
+
+    service = make_service(max_streams=4)
+    t = open_table(service.client(), service.origin)
+    watching = []
+    statuses = []
+    for _ in range(4):
+        conn, resp = open_stream(service.url, f"/v1/tables/{t.id}/stream")
+        statuses.append(resp.status)
+        if resp.status == 200:
+            read_events(resp, 1)
+        watching.append(conn)
+    assert statuses.count(200) >= 1 and 429 in statuses, statuses
+    for player in ("N", "E"):
+        path = f"/v1/tables/{t.id}/seats/{player}/stream"
+        conn, resp = open_stream(service.url, signed(t.players[player], path, int(time.time())))
+        assert resp.status == 200, (player, resp.status)
+        assert read_events(resp, 2)[1][1]["cards"]["seat"] == player
+        watching.append(conn)
+    for conn in watching:
+        conn.close()
