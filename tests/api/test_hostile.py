@@ -459,3 +459,24 @@ def test_spectators_cannot_shut_the_players_streams_out(
         watching.append(conn)
     for conn in watching:
         conn.close()
+
+
+def test_a_bot_table_request_is_not_replayed(make_service: Callable[..., Running]) -> None:
+    """The same Authorization header opened two tables: a signature opens one."""
+    import time
+
+    from api.client import Identity
+    from api.signing import sign_read
+
+    service = make_service(bot_tables=True, bot_pause=0.0, bot_pace=0.0)
+    client = service.client()
+    person = Identity.generate("person")
+    client.register(person, "person")
+    auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
+    headers = {"Authorization": auth}
+    first = client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)
+    again = client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)
+    assert first[0] == 201 and again[0] == 409, (first[0], again[0])
+    assert json.loads(again[2])["details"]["path"] == "Authorization"
+    conn = service.app.extensions["fairplay"].db.connection()
+    assert int(conn.one("SELECT COUNT(*) FROM api_tables")[0]) == 1
