@@ -47,5 +47,7 @@ def test_even_mitchell_follows_the_vector(movement: dict[str, Any]) -> None:
         assert skipped not in tables
         assert sorted(tables[: t - 1]) == sorted(set(range(1, t + 1)) - {skipped})
         assert tables[-1] == e  # round T: back at its first table, on another board set
-        sets = [s["board_set"] for sittings in movement["sittings"] for s in sittings if s["ew"] == e]
+        sets = [
+            s["board_set"] for sittings in movement["sittings"] for s in sittings if s["ew"] == e
+        ]
         assert len(set(sets)) == t  # never a board set twice

@@ -36,8 +36,8 @@ from werkzeug.serving import make_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from api.client import Client  # noqa: E402
 from api import create_app  # noqa: E402
+from api.client import Client  # noqa: E402
 from api.tournament_bot import TournamentBots  # noqa: E402
 from audit.record.codec import load_record  # noqa: E402
 from audit.rules.replay import replay_hand  # noqa: E402
