@@ -20,6 +20,7 @@ from audit.errors import FairplayError
 
 __all__ = [
     "FINDING",
+    "BeaconInvalidError",
     "CeremonyError",
     "CommitmentMismatchError",
     "OutcomeMismatchError",
@@ -78,3 +79,9 @@ class CeremonyError(ShuffleError):
     """A ceremony step out of order (a reveal before every commitment is in, a second commit)."""
 
     code = "SHUFFLE_CEREMONY"
+
+
+class BeaconInvalidError(ShuffleError):
+    """A beacon value that is not the beacon's: a bad signature, or the wrong round."""
+
+    code = "SHUFFLE_BEACON_INVALID"

@@ -130,7 +130,8 @@ def beacon(tid: str) -> Response:
 @bp.post("/v1/tournaments/<tid>/start")
 def start(tid: str) -> Response:
     require_admin(services().config)
-    return jsonify(_doc_json(_t().start(tid)))
+    body = json_body() if request.get_data(cache=True) else {}
+    return jsonify(_doc_json(_t().start(tid, body)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/next")
