@@ -284,7 +284,8 @@ def get_records(tid: str) -> Response:
 
 @bp.get("/v1/tournaments/<tid>/transcript")
 def get_transcript(tid: str) -> Response:
-    """The cayenne-tournament-deals/1 transcript (``fairplay shuffle verify``), at the end."""
+    """The cayenne-tournament-deals transcript (/1 or /2; ``fairplay shuffle verify``), at
+    the end."""
     t = _t()
     doc = t.load(tid)
     if doc["format"] != DUPLICATE:
