@@ -219,7 +219,7 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         },
         "/v1/tournaments/{tid}/transcript": {
             "get": op(
-                "The cayenne-tournament-deals/1 transcript, once the event is over",
+                "The cayenne-tournament-deals transcript (/1 or /2), once the event is over",
                 200,
                 obj,
                 (403,),

@@ -8,9 +8,14 @@ service and appended when the event ends). Every state change is such an event f
 the ``api_tournaments`` row is a cache of them (and, until the deal, the entrants' rows
 in ``api_tournament_entrants``: a registration or a reveal writes its own row only).
 
-Duplicate boards are dealt from cayenne-tournament-deals/1 (:mod:`shuffle.tournament`):
+Duplicate boards are dealt from cayenne-tournament-deals (:mod:`shuffle.tournament`):
 the service's tournament seed is derived from the log key (like a hand's server seed,
-so a crash cannot lose it) and stays secret until the event ends. Each round's tables
+so a crash cannot lose it) and stays secret until the event ends. With a drand chain
+(``FAIRPLAY_BEACON_URL``, :mod:`api.beacon`) an event is dealt by version 2: the start
+fixes a reveal deadline and the chain's first round after it, reveals are taken (each
+with a signed receipt) only before the deadline, and the deal waits for that round, so
+neither the moment of the deal nor the set of revealed entrants is anyone's choice.
+Without one, by version 1 (docs/tournaments.md, "Seeds"). Each round's tables
 are real tables (``api_tables``); a duplicate table's hands open on the board's deal
 (``board_open``, no per-hand ceremony) and its hands are readable by its four players
 only until the event ends. Round-robin tables keep the per-hand ceremony and stop after
