@@ -6,6 +6,7 @@ drand chain served over HTTP (tests/drandlocal.py), and the certificate verifies
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import time
@@ -15,11 +16,13 @@ from typing import Any
 
 import pytest
 
+from api import faults
 from api.client import ApiCallError
 from api.tournament_bot import TournamentBots, reveal_event
 from audit.cli import main as audit_main
 from audit.errors import FairplayError
 from audit.log.keys import generate_signer
+from audit.tournament.certificate import certify
 from audit.tournament.receipt import (
     DroppedReveal,
     ReceiptInvalid,
@@ -106,6 +109,39 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
     assert audit_main(["tournament", "verify", str(path), "--key", key.text()]) == 0, (
         capsys.readouterr()
     )
+    # the verifier's deals check: a deal logged with another round than the start named,
+    # however validly signed, or with none, is refused (the events as an operator with
+    # the log key would log them; certify checks the deals, not the signatures)
+    records = {(r["table"], r["hand"]): r["record"] for r in bundle["records"]}
+    base = [{"index": i["index"], "event": i["event"]} for i in bundle["events"]]
+
+    def certified(events: list[dict[str, Any]]) -> Any:
+        return certify(
+            origin=bundle["certificate"]["origin"],
+            log_key=key.text(),
+            checkpoint=bundle["certificate"]["checkpoint"],
+            tournament=tid,
+            events=events,
+            records=records,
+        )
+
+    assert certified(base) == bundle["certificate"]
+    rnd = start["beacon"]["round"]
+    for other, code in (
+        (chain.round(rnd + 1).to_json(), "SHUFFLE_BEACON_INVALID"),
+        (chain.round(rnd - 1).to_json(), "SHUFFLE_BEACON_INVALID"),
+        (None, "SHUFFLE_INCOMPLETE"),
+    ):
+        events = copy.deepcopy(base)
+        for item in events:
+            if item["event"]["type"] == "tournament_deal":
+                if other is None:
+                    del item["event"]["body"]["beacon"]
+                else:
+                    item["event"]["body"]["beacon"] = other
+        with pytest.raises(FairplayError) as info:
+            certified(events)
+        assert info.value.code == code
 
 
 def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
@@ -182,3 +218,44 @@ def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
         verify_receipt(receipts[players[1]].replace("received", "receivedd"), key)
     with pytest.raises(FairplayError):
         verify_receipt(receipts[players[1]], generate_signer(key.name).verifier())
+
+
+class _Crash(Exception):
+    """The host dies between the deal's log append and its row (in-process)."""
+
+
+def test_a_crash_after_the_deal_is_logged_is_repaired_from_the_log(
+    make_service: Callable[..., Running], drand: tuple[LocalDrand, str], tmp_path: Path
+) -> None:
+    chain, url = drand
+    data = str(tmp_path / "shared")
+    first = make_service(beacon_url=url, data_dir=data)
+    client = first.client()
+    bots = TournamentBots.open(client, ONE_TABLE, 2, random.Random(9), None, reveal_seconds=1)
+    tid = bots.tid
+    bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
+    doc = client.call("GET", f"/v1/tournaments/{tid}")
+    _wait_until(chain.chain.round_time(doc["drand"]["round"]) + 0.2)
+
+    def crash() -> None:
+        raise _Crash("killed between the log and the row")
+
+    faults.hold("tournament_deal", crash)
+    try:
+        with pytest.raises(ApiCallError) as died:
+            _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next")
+        assert died.value.status == 500
+    finally:
+        faults.hold("tournament_deal", None)
+    logged = [e["type"] for e in _events(client, tid)]
+    assert logged[-1] == "tournament_deal"
+    second = make_service(beacon_url=url, data_dir=data)  # its start-up repair
+    again = second.client()
+    doc = again.call("GET", f"/v1/tournaments/{tid}")
+    assert doc["phase"] == "playing" and doc["drand"]["signature"]
+    bots.client = again
+    assert bots.run(timeout=120)["phase"] == "over"
+    assert [e["type"] for e in _events(again, tid)].count("tournament_deal") == 1
+    transcript = again.call("GET", f"/v1/tournaments/{tid}/transcript")
+    assert transcript["beacon"]["round"] == doc["drand"]["round"]
+    assert len(verify_tournament(transcript)) == 2
