@@ -152,3 +152,46 @@ def test_any_flipped_byte_of_a_published_signature_fails(pos: int, flip: int) ->
     sig[pos] ^= flip
     with pytest.raises(BeaconInvalidError):
         verify_round(chain, DrandRound(item["round"], sig.hex(), item["previous_signature"]))
+
+
+def _paths(obj: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(obj, dict):
+        return [path] + [p for k, v in obj.items() for p in _paths(v, (*path, k))]
+    if isinstance(obj, list):
+        return [path] + [p for i, v in enumerate(obj) for p in _paths(v, (*path, i))]
+    return [path]
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.text(max_size=200),
+    st.sampled_from(["zz" * 48, "AB" * 96, "00" * 96, "ab" * 48]),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_any_changed_field_of_a_v2_transcript_fails_as_a_shuffle_error(data: Any) -> None:
+    """Hostile transcripts: one field replaced by anything gives a ShuffleError (never a
+    crash, nor a panic of the BLS library). The withdrawn entrant's id and commitment are
+    left out: by II.1 nothing of a withdrawn entrant enters the derivation."""
+    doc = copy.deepcopy(V2["vectors"][0]["transcript"])
+    assert "seed" not in doc["entrants"][2]
+    paths = [p for p in _paths(doc)[1:] if p[:2] != ("entrants", 2)]
+    path = data.draw(st.sampled_from(paths))
+    value = data.draw(_VALUES)
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    if target[path[-1]] == value and type(target[path[-1]]) is type(value):
+        return
+    target[path[-1]] = value
+    try:
+        t.verify_tournament(doc)
+    except ShuffleError:
+        return
+    raise AssertionError(f"{path} = {value!r} verified")
