@@ -145,7 +145,7 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
 
 
 def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
-    make_service: Callable[..., Running], drand: tuple[LocalDrand, str]
+    make_service: Callable[..., Running], drand: tuple[LocalDrand, str], tmp_path: Path
 ) -> None:
     chain, url = drand
     service = make_service(beacon_url=url)
@@ -213,6 +213,22 @@ def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
                 check_dealt(receipt, start, deal)
         else:
             check_dealt(receipt, start, deal)
+    # the same proof offline, from two files and the log key
+    chain_file = tmp_path / "chain.json"
+    chain_file.write_text(json.dumps(client.call("GET", f"/v1/tournaments/{tid}/events")))
+    for pid, text in receipts.items():
+        receipt_file = tmp_path / f"{pid}.receipt"
+        receipt_file.write_text(text)
+        argv = ["tournament", "receipt", str(receipt_file), "--events", str(chain_file)]
+        assert audit_main([*argv, "--key", key.text()]) == (1 if pid == dropped else 0)
+    forged = json.loads(chain_file.read_text())
+    for item in forged["events"]:
+        if item["event"]["type"] == "tournament_deal":  # an operator adds the entrant back
+            item["event"]["body"]["revealed"].append(dropped)
+    chain_file.write_text(json.dumps(forged))
+    receipt_file = tmp_path / f"{dropped}.receipt"
+    argv = ["tournament", "receipt", str(receipt_file), "--events", str(chain_file)]
+    assert audit_main([*argv, "--key", key.text()]) == 2  # not signed: no cover-up
     # a receipt is only the log key's: another key's, or an edited one, is refused
     with pytest.raises(ReceiptInvalid):
         verify_receipt(receipts[players[1]].replace("received", "receivedd"), key)
