@@ -97,6 +97,10 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
         assert (receipt.entrant, receipt.tournament) == (pid, tid)
         assert receipt.received < start["reveal_deadline"] == receipt.deadline
         check_dealt(receipt, start, deal["body"])
+    # the event's page says by which rule and round the boards are dealt
+    status, _, page = client.raw("GET", f"/tournaments/{tid}")
+    assert status == 200
+    assert f"drand round <b>{start['beacon']['round']}</b>" in page.decode()
     # the published transcript is version 2 and verifies, and so does the certificate
     transcript = client.call("GET", f"/v1/tournaments/{tid}/transcript")
     assert transcript["protocol"] == VERSION_2
