@@ -87,7 +87,9 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
 THIRD_PARTY: dict[str, frozenset[str]] = {
     # psycopg: the PostgreSQL backend, imported only when a postgresql:// URL is opened.
     "audit.log": frozenset({"cryptography", "fastjsonschema", "psycopg"}),
-    "shuffle": frozenset({"fastjsonschema"}),
+    # drand_verify: the BLS check of a drand round (shuffle.beacon, imported when one is
+    # verified: cayenne-tournament-deals/2).
+    "shuffle": frozenset({"fastjsonschema", "drand_verify"}),
 }
 """Beyond the standard library, what a side layer may import."""
 

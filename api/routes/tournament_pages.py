@@ -168,7 +168,22 @@ def event_page(tid: str) -> Response:
         boards=boards,
         over=doc["phase"] == "over",
         refresh=REFRESH_SECONDS if doc["phase"] not in ("over", "created") else None,
+        deals_rule=_deals_rule(doc),
     )
+
+
+def _deals_rule(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """Version 2: the reveal deadline and the drand round that deals, in UTC text."""
+    drand = doc.get("drand")
+    if doc.get("reveal_deadline") is None or drand is None:
+        return None
+    published = drand["genesis"] + (drand["round"] - 1) * drand["period"]
+    return {
+        "deadline": rows.now_iso(doc["reveal_deadline"]),
+        "round": drand["round"],
+        "published": rows.now_iso(published),
+        "dealt": "signature" in drand,
+    }
 
 
 def _hand_summary(hand_json: dict[str, Any], ruleset: dict[str, Any]) -> dict[str, Any]:

@@ -130,7 +130,8 @@ def beacon(tid: str) -> Response:
 @bp.post("/v1/tournaments/<tid>/start")
 def start(tid: str) -> Response:
     require_admin(services().config)
-    return jsonify(_doc_json(_t().start(tid)))
+    body = json_body() if request.get_data(cache=True) else {}
+    return jsonify(_doc_json(_t().start(tid, body)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/next")
@@ -283,7 +284,8 @@ def get_records(tid: str) -> Response:
 
 @bp.get("/v1/tournaments/<tid>/transcript")
 def get_transcript(tid: str) -> Response:
-    """The cayenne-tournament-deals/1 transcript (``fairplay shuffle verify``), at the end."""
+    """The cayenne-tournament-deals transcript (/1 or /2; ``fairplay shuffle verify``), at
+    the end."""
     t = _t()
     doc = t.load(tid)
     if doc["format"] != DUPLICATE:

@@ -48,6 +48,7 @@ from audit.tournament.errors import TournamentError
 from audit.tournament.event import DUPLICATE, read_event
 from audit.tournament.eventaudit import audit_event
 from shuffle import tournament as deals
+from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
 
 __all__ = [
@@ -235,6 +236,7 @@ def certify(
             beacon=None
             if b is None
             else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
+            **_version_2(doc),
         )
         derived = deals.verify(t)
         boards = {d.board: d for d in derived}
@@ -345,6 +347,29 @@ def certify(
         "checkpoint": checkpoint,
     }
     return exact(cert)  # type: ignore[no-any-return]
+
+
+def _version_2(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The transcript's version 2 fields from the folded chain (none for version 1): the
+    start's reveal deadline and drand chain, the deal's round. The deal must carry the
+    round under version 2 (else the transcript is incomplete and verify raises)."""
+    if doc.get("reveal_deadline") is None:
+        return {"version": 1}
+    d = doc["drand"]
+    chain = DrandChain(d["scheme"], d["public_key"], d["genesis"], d["period"])
+    drand = None
+    if "signature" in d:
+        drand = DrandRound(d["round"], d["signature"], d.get("previous_signature"))
+        if d.get("randomness") != drand.randomness.hex():
+            raise CertificateMismatch(
+                "$.deal_inputs.beacon.randomness", d.get("randomness"), drand.randomness.hex()
+            )
+    return {
+        "version": 2,
+        "reveal_deadline": doc["reveal_deadline"],
+        "chain": chain,
+        "drand": drand,
+    }
 
 
 # ---------------------------------------------------------------------- verification
