@@ -14,6 +14,7 @@ log, ``fairplay log verify`` passes, the tables play on to the end on the same h
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import random
@@ -97,10 +98,8 @@ class Cluster:
             return {r[0] for r in conn.execute("SELECT event_hash FROM log_entries")}
 
     def destroy(self) -> None:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
             self._ctl("-m", "immediate", "stop")
-        except subprocess.CalledProcessError:
-            pass
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
