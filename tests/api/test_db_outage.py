@@ -32,6 +32,7 @@ import pytest
 
 from api.bot import TableBots
 from api.client import Client, Identity
+from api.tournament_bot import TournamentBots
 from tests.api.conftest import ADMIN
 from tests.api.helpers import free_port
 from tests.api.test_two_hosts import Host
@@ -268,3 +269,32 @@ def test_down_thirty_seconds_during_play(cluster: Cluster, hosts: list[Host]) ->
     # The log's checkpoints resume: a new one covers the hands played after the outage.
     note = Client(hosts[1].url).call("GET", "/v1/log/checkpoint")
     assert isinstance(note, str) and note.startswith("cayenne-fairplay")
+
+
+TOURNAMENT = {
+    "name": "Outage pairs",
+    "format": "pairs-duplicate",
+    "tables": 2,
+    "boards_per_round": 1,
+    "rounds": 2,
+}
+
+
+def test_restart_at_a_tournament_rounds_end(cluster: Cluster, hosts: list[Host]) -> None:
+    """A pairs event on the two hosts: the database restarted (or its sessions killed)
+    just before every board's last card, so at each round's end; the event ends."""
+    outages: list[int] = []
+
+    def before(kind: str, plays: int) -> None:
+        if kind == "play" and plays == 52:
+            outages.append(plays)
+            cluster.restart() if len(outages) % 2 else cluster.terminate()
+
+    client = Watched([h.url for h in hosts], before)
+    beacon = {"source": "test-beacon", "round": 3, "randomness": "cd" * 32}
+    bots = TournamentBots.open(client, TOURNAMENT, 4, random.Random(3), beacon)
+    final = bots.run(timeout=180)
+    assert final["phase"] == "over", final["phase"]
+    assert len(outages) == 4  # two tables, one board a round, two rounds
+    assert all(r["over"] and not r["early"] for r in final["rounds_played"])
+    check_after(cluster, [client])
