@@ -14,7 +14,8 @@ from typing import Any
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
-from audit.errors import FairplayError, IllegalActionError, RecordError
+from audit.errors import DatabaseUnavailable, FairplayError, IllegalActionError, RecordError
+from audit.log.reconnect import is_connection_lost, unavailable
 
 __all__ = [
     "HTTP_CODES",
@@ -124,6 +125,7 @@ class WrongPhase(ApiError):
 
 _STATUS_BY_CODE: dict[str, int] = {
     RecordError.code: 422,
+    DatabaseUnavailable.code: 503,
     "INVALID_CARD": 422,
     "INVALID_RULESET": 422,
 }
@@ -171,7 +173,7 @@ def error_response(
 
 def _fairplay(exc: FairplayError) -> Response:
     response = error_response(status_of(exc), exc.code, exc.message, exc.details)
-    if isinstance(exc, TooManyRequests | NotReady):
+    if isinstance(exc, TooManyRequests | NotReady | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
@@ -189,6 +191,11 @@ def _http(exc: HTTPException) -> Response:
 
 
 def _unexpected(exc: Exception) -> Response:
+    cause: BaseException | None = exc
+    while cause is not None:  # a driver's error of a lost connection is not a defect
+        if is_connection_lost(cause):
+            return _fairplay(unavailable("service's", cause, 1))
+        cause = cause.__cause__ or cause.__context__
     log.exception("unhandled error")
     return error_response(500, "INTERNAL_ERROR", "internal error; the incident was logged")
 

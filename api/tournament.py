@@ -49,7 +49,7 @@ from api.errors import (
 )
 from api.handstate import ZERO_SCORE, ruleset_pattern
 from api.signing import parse_player_key
-from audit.errors import FairplayError
+from audit.errors import DatabaseUnavailable, FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
 from audit.log.schemas import check_cayenne_event
@@ -190,6 +190,44 @@ class Tournaments:
 
     def load(self, tid: str) -> dict[str, Any]:
         return self._load(self.db.connection(), tid)
+
+    def follow(self, tid: str) -> dict[str, Any]:
+        """The event as :meth:`load` reads it, first brought up to its log and moved on
+        if it is behind: a step logged and not saved, or one due and not taken (a host
+        died between a round's last card and the next round's first board). Any host a
+        reader asks repairs it, as the room does a hand, so that no restart is needed.
+        """
+        conn = self.db.connection()
+        doc = self._load(conn, tid)
+        if not self._due(conn, doc):
+            return doc
+        try:
+            with self._lock:
+                self._advance(conn, tid)
+        except DatabaseUnavailable:
+            raise
+        except FairplayError as exc:  # the read stands; the next one tries again
+            log.error("tournament %s not moved on: %s", tid, exc)
+        return self._load(conn, tid)
+
+    def _due(self, conn: Connection, doc: dict[str, Any]) -> bool:
+        """Whether the event's row is behind its chain, or its next step is due (the
+        conditions of :meth:`_step`, read without taking it)."""
+        if doc["phase"] == "over":
+            return False
+        if doc.get("head") != list(self.ledger.log.next_link(doc["id"], CHAIN)):
+            return True
+        if doc["phase"] == "revealing":
+            return all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair)
+        if doc["phase"] != "playing":
+            return False
+        if not doc["rounds_played"] or doc["rounds_played"][-1]["over"]:
+            return True
+        current = doc["rounds_played"][-1]
+        hands = self._round_hands(conn, current)
+        if any(t["id"] not in hands and self._plays(doc, t) for t in current["tables"]):
+            return True
+        return self._round_done(doc, current, hands)
 
     def _fill(self, conn: Connection, doc: dict[str, Any]) -> None:
         """``doc``'s entrants (in the order the log took them) and reveals, from their rows."""

@@ -106,7 +106,7 @@ def list_tournaments() -> Response:
 
 @bp.get("/v1/tournaments/<tid>")
 def get_tournament(tid: str) -> Response:
-    return jsonify(_doc_json(_t().load(tid)))
+    return jsonify(_doc_json(_t().follow(tid)))  # a stalled event moved on (issue 24)
 
 
 @bp.post("/v1/tournaments/<tid>/registration")

@@ -4,6 +4,7 @@
 // among the checks, lets the person see and edit the pinned policy, and shows a split
 // view plainly with the two checkpoints.
 
+import { fetchRetry } from "./retry.js";
 import { CHECKPOINT_KEY, LOG_KEY, checkLogView, pinOnFirstUse, pinnedPolicy, savePolicy } from "./logview.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,7 +21,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 async function consistency(a, b) {
-  const resp = await fetch(`/v1/log/proofs/consistency?from=${a}&to=${b}`);
+  const resp = await fetchRetry(`/v1/log/proofs/consistency?from=${a}&to=${b}`);
   if (!resp.ok) return null;
   return (await resp.json()).proof;
 }
@@ -33,7 +34,7 @@ export async function pinAll(servedLogKey) {
   else if (pinnedKey !== servedLogKey) warnings.push("this service's log key is not the one this browser pinned: verification uses the pinned key");
   let published = [];
   try {
-    published = (await (await fetch("/v1/log/witnesses")).json()).witnesses ?? [];
+    published = (await (await fetchRetry("/v1/log/witnesses")).json()).witnesses ?? [];
   } catch {
     published = [];
   }
@@ -52,7 +53,7 @@ export async function pinAll(servedLogKey) {
 export async function showLogView(logKey, warnings = []) {
   const box = $("log-view");
   const policy = pinnedPolicy(localStorage);
-  const note = await (await fetch("/v1/log/checkpoint")).text();
+  const note = await (await fetchRetry("/v1/log/checkpoint")).text();
   const last = localStorage.getItem(CHECKPOINT_KEY);
   const result = await checkLogView(note, logKey, policy, last, consistency);
   if (result.ok && result.checkpoint) localStorage.setItem(CHECKPOINT_KEY, result.checkpoint);

@@ -3,6 +3,7 @@
 // from the table's server-sent event stream (api/stream.py), never from a polling loop.
 // When a hand ends, the player's page verifies it with hand.js and says what it checked.
 
+import { fetchRetry } from "./retry.js";
 import { toHex } from "./bytes.js";
 import { verifyHandDetailed } from "./hand.js";
 import { signEvent, signedStreamUrl } from "./keys.js";
@@ -112,7 +113,7 @@ export class TableView {
 
   async start() {
     if (this.identity) {
-      const table = await (await fetch(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
+      const table = await (await fetchRetry(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
       this.seat = SEATS.find((s) => table.seats[s] === this.identity.id) ?? null;
     }
     await this.connect();
@@ -179,7 +180,7 @@ export class TableView {
       type,
       body,
     });
-    const resp = await fetch(`/v1/tables/${encodeURIComponent(this.tableId)}/hands/${h.hand}/events`, {
+    const resp = await fetchRetry(`/v1/tables/${encodeURIComponent(this.tableId)}/hands/${h.hand}/events`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(event),
@@ -195,7 +196,7 @@ export class TableView {
   }
 
   async loadOrigin() {
-    if (!this.origin) this.origin = (await (await fetch("/healthz")).json()).log_origin;
+    if (!this.origin) this.origin = (await (await fetchRetry("/healthz")).json()).log_origin;
     return this.origin;
   }
 
@@ -413,8 +414,8 @@ export class TableView {
     this.finished.add(prev.hand);
     const t = encodeURIComponent(this.tableId);
     const [record, report] = await Promise.all([
-      fetch(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
-      fetch(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
+      fetchRetry(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
+      fetchRetry(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
     ]);
     const rec = record.hands[0];
     const box = $("last-hand");
@@ -460,7 +461,7 @@ export class TableView {
  * checkpoint this browser kept) and run hand.js's checks; keeps the newest checkpoint. */
 export async function verifyFinishedHand(tableId, number, logKey, record, identity, policy = null) {
   const t = encodeURIComponent(tableId);
-  const bundle = await (await fetch(`/v1/tables/${t}/hands/${number}/proof`)).json();
+  const bundle = await (await fetchRetry(`/v1/tables/${t}/hands/${number}/proof`)).json();
   const lastNote = localStorage.getItem(CHECKPOINT_KEY);
   let last = null;
   if (lastNote) {
@@ -469,7 +470,7 @@ export async function verifyFinishedHand(tableId, number, logKey, record, identi
     const b = Number(String(newest).split("\n")[1]);
     last = lastNote;
     if (a !== b && a > 0 && b > 0) {
-      const resp = await fetch(`/v1/log/proofs/consistency?from=${Math.min(a, b)}&to=${Math.max(a, b)}`);
+      const resp = await fetchRetry(`/v1/log/proofs/consistency?from=${Math.min(a, b)}&to=${Math.max(a, b)}`);
       if (resp.ok) last = { checkpoint: lastNote, consistency: (await resp.json()).proof };
     }
   }
