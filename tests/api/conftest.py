@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,10 +11,10 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from api import create_app
 from api.client import Client
+from tests.api.serving import TestServer, serve
 
 ADMIN = "admin-secret-for-tests"
 
@@ -28,7 +27,7 @@ class Running:
 
     app: Flask
     url: str
-    server: BaseWSGIServer
+    server: TestServer
 
     def client(self, admin: bool = True) -> Client:
         return Client(self.url, admin_token=ADMIN if admin else "")
@@ -69,10 +68,8 @@ def make_service(tmp_path: Path) -> Iterator[Callable[..., Running]]:
             config["database_url"] = database
         config.update(settings)
         app = create_app(config)
-        server = make_server("127.0.0.1", 0, app, threaded=True)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        running = Running(app, f"http://127.0.0.1:{server.server_port}", server)
+        server, url = serve(app)
+        running = Running(app, url, server)
         started.append(running)
         return running
 
