@@ -46,7 +46,7 @@ def play_until(bots: TournamentBots, tid: str, done: Callable[[dict[str, Any]], 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One service; one event stopped in round 2 (round 1 over), one played to its end."""
-    from werkzeug.serving import make_server
+    from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = create_app(
@@ -57,7 +57,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "register_per_hour": 0,
         }
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     running = Running(app, f"http://127.0.0.1:{server.server_port}", server)
     _, live_id, live_bots = open_event(running, {**MITCHELL, "name": "Live pairs"}, 6)
