@@ -59,8 +59,16 @@ def page(template: str, **context: Any) -> Response:
 @bp.get("/")
 def index() -> Response:
     conn = services().db.connection()
-    tables = rows.list_tables(conn, 50, "")
-    reports = rows.query_reports(conn, rows.ReportQuery(limit=20))
+    private = services().tournaments.private_players
+    # A duplicate tournament's tables (and their reports) are its players' own until the
+    # event ends: never listed to a stranger. Newest first.
+    tables = [t for t in rows.list_tables(conn, 200, "") if private(conn, t.id) is None]
+    tables = sorted(tables, key=lambda t: (t.created_at, t.id), reverse=True)[:50]
+    reports = [
+        r
+        for r in rows.query_reports(conn, rows.ReportQuery(limit=50))
+        if r.get("table") is None or private(conn, r["table"]) is None
+    ][:20]
     names = rows.player_names(conn, [p for t in tables for p in t.seats.values()])
     return page("index.html", tables=tables, reports=reports, names=names)
 
