@@ -297,3 +297,19 @@ def pair_page(tid: str, pair: int) -> Response:
         shown=shown,
         hidden=HIDDEN,
     )
+
+
+@bp.get("/tournaments/<tid>/certificate")
+def certificate_page(tid: str) -> Response:
+    """The certificate for a person: what it holds, its signed note, and how to check it
+    offline (the JSON route is for the tools)."""
+    from api.certificate import bundle
+
+    doc = _t().load(tid)
+    b = bundle(_t(), tid)
+    cert = b["certificate"]
+    facts = [(k, v) for k, v in cert.items() if isinstance(v, str | int | float | bool)]
+    counts = [(k, len(v)) for k, v in cert.items() if isinstance(v, list | dict)]
+    return _page(
+        "tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"]
+    )

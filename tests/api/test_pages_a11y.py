@@ -104,7 +104,10 @@ def test_every_page_fits_the_window_and_passes_axe(
         browser.get(url)
         time.sleep(1.0)  # the live pages draw from their stream
         wide = browser.execute_script("return document.documentElement.scrollWidth")
+        tall = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(width, min(max(tall, height), 6000))  # the whole page
         shot(browser, tmp_path, f"a11y-{size}-{name}")
+        browser.set_window_size(width, height)
         if wide > inner:
             problems[f"{name} width"] = (wide, inner)
         found_here = serious(browser)
