@@ -23,7 +23,7 @@ def diagram(rec: dict[str, Any], seats: dict[Seat, str], names: dict[str, str]) 
             s.name,
             f"{s.name} {names.get(seats[s], seats[s])}",
             seats[s],
-            holding_rows([parse_card(c) for c in rec["deal"][s.name]], sep="", ten="10"),
+            holding_rows([parse_card(c) for c in rec["deal"][s.name]], ten="10"),
         )
         for s in Seat
     ]

@@ -59,7 +59,7 @@ HIDDEN = (
 def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
     """(symbol, ranks high to low, red) per suit, for a board's diagram (the report's
     holding rows, ten written 10)."""
-    rows_ = holding_rows((parse_card(c) for c in cards), sep="", ten="10")
+    rows_ = holding_rows((parse_card(c) for c in cards), ten="10")
     return [(r.symbol, r.ranks, "red" in r.cls.split()) for r in rows_]
 
 
