@@ -177,6 +177,7 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
     wait_for(lambda: "/play/t-" in driver.current_url, 10, "the table page")
     played = 0
     announced: list[str] = []
+    refused: set[str] = set()
     deadline = time.monotonic() + 180
     while not found(driver, '#verify-result[data-hand="1"]'):
         assert time.monotonic() < deadline, "hand 1 did not end in time"
@@ -185,6 +186,16 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
             announced.append(text)
         body = driver.find_element(By.TAG_NAME, "body")
         hand, phase = body.get_attribute("data-hand"), body.get_attribute("data-phase")
+        cards = driver.execute_script(
+            "const h = document.getElementById('my-hand'); if (!h) return null;"
+            "return {spans: h.querySelectorAll('span.card').length,"
+            " disabled: [...h.querySelectorAll('button.card:disabled')]"
+            ".map(b => b.getAttribute('aria-label'))};"
+        )
+        if cards and phase == "playing":
+            assert cards["spans"] == 0, cards  # every card a button, the illegal ones disabled
+            if cards["disabled"]:
+                refused.update(cards["disabled"])
         if hand == "1" and found(driver, "#actions button.call"):
             if _tab_to(driver, "call"):
                 _press(driver, Keys.ENTER)
@@ -196,23 +207,22 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
                     shot(driver, tmp, "keyboard-playing")
                 before = len(found(driver, "#my-hand button.card"))
                 _press(driver, Keys.ENTER)
-                wait_for(
-                    lambda: len(found(driver, "#my-hand button.card")) < before
-                    or found(driver, "#actions button.call")
-                    or found(driver, "#verify-result"),
-                    20,
-                    "the card played",
-                )
+
+                def gone(before: int = before) -> bool:
+                    return bool(
+                        len(found(driver, "#my-hand button.card")) < before
+                        or found(driver, "#actions button.call")
+                        or found(driver, "#verify-result")
+                    )
+
+                wait_for(gone, 20, "the card played")
                 played += 1
         time.sleep(0.1)
     assert played >= 12  # every card but one the hand may have been forced to by a call
     shot(driver, tmp, "keyboard-verified")
+    assert refused and all(r.endswith("cannot be played now") for r in refused), refused
     live = " | ".join(announced)
     assert "Your turn" in live and "won the trick" in live and " played " in live, live
-    disabled = driver.execute_script(
-        "return document.querySelectorAll('#my-hand button.card:disabled').length"
-    )
-    assert disabled >= 0
 
 
 def _tab_to_id(driver: WebDriver, element_id: str, limit: int = 40) -> bool:
@@ -221,3 +231,37 @@ def _tab_to_id(driver: WebDriver, element_id: str, limit: int = 40) -> bool:
             return True
         _press(driver, Keys.TAB)
     return False
+
+
+def test_private_tables_are_never_listed_and_a_stranger_gets_a_page(
+    site: Running,  # noqa: F811
+    pages: dict[str, str],
+) -> None:
+    from tests.api.test_tournament_pages import play_until
+
+    _, tid, bots = open_event(site, {**MITCHELL, "name": "Demo pairs"}, 6)
+    doc = play_until(bots, tid, lambda d: d["phase"] == "playing")
+    private = [t["id"] for t in doc["rounds_played"][-1]["tables"]]
+    assert private
+    c = site.client(admin=False)
+    _, _, home = c.raw("GET", "/", headers={"Accept": "text/html"})
+    page = home.decode()
+    assert all(t not in page for t in private)
+    assert "/tables/" in page  # the public bot table still is
+    status, headers, body = c.raw("GET", f"/tables/{private[0]}", headers={"Accept": "text/html"})
+    assert status == 403 and headers["content-type"].startswith("text/html")
+    assert "Not yours to read yet" in body.decode() and 'href="/"' in body.decode()
+    status, headers, _ = c.raw("GET", f"/tables/{private[0]}")  # a client asking for JSON
+    assert status == 403 and headers["content-type"].startswith("application/json")
+    # two events of the same name: told apart by their date and id on the list
+    _, _, listing = c.raw("GET", "/tournaments", headers={"Accept": "text/html"})
+    text = listing.decode()
+    assert text.count(">Demo pairs</a>") == 2 and tid in text and "<time datetime=" in text
+
+
+def test_the_certificate_link_opens_a_page(browser: WebDriver, pages: dict[str, str]) -> None:
+    browser.get(pages["event"])
+    browser.find_element(By.ID, "certificate").click()
+    wait_for(lambda: "/certificate" in browser.current_url, 10, "the certificate page")
+    assert "certificate" in browser.find_element(By.TAG_NAME, "h2").text.lower()
+    assert browser.find_element(By.ID, "certificate-note").text.strip()
