@@ -118,11 +118,12 @@ def hand_page(table_id: str, number: int) -> Response:
 
 @bp.get("/reports/<report_id>")
 def report_page(report_id: str) -> Response:
-    from api.routes.audits import notice_of
+    from api.routes.audits import BACK, notice_of
     from api.routes.tournaments import guard_table
     from audit.report.html import render_html
 
     summary, report, record = rows.get_report(services().db.connection(), report_id)
     if summary["table"] is not None:
         guard_table(summary["table"])
-    return Response(render_html(report, record, notice=notice_of(summary)), mimetype="text/html")
+    html = render_html(report, record, notice=notice_of(summary), back=BACK)
+    return Response(html, mimetype="text/html")
