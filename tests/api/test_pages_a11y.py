@@ -121,6 +121,8 @@ def test_the_home_page_links_to_play_and_a_missing_page_is_a_page(
 ) -> None:
     browser.get(pages["home"])
     assert found(browser, 'a[href="/play"]')
+    browser.get(pages["report"])
+    assert found(browser, '[data-role="back"] a[href="/"]')  # a way back from the report
     browser.get(pages["not-found"])
     assert "not found" in browser.find_element(By.TAG_NAME, "h2").text.lower()
     assert found(browser, 'a[href="/"]')
