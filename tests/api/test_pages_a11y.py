@@ -238,6 +238,7 @@ def _tab_to_id(driver: WebDriver, element_id: str, limit: int = 40) -> bool:
 def test_private_tables_are_never_listed_and_a_stranger_gets_a_page(
     site: Running,  # noqa: F811
     pages: dict[str, str],
+    browser: WebDriver,
 ) -> None:
     from tests.api.test_tournament_pages import play_until
 
@@ -255,6 +256,14 @@ def test_private_tables_are_never_listed_and_a_stranger_gets_a_page(
     assert "Not yours to read yet" in body.decode() and 'href="/"' in body.decode()
     status, headers, _ = c.raw("GET", f"/tables/{private[0]}")  # a client asking for JSON
     assert status == 403 and headers["content-type"].startswith("application/json")
+    # the pages of an event in play (it follows itself live) and of a hidden board
+    for path in (f"/tournaments/{tid}", f"/tournaments/{tid}/boards/1", f"/tables/{private[0]}"):
+        for width, height in SIZES.values():
+            browser.set_window_size(width, height)
+            browser.get(site.url + path)
+            wide = browser.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= browser.execute_script("return window.innerWidth"), (path, width)
+            assert not serious(browser), (path, width, serious(browser))
     # two events of the same name: told apart by their date and id on the list
     _, _, listing = c.raw("GET", "/tournaments", headers={"Accept": "text/html"})
     text = listing.decode()
