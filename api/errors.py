@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from audit.errors import DatabaseUnavailable, FairplayError, IllegalActionError, RecordError
@@ -171,7 +171,24 @@ def error_response(
     return response
 
 
+_PAGE_HEADINGS = {403: "Not yours to read yet", 404: "Page not found"}
+
+
+def _page_error(status: int, message: str) -> Response | None:
+    """A person's browser asking for a page (not the JSON API) gets a page, not JSON."""
+    if request.path.startswith(("/v1/", "/static/")) or status >= 500:
+        return None
+    if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+        return None
+    heading = _PAGE_HEADINGS.get(status, "That did not work")
+    html = render_template("error.html", heading=heading, message=message)
+    return Response(html, status=status, mimetype="text/html")
+
+
 def _fairplay(exc: FairplayError) -> Response:
+    page = _page_error(status_of(exc), exc.message)
+    if page is not None:
+        return page
     response = error_response(status_of(exc), exc.code, exc.message, exc.details)
     if isinstance(exc, TooManyRequests | NotReady | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
@@ -182,6 +199,9 @@ def _http(exc: HTTPException) -> Response:
     status = exc.code or 500
     code = HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
     message = exc.description or exc.name
+    page = _page_error(status, message)
+    if page is not None:
+        return page
     response = error_response(status, code, message)
     if status == 405 and exc.response is None:
         allowed = getattr(exc, "valid_methods", None)

@@ -276,4 +276,13 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
                 (tid, param("pair", "path", {"type": "integer"})),
             )
         },
+        "/tournaments/{tid}/certificate": {
+            "get": op(
+                "The certificate's page for a person (what it holds, its note, how to check it)",
+                200,
+                "text/html",
+                (404, 409),
+                (tid,),
+            )
+        },
     }

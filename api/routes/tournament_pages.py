@@ -59,7 +59,7 @@ HIDDEN = (
 def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
     """(symbol, ranks high to low, red) per suit, for a board's diagram (the report's
     holding rows, ten written 10)."""
-    rows_ = holding_rows((parse_card(c) for c in cards), sep="", ten="10")
+    rows_ = holding_rows((parse_card(c) for c in cards), ten="10")
     return [(r.symbol, r.ranks, "red" in r.cls.split()) for r in rows_]
 
 
@@ -311,4 +311,20 @@ def pair_page(tid: str, pair: int) -> Response:
         matches=matches,
         shown=shown,
         hidden=HIDDEN,
+    )
+
+
+@bp.get("/tournaments/<tid>/certificate")
+def certificate_page(tid: str) -> Response:
+    """The certificate for a person: what it holds, its signed note, and how to check it
+    offline (the JSON route is for the tools)."""
+    from api.certificate import bundle
+
+    doc = _t().load(tid)
+    b = bundle(_t(), tid)
+    cert = b["certificate"]
+    facts = [(k, v) for k, v in cert.items() if isinstance(v, str | int | float | bool)]
+    counts = [(k, len(v)) for k, v in cert.items() if isinstance(v, list | dict)]
+    return _page(
+        "tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"]
     )

@@ -106,7 +106,7 @@ function witnessList(result, policy) {
 }
 
 function policyEditor(policy, logKey) {
-  const keys = el("textarea", { id: "policy-keys", rows: "3", cols: "60", spellcheck: "false" });
+  const keys = el("textarea", { id: "policy-keys", rows: "3", cols: "60", spellcheck: "false", style: "max-width: 100%; box-sizing: border-box" });
   keys.value = policy ? policy.witnesses.join("\n") : "";
   const quorum = el("input", { id: "policy-quorum", type: "number", min: "0", value: String(policy ? policy.quorum : 0) });
   const status = el("span", { id: "policy-status", class: "status" });
@@ -127,9 +127,9 @@ function policyEditor(policy, logKey) {
     "details",
     { id: "policy-editor" },
     el("summary", {}, "The pinned policy (pinned on first use from this service's list; edit it here)"),
-    el("div", { class: "muted" }, "Witness keys (cosignature/v1, one per line):"),
+    el("label", { class: "muted", for: "policy-keys", style: "display: block" }, "Witness keys (cosignature/v1, one per line):"),
     keys,
-    el("div", {}, "Quorum: ", quorum, " ", save, " ", status),
+    el("div", {}, el("label", { for: "policy-quorum" }, "Quorum: "), quorum, " ", save, " ", status),
     el("div", { class: "muted" }, "Pinned log key: ", el("code", { id: "pinned-log-key" }, logKey)),
   );
 }

@@ -33,17 +33,28 @@ function el(tag, attrs = {}, ...children) {
 }
 
 const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
+const RANK_NAME = { A: "ace", K: "king", Q: "queen", J: "jack", T: "10" };
+/** A card for a screen reader: "10 of hearts", "queen of spades". */
+export const cardName = (card) => `${RANK_NAME[card[0]] ?? card[0]} of ${SUIT_NAME[card[1]]}`;
 const isRed = (suit) => suit === "H" || suit === "D";
 const sideOf = (seat) => (seat === "N" || seat === "S" ? "NS" : "EW");
 
 /** A card face: rank and suit symbol, red for hearts and diamonds. */
 export function cardFace(card, attrs = {}) {
   const suit = card[1];
+  const button = attrs.onclick || attrs.disabled;
+  const name = cardName(card);
   return el(
-    attrs.onclick ? "button" : "span",
-    { ...attrs, class: `card ${isRed(suit) ? "red" : "black"} ${attrs.class ?? ""}`, "data-card": card, title: `${rankText(card)} of ${SUIT_NAME[suit]}` },
-    el("span", { class: "rank" }, rankText(card)),
-    el("span", { class: "suit" }, SYMBOL[suit]),
+    button ? "button" : "span",
+    {
+      ...attrs,
+      class: `card ${isRed(suit) ? "red" : "black"} ${attrs.class ?? ""}`,
+      "data-card": card,
+      title: name,
+      ...(button ? { type: "button", "aria-label": attrs.disabled ? `${name}, cannot be played now` : `Play the ${name}` } : { role: "img", "aria-label": name }),
+    },
+    el("span", { class: "rank", "aria-hidden": "true" }, rankText(card)),
+    el("span", { class: "suit", "aria-hidden": "true" }, SYMBOL[suit]),
   );
 }
 
@@ -126,6 +137,7 @@ export class TableView {
   }
 
   onState(msg) {
+    this.announceChange(this.hand, msg.hand);
     this.hand = msg.hand;
     this.cards = msg.cards ?? null;
     if (msg.previous && msg.previous.phase === "over") this.showFinished(msg.previous);
@@ -201,12 +213,14 @@ export class TableView {
   }
 
   async call(call) {
+    this.keepFocus = true;
     this.sending = `${this.hand.hand}:${this.hand.next_seq}`;
     this.render();
     await this.send("call", { call });
   }
 
   async play(card, aceHigh = false) {
+    this.keepFocus = true;
     this.sending = `${this.hand.hand}:${this.hand.next_seq}`;
     this.render();
     const body = { card };
@@ -228,9 +242,37 @@ export class TableView {
     return { bottom: me, left: SEATS[(i + 1) % 4], top: SEATS[(i + 2) % 4], right: SEATS[(i + 3) % 4] };
   }
 
+  /** Tell a screen reader (the aria-live region #announce) what changed without a click:
+   * each card played, each trick's winner, and whose turn it is. */
+  announceChange(before, after) {
+    const box = $("announce");
+    if (!box || !after) return;
+    const said = [];
+    const tricks = (h) => (h && h.play && h.hand === after.hand ? h.play.tricks : []);
+    const old = tricks(before);
+    const now = after.play ? after.play.tricks : [];
+    now.forEach((t, n) => {
+      const seen = old[n] ? old[n].cards.length : 0;
+      const i = SEATS.indexOf(t.leader);
+      t.cards.slice(seen).forEach((c, k) => said.push(`${this.seatName(SEATS[(i + seen + k) % 4])} played the ${cardName(c)}.`));
+      if (t.winner && !(old[n] && old[n].winner)) said.push(`${this.seatName(t.winner)} won the trick ${n + 1}.`);
+    });
+    const turn = (h) => (h && (h.phase === "calling" || h.phase === "playing") ? `${h.hand}:${h.phase}:${h.waiting_for.join()}` : "");
+    if (turn(after) && turn(after) !== turn(before)) {
+      const mine = this.seat && after.waiting_for.includes(this.seat);
+      said.push(mine ? (after.phase === "calling" ? "Your turn: your call." : "Your turn: play a card.") : `${this.seatName(after.waiting_for[0])} to ${after.phase === "calling" ? "call" : "play"}.`);
+    }
+    if (after.phase === "over" && before && before.phase !== "over") said.push(`Hand ${after.hand} is over.`);
+    if (said.length) box.textContent = said.join(" ");
+  }
+
   render() {
     const h = this.hand;
     if (!h) return;
+    // Focus stays where the person is working: on the hand (or the calls) across redraws.
+    const active = document.activeElement;
+    const focusHand = this.keepFocus || (active && active.closest && active.closest("#my-hand, #actions") !== null);
+    this.keepFocus = false;
     const play = h.play;
     $("hand-title").textContent = `Hand ${h.hand}`;
     $("phase").textContent = this.phaseText();
@@ -240,8 +282,15 @@ export class TableView {
     this.renderCalls();
     this.renderScore();
     this.renderActions();
+    if (focusHand) this.restoreFocus(active && active.dataset ? active.dataset.card : null);
     document.body.dataset.phase = h.phase;
     document.body.dataset.hand = String(h.hand);
+  }
+
+  restoreFocus(card) {
+    const same = card ? document.querySelector(`#my-hand button.playable[data-card="${card}"]`) : null;
+    const target = same ?? document.querySelector("#actions button:not(:disabled)") ?? document.querySelector("#my-hand button.playable") ?? $("my-hand");
+    if (target) target.focus({ preventScroll: true });
   }
 
   phaseText() {
@@ -294,18 +343,18 @@ export class TableView {
     const rows = SUITS.map((s) =>
       el(
         "div",
-        { class: `suit-row ${isRed(s) ? "red" : "black"}` },
-        el("span", { class: "suit-symbol" }, SYMBOL[s]),
+        { class: `suit-row ${isRed(s) ? "red" : "black"}`, role: "group", "aria-label": SUIT_NAME[s] },
+        el("span", { class: "suit-symbol", "aria-hidden": "true" }, SYMBOL[s]),
         suits[s].length
           ? suits[s].map((c) =>
               legal.has(c) && !busy
                 ? cardFace(c, { class: "playable", onclick: () => this.choose(c) })
-                : cardFace(c, { class: legal.size ? "unplayable" : "" }),
+                : cardFace(c, { class: legal.size ? "unplayable" : "", disabled: true }),
             )
-          : el("span", { class: "muted" }, "\u2014"),
+          : el("span", { class: "muted" }, "none"),
       ),
     );
-    return el("div", { class: "hand-diagram", id: "my-hand" }, ...rows);
+    return el("div", { class: "hand-diagram", id: "my-hand", role: "group", "aria-label": "Your hand", tabindex: "-1" }, ...rows);
   }
 
   choose(card) {
