@@ -49,7 +49,9 @@ HIGH = "+high"
 
 _native: ModuleType | None
 try:  # the extension is optional, as the auditor's is
-    from audit.native import _ddsolve as _native
+    from audit.native import _ddsolve
+
+    _native = _ddsolve
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _native = None
 
@@ -136,14 +138,19 @@ def position(
         seat = Seat((trick_leader + len(trick)) & 3)
         where = f"played[{i}]"
         if not hands[seat] >> c & 1:
-            raise IllegalActionError("not_held", f"{where}: {seat.name} does not hold {CARD_TEXT[c]}")
+            raise IllegalActionError(
+                "not_held", f"{where}: {seat.name} does not hold {CARD_TEXT[c]}"
+            )
         if trick:
             led = SUIT_OF[trick[0][0]]
             if SUIT_OF[c] != led and hands[seat] & SUIT_MASK[led]:
-                raise IllegalActionError("must_follow_suit", f"{where}: {seat.name} must follow suit")
+                raise IllegalActionError(
+                    "must_follow_suit", f"{where}: {seat.name} must follow suit"
+                )
         if high and (kind != Contract.NULLO or RANK_OF[c] != ACE):
             raise IllegalActionError(
-                "ace_high_invalid", f"{where}: only an ace, and only in a nullo, can be declared high"
+                "ace_high_invalid",
+                f"{where}: only an ace, and only in a nullo, can be declared high",
             )
         hands[seat] &= ~(1 << c)
         trick.append((c, high))
@@ -156,7 +163,12 @@ def position(
     if not any(hands):
         raise IllegalActionError("hand_over", "played: the hand is over; no card is left to judge")
     return Position(
-        (hands[0], hands[1], hands[2], hands[3]), kind, int(counted), won, trick_leader, tuple(trick)
+        (hands[0], hands[1], hands[2], hands[3]),
+        kind,
+        int(counted),
+        won,
+        trick_leader,
+        tuple(trick),
     )
 
 
@@ -230,7 +242,9 @@ def solve_python(pos: Position) -> dict[tuple[Card, bool], int]:
     maxside = counted ^ 1 if nullo else counted
     memo: dict[tuple[int, int, int, int, int], int] = {}
 
-    def moves(hands: list[int], seat: int, trick: list[tuple[Card, bool]]) -> list[tuple[Card, bool]]:
+    def moves(
+        hands: list[int], seat: int, trick: list[tuple[Card, bool]]
+    ) -> list[tuple[Card, bool]]:
         hand = hands[seat]
         if trick:
             hand = hand & SUIT_MASK[SUIT_OF[trick[0][0]]] or hand
@@ -259,7 +273,9 @@ def solve_python(pos: Position) -> dict[tuple[Card, bool], int]:
             memo[key] = best
         return best
 
-    def after(hands: list[int], leader: int, trick: list[tuple[Card, bool]], c: Card, h: bool) -> int:
+    def after(
+        hands: list[int], leader: int, trick: list[tuple[Card, bool]], c: Card, h: bool
+    ) -> int:
         seat = (leader + len(trick)) & 3
         hands = list(hands)
         hands[seat] &= ~(1 << c)
@@ -272,6 +288,5 @@ def solve_python(pos: Position) -> dict[tuple[Card, bool], int]:
     hands0 = list(pos.hands)
     trick0 = list(pos.trick)
     return {
-        (c, h): pos.won + after(hands0, int(pos.leader), trick0, c, h)
-        for c, h in pos.legal_moves()
+        (c, h): pos.won + after(hands0, int(pos.leader), trick0, c, h) for c, h in pos.legal_moves()
     }
