@@ -30,6 +30,7 @@ typedef struct {
     uint64_t k1, k2;
     uint32_t gen;
     int8_t lb, ub;
+    int8_t best_suit, best_rel; /* the lead that last decided the search, by relative rank */
 } Entry;
 
 typedef struct {
@@ -121,7 +122,7 @@ static int quick_tricks(const State *s) {
 typedef struct { int8_t card, high; int16_t score; } Move;
 
 /* Legal moves of the seat to play, equivalent cards collapsed, best guess first. */
-static int gen_moves(const State *s, Move *out) {
+static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
     int seat = (s->leader + s->ncur) & 3;
     uint64_t hand = s->h[seat];
     uint64_t legal = hand;
@@ -152,13 +153,15 @@ static int gen_moves(const State *s, Move *out) {
                 int v = card_val(s, c, hi);
                 int score;
                 if (s->ncur == 0) {
-                    if (s->nullo) score = -v;
-                    else score = (top_run(s, seat, suit) > 0 && r >= 12 - 12) ? v : -v;
+                    score = -v;
                     if (!s->nullo) {
                         uint64_t all = present >> (suit * 13) & SUIT13;
                         int top = 63 - __builtin_clzll(all);
                         score = (r == top) ? 100 + r : -r;
                     }
+                    if (suit == pref_suit &&
+                        __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
+                        score = 1000;
                 } else {
                     int beats;
                     if (suit == s->win_suit) beats = v > s->win_val;
@@ -214,12 +217,15 @@ static int search(State *s, int t) {
     nodes++;
     Entry *e = NULL;
     uint64_t k1 = 0, k2 = 0;
+    int pref_suit = -1, pref_rel = -1;
     if (s->ncur == 0) {
         make_key(s, &k1, &k2);
         e = tt_slot(k1, k2);
         if (e->gen == gen && e->k1 == k1 && e->k2 == k2) {
             if (e->lb >= t) return 1;
             if (e->ub < t) return 0;
+            pref_suit = e->best_suit;
+            pref_rel = e->best_rel;
         }
         if (!s->nullo) {
             int q = quick_tricks(s);
@@ -229,21 +235,28 @@ static int search(State *s, int t) {
         }
     }
     Move mv[20];
-    int n = gen_moves(s, mv);
+    int n = gen_moves(s, mv, pref_suit, pref_rel);
     int seat = (s->leader + s->ncur) & 3;
     int is_max = (seat & 1) == s->maxside;
     int result = is_max ? 0 : 1;
+    int decided = 0;
     for (int i = 0; i < n; i++) {
         State save = *s;
         int w = play(s, mv[i].card, mv[i].high);
         int r = search(s, (w == s->counted) ? t - 1 : t);
         *s = save;
-        if (is_max && r) { result = 1; break; }
-        if (!is_max && !r) { result = 0; break; }
+        if (is_max && r) { result = 1; decided = i; break; }
+        if (!is_max && !r) { result = 0; decided = i; break; }
     }
     if (e != NULL) {
         if (!(e->gen == gen && e->k1 == k1 && e->k2 == k2)) {
             e->gen = gen; e->k1 = k1; e->k2 = k2; e->lb = 0; e->ub = (int8_t)s->remaining;
+        }
+        if (n > 0) {
+            int c = mv[decided].card, suit = c / 13;
+            uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
+            e->best_suit = (int8_t)suit;
+            e->best_rel = (int8_t)__builtin_popcountll(all >> (c % 13 + 1));
         }
         if (result) { if (e->lb < t) e->lb = (int8_t)t; }
         else { if (e->ub > t - 1) e->ub = (int8_t)(t - 1); }
