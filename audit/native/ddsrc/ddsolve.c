@@ -102,21 +102,27 @@ static int top_run(const State *s, int seat, int suit) {
     return n;
 }
 
+/* Tricks the leader takes by running his top cards: trumps first, then each side suit
+ * for as long as every adversary who still holds a trump must follow to it (so no
+ * adversary's holding in another suit changes while a suit is run). */
 static int quick_tricks(const State *s) {
     int seat = s->leader;
-    if (s->trump < 0) {
-        int q = 0;
-        for (int suit = 0; suit < 4; suit++) q += top_run(s, seat, suit);
-        return q;
+    int q = 0;
+    if (s->trump >= 0) q += top_run(s, seat, s->trump);
+    for (int suit = 0; suit < 4; suit++) {
+        if (suit == s->trump) continue;
+        int k = top_run(s, seat, suit);
+        if (s->trump >= 0) {
+            for (int o = 1; o <= 3; o += 2) {
+                uint64_t oh = s->h[(seat + o) & 3];
+                if (!(oh >> (s->trump * 13) & SUIT13)) continue;
+                int len = __builtin_popcountll(oh >> (suit * 13) & SUIT13);
+                if (len < k) k = len;
+            }
+        }
+        q += k;
     }
-    uint64_t tm = SUIT13 << (s->trump * 13);
-    uint64_t opp = s->h[(seat + 1) & 3] | s->h[(seat + 3) & 3];
-    if (!(opp & tm)) {
-        int q = 0;
-        for (int suit = 0; suit < 4; suit++) q += top_run(s, seat, suit);
-        return q;
-    }
-    return top_run(s, seat, s->trump);
+    return q;
 }
 
 typedef struct { int8_t card, high; int16_t score; } Move;
