@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: run test test-fast bench fuzz lint clean
 
 # setup.py and the C source are prerequisites: an edit to the native fast path rebuilds it.
-$(STAMP): pyproject.toml setup.py $(wildcard audit/native/csrc/*.c audit/native/csrc/*.h)
+$(STAMP): pyproject.toml setup.py $(wildcard audit/native/csrc/*.c audit/native/csrc/*.h audit/native/ddsrc/*.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -47,4 +47,4 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache audit/native/_fastaudit.*.so
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache audit/native/_fastaudit.*.so audit/native/_ddsolve.*.so
