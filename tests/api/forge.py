@@ -118,3 +118,24 @@ class Forger:
             events=[{"index": i, "event": ev} for i, ev in enumerate(self.events)],
             records=records,
         )
+
+
+def forge_hand_bundle(bundle: dict[str, Any], signer: Signer, end_body: dict[str, Any]) -> Any:
+    """A hand's proof bundle whose server ``end`` says ``end_body``, re-signed with the
+    log key, in a new log of the hand's events alone (a fork), with its own checkpoint."""
+    forged = copy.deepcopy(bundle)
+    forged.pop("later", None)
+    end = forged["events"][-1]["event"]
+    assert end["type"] == "end" and end["actor"] == "server"
+    fresh = {k: v for k, v in end.items() if k != "signature"} | {"body": end_body}
+    forged["events"][-1]["event"] = sign_event(fresh, signer)
+    leaves = [canonical_json(item["event"]) for item in forged["events"]]
+    for n, item in enumerate(forged["events"]):
+        item["index"] = n
+        item["inclusion"] = [
+            base64.b64encode(h).decode() for h in merkle.inclusion_proof(leaves, n)
+        ]
+    forged["checkpoint"] = Checkpoint(forged["origin"], len(leaves), merkle.root_hash(leaves)).sign(
+        signer
+    )
+    return forged
