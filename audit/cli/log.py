@@ -239,6 +239,10 @@ def _derived(bundle: dict[str, Any], record: Any) -> str:
     (``fairplay tournament verify``): its calls and plays are checked against a record."""
     chain = [item["event"] for item in bundle["events"]]
     end = chain[-1]
+    if chain[0]["type"] not in ("open", "board_open") or chain[0]["actor"] != "server":
+        if record is not None:  # a chain of the generic log, not a Cayenne hand's
+            raise RecordMismatch("record: the bundle's chain is not a hand (no server's open)")
+        return ""
     if chain[0]["type"] == "board_open":
         if record is None:
             return "; a board: its deal is the event's, checked by fairplay tournament verify"
