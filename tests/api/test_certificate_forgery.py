@@ -20,6 +20,9 @@ from audit.rules.cards import Seat
 from .forge import Forger
 from .test_tournament_certificate import MITCHELL, ROBIN, SMALL, _start, _stop, play, verify
 
+# one worker plays the three events once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("certificate_forgery")
+
 
 class Events:
     def __init__(self, bundles: dict[str, dict[str, Any]], signer: Signer) -> None:
