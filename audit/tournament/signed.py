@@ -30,6 +30,7 @@ from audit.errors import FairplayError
 from audit.rules.cards import CARD_TEXT, Seat, parse_card
 from audit.rules.deal import check_pattern
 from audit.rules.play import HandState
+from audit.tournament import online
 from audit.tournament.errors import TournamentError
 from audit.tournament.event import DUPLICATE
 from shuffle import tournament as deals
@@ -290,7 +291,35 @@ def check_chains(
             elif opening["type"] != "open":
                 raise _chain_error(table, str(n), "a rubber's hand opens with 'open'")
         plan.append((table, rnd, sit, hands))
+    _check_movement(doc)
     return plan
+
+
+def _check_movement(doc: Mapping[str, Any]) -> None:
+    """Each table of a round seats the pairs the movement puts there, their members as
+    the start and the substitutions say (N, S the first pair's; E, W the second's): the
+    seats are fixed by the openings, so pairs renumbered or re-membered are refused."""
+    plan = online.movement(doc)
+    for r in doc["rounds_played"]:
+        at = {s.table: s for s in plan[r["round"] - 1].sittings}
+        for sit in r["tables"]:
+            s = at.get(sit["table"])
+            if s is None:
+                raise _chain_error(
+                    sit["id"], "*", f"round {r['round']} has no table {sit['table']}"
+                )
+            ns, ew = online.pairs_of(doc, s.ns, s.ew)
+            a, b = online.members(doc, ns, r["round"])
+            c, d = online.members(doc, ew, r["round"])
+            want = {"N": a, "E": c, "S": b, "W": d}
+            if (sit.get("ns"), sit.get("ew"), sit["seats"]) != (ns, ew, want):
+                raise _chain_error(
+                    sit["id"],
+                    "*",
+                    f"round {r['round']} table {sit['table']} seats {_show(sit['seats'])} as "
+                    f"pairs {sit.get('ns')} and {sit.get('ew')}; the movement seats pairs {ns} "
+                    f"and {ew}: {_show(want)}",
+                )
 
 
 def event_hands(

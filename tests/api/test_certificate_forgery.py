@@ -189,3 +189,18 @@ def test_a_round_seating_rewritten_is_refused(
     code, out = verify(f.finish(), events.key, tmp_path, capsys)
     assert code == 1, out
     assert "CHAIN_OUTSIDE_EVENT" in out and "the round seats" in out, out
+
+
+def test_pairs_renumbered_in_a_re_signed_start_are_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pairs 1 and 2 exchanged in the start (so in the standings): the tables still seat
+    them where the movement, and the boards' openings fixed by their players, put them."""
+    f = Forger(events.bundles["mitchell"], events.signer)
+    start = next(e for e in f.chain(f.tid, "event") if e["type"] == "tournament_start")
+    pairs = start["body"]["pairs"]
+    pairs[0], pairs[1] = pairs[1], pairs[0]
+    f.mark(start)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and "the movement seats pairs" in out, out
