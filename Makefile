@@ -4,10 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench fuzz lint clean
+.PHONY: run test test-fast bench fuzz lint clean
 
 # setup.py and the C source are prerequisites: an edit to the native fast path rebuilds it.
-$(STAMP): pyproject.toml setup.py $(wildcard audit/native/csrc/*.c audit/native/csrc/*.h)
+$(STAMP): pyproject.toml setup.py $(wildcard audit/native/csrc/*.c audit/native/csrc/*.h audit/native/ddsrc/*.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -18,8 +18,20 @@ $(STAMP): pyproject.toml setup.py $(wildcard audit/native/csrc/*.c audit/native/
 run: $(STAMP)
 	$(VENV)/bin/fairplay serve --host 127.0.0.1 --port 8000 --data-dir data --demo
 
+# Test processes (pytest-xdist): twice the cores, because a test spends about half of its
+# time waiting on a socket, a subprocess or PostgreSQL (docs/performance.md). `--dist
+# loadgroup` hands tests out one at a time, except those marked `xdist_group(name)`, which
+# share a worker. `make test TEST_JOBS=0` runs the suite in one process.
+TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
+
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup
+
+# The edit-test loop, in well under a minute: everything but the HTTP service's tests and
+# the browser's verifier (tests/api, tests/js: real servers, Chromium, Node) and the other
+# Chromium tests.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not browser" --ignore=tests/api --ignore=tests/js
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet pymerkle
@@ -35,4 +47,4 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache audit/native/_fastaudit.*.so
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache audit/native/_fastaudit.*.so audit/native/_ddsolve.*.so

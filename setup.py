@@ -24,6 +24,14 @@ setup(
                 "-fvisibility=hidden",
             ],
             optional=True,
-        )
+        ),
+        # The double-dummy solver (audit/analysis/, docs/analysis.md): integer search
+        # only, so plain -O2; also optional (the pure-Python solver gives the same values).
+        Extension(
+            "audit.native._ddsolve",
+            sorted(glob("audit/native/ddsrc/*.c")),
+            extra_compile_args=["-O2", "-fvisibility=hidden"],
+            optional=True,
+        ),
     ]
 )

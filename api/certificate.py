@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from api import faults
 from api.errors import NotReady, WrongPhase
+from audit.errors import DatabaseUnavailable
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.note import parse as parse_note
 from audit.log.note import sign as sign_note
@@ -340,11 +341,14 @@ class Builds:
     def _beat(self, tid: str, stop: threading.Event) -> None:
         try:
             while not stop.wait(HEARTBEAT):
-                self.t.db.connection().execute(
-                    "UPDATE api_certificate_builds SET heartbeat = ? "
-                    "WHERE tournament_id = ? AND owner = ?",
-                    (time.time(), tid, self.owner()),
-                )
+                try:
+                    self.t.db.connection().execute(
+                        "UPDATE api_certificate_builds SET heartbeat = ? "
+                        "WHERE tournament_id = ? AND owner = ?",
+                        (time.time(), tid, self.owner()),
+                    )
+                except DatabaseUnavailable:  # a database restart: the next beat, reconnected
+                    continue
         except Exception:  # noqa: BLE001 - the build goes on; a quiet heart is taken over
             log.exception("certificate of %s: heartbeat failed", tid)
         finally:

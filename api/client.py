@@ -6,6 +6,7 @@ events and private reads with a player's own Ed25519 key.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import time
@@ -62,8 +63,9 @@ class Client:
 
     With several URLs (hosts sharing one database), a request that cannot reach a host (a
     refused or reset connection, a timeout) is sent to the next, and the client stays
-    there; it goes round the hosts ``rounds`` times, ``pause`` seconds apart, before it
-    gives up. A signed event resent to another host after a lost answer is refused there
+    there; it goes round the hosts ``rounds`` times, ``pause`` seconds apart, then goes on
+    trying with backoff for up to ``outage`` seconds, as it does on a 503 (the service's
+    database down), before it gives up. A signed event resent to another host after a lost answer is refused there
     as ``REPLAYED_EVENT`` if the first host applied it, which the bots resync from.
     """
 
@@ -75,6 +77,7 @@ class Client:
         timeout: float = 30,
         rounds: int = 3,
         pause: float = 0.5,
+        outage: float = 0.0,
     ) -> None:
         urls = [base_url] if isinstance(base_url, str) else list(base_url)
         if not urls:
@@ -88,6 +91,9 @@ class Client:
         self.timeout = timeout
         self.rounds = rounds
         self.pause = pause
+        self.outage = outage
+        """Seconds a request is asked again while the service answers 503 or cannot be
+        reached (a database restart, a host restarting); 0 to give up at once."""
         self._conn: http.client.HTTPConnection | None = None
 
     @property
@@ -104,6 +110,32 @@ class Client:
             self._conn = None
 
     def raw(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One request; while the service is unavailable (503, as while its database is
+        down) or no host can be reached, asked again with backoff for up to ``outage``
+        seconds, after the ``Retry-After`` the service names (a signed action sent again
+        is answered as the first time, whether or not the lost try was applied)."""
+        deadline = time.monotonic() + self.outage
+        delay = self.pause
+        while True:
+            try:
+                status, hdrs, payload = self._once(method, path, body, headers)
+            except (ConnectionError, http.client.HTTPException, OSError):
+                if time.monotonic() + delay > deadline:
+                    raise
+            else:
+                if status != 503 or time.monotonic() + delay > deadline:
+                    return status, hdrs, payload
+                with contextlib.suppress(ValueError):
+                    delay = max(delay, min(float(hdrs.get("retry-after", "")), 10.0))
+                if len(self.hosts) > 1:
+                    self.close()
+                    self.current = (self.current + 1) % len(self.hosts)
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    def _once(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
         data = None if body is None else json.dumps(body).encode()

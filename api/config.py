@@ -75,6 +75,12 @@ class Config:
     witness_keys: tuple[str, ...] = ()
     """The ``cosignature/v1`` verifier keys of the witnesses whose cosignatures the service
     accepts and serves (``FAIRPLAY_WITNESS_KEYS``, separated by whitespace)."""
+    beacon_url: str = ""
+    """The drand chain's HTTP base (``FAIRPLAY_BEACON_URL``, api/beacon.py) that duplicate
+    events are dealt from (cayenne-tournament-deals/2); empty: events are dealt by
+    version 1, which whoever holds the log key can steer (docs/tournaments.md)."""
+    reveal_seconds: int = 600
+    """The default time entrants have to reveal their seeds after the start (v2)."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -104,6 +110,8 @@ _ENV = {
     "FAIRPLAY_BOT_PAUSE": "bot_pause",
     "FAIRPLAY_MAX_STREAMS": "max_streams",
     "FAIRPLAY_WITNESS_KEYS": "witness_keys",
+    "FAIRPLAY_BEACON_URL": "beacon_url",
+    "FAIRPLAY_REVEAL_SECONDS": "reveal_seconds",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
@@ -127,6 +135,7 @@ def _coerce(name: str, value: Any) -> Any:
         "signature_window",
         "ceremony_timeout",
         "max_streams",
+        "reveal_seconds",
         *_RATES,
     )
     if name in integers and isinstance(value, str):

@@ -31,8 +31,10 @@ from urllib.parse import urlparse
 from api.config import ConfigError
 from api.errors import BadRequest
 from api.text import text_problem
+from audit.errors import DatabaseUnavailable
 from audit.log.backends import split_schema as log_split_schema
 from audit.log.errors import StoreError
+from audit.log.reconnect import CONNECT_TIMEOUT, Backoff, is_connection_lost, unavailable
 
 __all__ = [
     "Connection",
@@ -79,10 +81,12 @@ def sqlite_path(url: str) -> str:
 class Connection:
     """A DB-API connection and its dialect."""
 
-    def __init__(self, raw: Any, dialect: str) -> None:
+    def __init__(self, raw: Any, dialect: str, owner: Database | None = None) -> None:
         self.raw = raw
         self.dialect = dialect
         self.in_transaction = False
+        self.owner = owner
+        """The PostgreSQL :class:`Database` that reopens this connection when it is lost."""
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
@@ -96,7 +100,30 @@ class Connection:
                     f"a value of this request holds {text_problem(value)}, "
                     "which cannot be stored or looked up"
                 )
-        return self.raw.execute(self._sql(sql), tuple(params))
+        return self._run(self._sql(sql), tuple(params))
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        """Run a statement; a lost connection is :class:`DatabaseUnavailable`, and a read
+        outside a transaction is sent once more on a new connection first."""
+        try:
+            return self.raw.execute(sql, params)
+        except Exception as exc:
+            if self.owner is None or not is_connection_lost(exc, self.raw):
+                raise
+            self.owner.lost(self)
+            read = sql.lstrip()[:6].upper() == "SELECT"
+            if self.in_transaction or not read:
+                raise self.owner.unavailable(exc) from None
+        fresh = self.owner.connection()
+        self.raw, fresh.raw = fresh.raw, self.raw  # this object stays the thread's
+        self.owner.adopt(self)
+        try:
+            return self.raw.execute(sql, params)
+        except Exception as exc:
+            if not is_connection_lost(exc, self.raw):
+                raise
+            self.owner.lost(self)
+            raise self.owner.unavailable(exc) from None
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         row = self.execute(sql, params).fetchone()
@@ -125,14 +152,15 @@ class Connection:
                 self.raw.execute("PRAGMA synchronous=FULL")
                 self.raw.execute("BEGIN IMMEDIATE")
             else:
-                self.raw.execute("BEGIN")
-                self.raw.execute("SET LOCAL synchronous_commit TO on")
+                self._run("BEGIN")
+                self._run("SET LOCAL synchronous_commit TO on")
             try:
                 yield self
             except BaseException:
-                self.raw.execute("ROLLBACK")
+                if self.dialect == "sqlite" or not (self.raw.closed or self.raw.broken):
+                    self._run("ROLLBACK")
                 raise
-            self.raw.execute("COMMIT")
+            self._run("COMMIT")
         finally:
             self.in_transaction = False
             if self.dialect == "sqlite":
@@ -177,6 +205,8 @@ class Database:
             )
         self.url = url
         self._local = threading.local()
+        self.backoff = Backoff()
+        """Spaces out attempts to reconnect while PostgreSQL cannot be reached."""
 
     @property
     def display_url(self) -> str:
@@ -202,18 +232,47 @@ class Database:
         import psycopg
 
         url, schema = split_schema(self.url)
-        raw = psycopg.connect(url, autocommit=True)
-        raw.execute("SET synchronous_commit TO off")  # cache-grade single statements
-        if schema:
-            ident = '"' + schema + '"'
-            raw.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
-            raw.execute(f"SET search_path TO {ident}")
-        return Connection(raw, "postgresql")
+        wait = self.backoff.wait()
+        if wait > 0:
+            raise unavailable("service's", None, wait)
+        try:
+            raw = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            raw.execute("SET synchronous_commit TO off")  # cache-grade single statements
+            if schema:
+                ident = '"' + schema + '"'
+                raw.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                raw.execute(f"SET search_path TO {ident}")
+        except Exception as exc:
+            if not is_connection_lost(exc):
+                raise
+            raise unavailable("service's", exc, self.backoff.failed()) from None
+        self.backoff.succeeded()
+        return Connection(raw, "postgresql", self)
+
+    def lost(self, conn: Connection) -> None:
+        """``conn`` (this thread's) lost its server: closed, to be opened anew on next use."""
+        with contextlib.suppress(Exception):  # already broken
+            conn.raw.close()
+        if getattr(self._local, "conn", None) is conn:
+            self._local.conn = None
+
+    def adopt(self, conn: Connection) -> None:
+        """Make ``conn`` this thread's connection again (after it took a fresh one's raw)."""
+        self._local.conn = conn
+
+    def unavailable(self, exc: BaseException | None) -> DatabaseUnavailable:
+        """The error of a request that found the database unreachable."""
+        return unavailable("service's", exc, max(self.backoff.wait(), self.backoff.low))
 
     def connection(self) -> Connection:
         """This thread's connection, opened (or reopened after a failure) on demand."""
         conn: Connection | None = getattr(self._local, "conn", None)
-        if conn is not None and self.dialect == "postgresql" and conn.raw.closed:
+        if (
+            conn is not None
+            and self.dialect == "postgresql"
+            and (conn.raw.closed or conn.raw.broken)
+        ):
+            self.lost(conn)
             conn = None
         if conn is None:
             conn = self._open()

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from audit.errors import FairplayError, IllegalActionError, RecordError
+from audit.errors import DatabaseUnavailable, FairplayError, IllegalActionError, RecordError
+from audit.log.reconnect import is_connection_lost, unavailable
 
 __all__ = [
     "HTTP_CODES",
@@ -124,6 +125,7 @@ class WrongPhase(ApiError):
 
 _STATUS_BY_CODE: dict[str, int] = {
     RecordError.code: 422,
+    DatabaseUnavailable.code: 503,
     "INVALID_CARD": 422,
     "INVALID_RULESET": 422,
 }
@@ -169,9 +171,26 @@ def error_response(
     return response
 
 
+_PAGE_HEADINGS = {403: "Not yours to read yet", 404: "Page not found"}
+
+
+def _page_error(status: int, message: str) -> Response | None:
+    """A person's browser asking for a page (not the JSON API) gets a page, not JSON."""
+    if request.path.startswith(("/v1/", "/static/")) or status >= 500:
+        return None
+    if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+        return None
+    heading = _PAGE_HEADINGS.get(status, "That did not work")
+    html = render_template("error.html", heading=heading, message=message)
+    return Response(html, status=status, mimetype="text/html")
+
+
 def _fairplay(exc: FairplayError) -> Response:
+    page = _page_error(status_of(exc), exc.message)
+    if page is not None:
+        return page
     response = error_response(status_of(exc), exc.code, exc.message, exc.details)
-    if isinstance(exc, TooManyRequests | NotReady):
+    if isinstance(exc, TooManyRequests | NotReady | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
@@ -180,6 +199,9 @@ def _http(exc: HTTPException) -> Response:
     status = exc.code or 500
     code = HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
     message = exc.description or exc.name
+    page = _page_error(status, message)
+    if page is not None:
+        return page
     response = error_response(status, code, message)
     if status == 405 and exc.response is None:
         allowed = getattr(exc, "valid_methods", None)
@@ -189,6 +211,11 @@ def _http(exc: HTTPException) -> Response:
 
 
 def _unexpected(exc: Exception) -> Response:
+    cause: BaseException | None = exc
+    while cause is not None:  # a driver's error of a lost connection is not a defect
+        if is_connection_lost(cause):
+            return _fairplay(unavailable("service's", cause, 1))
+        cause = cause.__cause__ or cause.__context__
     log.exception("unhandled error")
     return error_response(500, "INTERNAL_ERROR", "internal error; the incident was logged")
 

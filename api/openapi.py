@@ -217,9 +217,10 @@ def _op(
     else:
         content = _json(body or OBJ)
     responses: Schema = {str(ok): {"description": "success", "content": content}}
-    for status in sorted(set(errors) | {400, 404, 405, 413, 500}):
+    # 503 DATABASE_UNAVAILABLE: any route, while the database cannot be reached.
+    for status in sorted(set(errors) | {400, 404, 405, 413, 500, 503}):
         responses[str(status)] = {"description": "error", "content": _json(ERROR)}
-        if status == 429:
+        if status in (429, 503):
             responses[str(status)]["headers"] = RETRY_AFTER
     op: Schema = {"summary": summary, "responses": responses}
     if params:

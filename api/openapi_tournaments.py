@@ -130,12 +130,27 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
             )
         },
         "/v1/tournaments/{tid}/start": {
-            "post": admin("Fix the pairs and ask for the entrants' seeds (admin)")
+            "post": admin(
+                "Fix the pairs and ask for the entrants' seeds (admin); with a beacon "
+                "(cayenne-tournament-deals/2) also the reveal deadline and the drand round",
+                {
+                    "type": "object",
+                    "properties": {
+                        "reveal_seconds": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 86400,
+                            "description": "seconds from the start to the reveal deadline",
+                        }
+                    },
+                },
+            )
         },
         "/v1/tournaments/{tid}/rounds/next": {
             "post": admin(
-                "Deal (withdrawing pairs that did not reveal) or start round {round} (admin; "
-                "once it is begun the same request changes nothing)",
+                "Deal (withdrawing pairs that did not reveal; under version 2 once the drand "
+                "round after the reveal deadline is out, else 409 NOT_READY) or start round "
+                "{round} (admin; once it is begun the same request changes nothing)",
                 round_named,
             )
         },
@@ -172,7 +187,8 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         },
         "/v1/tournaments/{tid}/reveals": {
             "post": op(
-                "Reveal an entrant's seed privately (a signed tournament_reveal event)",
+                "Reveal an entrant's seed privately (a signed tournament_reveal event); under "
+                "version 2 before the reveal deadline, answered with a signed receipt",
                 201,
                 obj,
                 (401, 403, 409),
@@ -218,7 +234,7 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         },
         "/v1/tournaments/{tid}/transcript": {
             "get": op(
-                "The cayenne-tournament-deals/1 transcript, once the event is over",
+                "The cayenne-tournament-deals transcript (/1 or /2), once the event is over",
                 200,
                 obj,
                 (403,),
@@ -273,6 +289,15 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
                 "text/html",
                 (403, 404),
                 (tid, param("pair", "path", {"type": "integer"})),
+            )
+        },
+        "/tournaments/{tid}/certificate": {
+            "get": op(
+                "The certificate's page for a person (what it holds, its note, how to check it)",
+                200,
+                "text/html",
+                (404, 409),
+                (tid,),
             )
         },
     }

@@ -42,6 +42,7 @@ from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, U
 from api.room import Live, repair
 from api.signing import parse_player_key, read_message
 from api.text import check_text
+from audit.errors import DatabaseUnavailable
 from audit.log.errors import LogSignatureInvalid
 from audit.rules.cards import Seat
 
@@ -199,16 +200,25 @@ def messages(
     seconds: float = STREAM_SECONDS,
 ) -> Iterator[str]:
     """The stream's text: ``first`` as the ``table`` message, then ``state`` on changes."""
-    conn = live.db.connection()
     yield "retry: 3000\n\n"
     yield sse("table", first)
     last: tuple[int, int, str] | None = None
     start = beat = time.monotonic()
     seen = live.changes.version
     while not live.changes.closed:
-        table = store.get_table(conn, table_id)
-        hand = store.get_hand(conn, table_id, table.hand_count)
-        if repair.expire(live, hand):
+        try:
+            conn = live.db.connection()  # reopened after the database came back
+            table = store.get_table(conn, table_id)
+            hand = store.get_hand(conn, table_id, table.hand_count)
+            if repair.expire(live, hand):
+                continue
+        except DatabaseUnavailable as exc:
+            # The stream stays open through an outage and goes on where it was.
+            if time.monotonic() - start > seconds:
+                yield sse("bye", {"reconnect": True})
+                return
+            yield ": database unavailable\n\n"
+            seen = live.changes.wait(seen, min(float(exc.retry_after), WAKE_SECONDS * 3))
             continue
         head = (hand.number, hand.event_count, hand.phase)
         if head != last:

@@ -8,9 +8,14 @@ service and appended when the event ends). Every state change is such an event f
 the ``api_tournaments`` row is a cache of them (and, until the deal, the entrants' rows
 in ``api_tournament_entrants``: a registration or a reveal writes its own row only).
 
-Duplicate boards are dealt from cayenne-tournament-deals/1 (:mod:`shuffle.tournament`):
+Duplicate boards are dealt from cayenne-tournament-deals (:mod:`shuffle.tournament`):
 the service's tournament seed is derived from the log key (like a hand's server seed,
-so a crash cannot lose it) and stays secret until the event ends. Each round's tables
+so a crash cannot lose it) and stays secret until the event ends. With a drand chain
+(``FAIRPLAY_BEACON_URL``, :mod:`api.beacon`) an event is dealt by version 2: the start
+fixes a reveal deadline and the chain's first round after it, reveals are taken (each
+with a signed receipt) only before the deadline, and the deal waits for that round, so
+neither the moment of the deal nor the set of revealed entrants is anyone's choice.
+Without one, by version 1 (docs/tournaments.md, "Seeds"). Each round's tables
 are real tables (``api_tables``); a duplicate table's hands open on the board's deal
 (``board_open``, no per-hand ceremony) and its hands are readable by its four players
 only until the event ends. Round-robin tables keep the per-hand ceremony and stop after
@@ -30,13 +35,22 @@ from typing import TYPE_CHECKING, Any
 
 from api import faults
 from api import rows as store
+from api.beacon import BeaconSource, HttpDrand
 from api.certificate import Builds
 from api.database import Connection
-from api.errors import BadRequest, Conflict, Forbidden, InvalidSignature, NotFound, WrongPhase
+from api.errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    InvalidSignature,
+    NotFound,
+    NotReady,
+    WrongPhase,
+)
 from api.handstate import ZERO_SCORE, ruleset_pattern
 from api.signing import parse_player_key
 from api.text import check_name
-from audit.errors import FairplayError
+from audit.errors import DatabaseUnavailable, FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
 from audit.log.schemas import check_cayenne_event
@@ -45,7 +59,9 @@ from audit.tournament import online
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
 from audit.tournament.matchpoints import Adjustment
 from audit.tournament.movement import Round, boards_of_set, mitchell, round_robin
+from audit.tournament.receipt import Receipt, issue
 from shuffle import tournament as deals
+from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
 
 if TYPE_CHECKING:
@@ -77,6 +93,8 @@ _LOGGED = (
     "actions",
     "round",
     "rounds_played",
+    "reveal_deadline",
+    "drand",
 )
 """The fields of an event's row that its chain's events determine (online.fold)."""
 PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
@@ -166,6 +184,9 @@ class Tournaments:
         self.certificates = Builds(self)
         """The finished events' certificate bundles, built off the request path."""
         self.max_entrants = MAX_ENTRANTS
+        url = live.config.beacon_url
+        self.beacon_source: BeaconSource | None = HttpDrand(url) if url else None
+        """The drand chain new duplicate events are dealt from (version 2); ``None``: v1."""
 
     # ------------------------------------------------------------------ storage
 
@@ -188,6 +209,44 @@ class Tournaments:
 
     def load(self, tid: str) -> dict[str, Any]:
         return self._load(self.db.connection(), tid)
+
+    def follow(self, tid: str) -> dict[str, Any]:
+        """The event as :meth:`load` reads it, first brought up to its log and moved on
+        if it is behind: a step logged and not saved, or one due and not taken (a host
+        died between a round's last card and the next round's first board). Any host a
+        reader asks repairs it, as the room does a hand, so that no restart is needed.
+        """
+        conn = self.db.connection()
+        doc = self._load(conn, tid)
+        if not self._due(conn, doc):
+            return doc
+        try:
+            with self._lock:
+                self._advance(conn, tid)
+        except DatabaseUnavailable:
+            raise
+        except FairplayError as exc:  # the read stands; the next one tries again
+            log.error("tournament %s not moved on: %s", tid, exc)
+        return self._load(conn, tid)
+
+    def _due(self, conn: Connection, doc: dict[str, Any]) -> bool:
+        """Whether the event's row is behind its chain, or its next step is due (the
+        conditions of :meth:`_step`, read without taking it)."""
+        if doc["phase"] == "over":
+            return False
+        if doc.get("head") != list(self.ledger.log.next_link(doc["id"], CHAIN)):
+            return True
+        if doc["phase"] == "revealing":
+            return all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair)
+        if doc["phase"] != "playing":
+            return False
+        if not doc["rounds_played"] or doc["rounds_played"][-1]["over"]:
+            return True
+        current = doc["rounds_played"][-1]
+        hands = self._round_hands(conn, current)
+        if any(t["id"] not in hands and self._plays(doc, t) for t in current["tables"]):
+            return True
+        return self._round_done(doc, current, hands)
 
     def _fill(self, conn: Connection, doc: dict[str, Any]) -> None:
         """``doc``'s entrants (in the order the log took them) and reveals, from their rows."""
@@ -454,6 +513,8 @@ class Tournaments:
                 "actions": [],
                 "round": 0,
                 "rounds_played": [],
+                "reveal_deadline": None,
+                "drand": None,
             }
             conn = self.db.connection()
             conn.execute(
@@ -489,6 +550,11 @@ class Tournaments:
             raw = b""
         if not 1 <= len(raw) <= 64 or randomness != raw.hex():
             raise _bad("randomness", "1 to 64 bytes in lowercase hex")
+        if self.beacon_source is not None:
+            raise WrongPhase(
+                "this service deals from the drand round after the reveal deadline "
+                "(cayenne-tournament-deals/2): no beacon value is fixed by hand"
+            )
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
@@ -502,8 +568,16 @@ class Tournaments:
             self._keep(conn, doc)
             return self._load(conn, tid)
 
-    def start(self, tid: str) -> dict[str, Any]:
-        """Registration is over: fix the pairs and ask the entrants for their seeds."""
+    def start(self, tid: str, body: Any = None) -> dict[str, Any]:
+        """Registration is over: fix the pairs and ask the entrants for their seeds.
+
+        With a beacon (version 2) the start also fixes the reveal deadline (now plus
+        ``reveal_seconds``) and the drand round that will deal: the chain's first round
+        published after the deadline. Only reveals received before the deadline deal."""
+        body = {} if body is None else body
+        if not isinstance(body, dict):
+            raise _bad("$", "the body must be an object")
+        seconds = _int(body, "reveal_seconds", 1, 86_400, self.live.config.reveal_seconds)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
@@ -526,8 +600,19 @@ class Tournaments:
                     details={"pairs": len(pairs), "needed": doc["pairs"]},
                 )
             unpaired = [p for p in doc["order"] if p not in paired]
-            self._event(conn, doc, "tournament_start", {"pairs": pairs, "unpaired": unpaired})
+            start: dict[str, Any] = {"pairs": pairs, "unpaired": unpaired}
+            if self.beacon_source is not None and doc["format"] == DUPLICATE:
+                chain = self.beacon_source.chain()
+                deadline = int(self.live.config.clock()) + 1 + seconds
+                start |= {
+                    "deals": deals.VERSION_2,
+                    "reveal_deadline": deadline,
+                    "beacon": chain.to_json() | {"round": chain.round_after(deadline)},
+                }
+            self._event(conn, doc, "tournament_start", start)
             doc |= {"phase": "revealing", "pair_list": pairs, "unpaired": unpaired}
+            if "reveal_deadline" in start:
+                doc |= {"reveal_deadline": start["reveal_deadline"], "drand": start["beacon"]}
             self._keep(conn, doc)
             return self._load(conn, tid)
 
@@ -549,7 +634,10 @@ class Tournaments:
                     details={"path": "round", "round": doc["round"]},
                 )
             if doc["phase"] == "revealing":
-                self._deal(conn, doc)
+                if doc.get("reveal_deadline") is None:
+                    self._deal(conn, doc)  # version 1: the director's word
+                else:
+                    self._deal_by_rule(conn, doc, asked=True)
             elif doc["phase"] == "playing":
                 if _round_on(doc):  # else the event is moving on already
                     self._end_round(conn, doc, "the director started the next round")
@@ -783,7 +871,9 @@ class Tournaments:
 
     def reveal(self, tid: str, body: Any) -> dict[str, Any]:
         """An entrant's seed, received privately (logged when the event ends): its row
-        only, whatever the number of entrants; the deal once every paired entrant has."""
+        only, whatever the number of entrants; under version 2 refused from the reveal
+        deadline on and answered with a receipt signed by the log key (audit/tournament/
+        receipt.py); under version 1 the deal once every paired entrant has revealed."""
         conn = self.db.connection()
         event = self._signed(conn, tid, body, "tournament_reveal")
         pid = event["actor"]
@@ -792,6 +882,14 @@ class Tournaments:
             if doc["phase"] != "revealing":
                 raise WrongPhase(
                     f"the tournament is {doc['phase']}; seeds are revealed at the start"
+                )
+            deadline = doc.get("reveal_deadline")
+            received = int(self.live.config.clock())
+            if deadline is not None and received >= deadline:
+                raise WrongPhase(
+                    f"the reveal deadline ({deadline}, Unix seconds) has passed: only the "
+                    "reveals received before it deal",
+                    details={"reveal_deadline": deadline},
                 )
             entrant = conn.one(
                 "SELECT registration, commitment FROM api_tournament_entrants "
@@ -819,6 +917,16 @@ class Tournaments:
                 "WHERE tournament_id = ? AND reveal IS NOT NULL",
                 (tid,),
             )
+            if deadline is not None:
+                receipt = Receipt(
+                    self.ledger.origin, tid, pid, event_hash(event), received, int(deadline)
+                )
+                return {
+                    "tournament": tid,
+                    "entrant": pid,
+                    "revealed": True,
+                    "receipt": issue(receipt, self.ledger.signer),
+                }
             if revealed is not None and int(revealed[0]) >= 2 * len(doc["pair_list"]):
                 self._advance(conn, tid)  # the deal, once every entrant has revealed
         return {"tournament": tid, "entrant": pid, "revealed": True}
@@ -866,6 +974,7 @@ class Tournaments:
             for pair in doc["pair_list"]
             for pid in pair
         )
+        chain, drand = drand_of(doc.get("drand"))
         return deals.TournamentTranscript(
             event=doc["id"],
             boards=doc["tables"] * doc["boards_per_round"],
@@ -876,13 +985,44 @@ class Tournaments:
             beacon=None
             if b is None
             else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
+            version=1 if doc.get("reveal_deadline") is None else 2,
+            reveal_deadline=doc.get("reveal_deadline"),
+            chain=chain,
+            drand=drand,
         )
 
     def board(self, doc: dict[str, Any], number: int) -> deals.BoardDeal:
         t = self.transcript(doc)
         return deals.derive_boards(replace(t, boards=number))[number - 1]
 
-    def _deal(self, conn: Connection, doc: dict[str, Any]) -> None:
+    def _deal_by_rule(self, conn: Connection, doc: dict[str, Any], *, asked: bool) -> bool:
+        """Version 2: deal once the drand round the start named is out, from the reveals
+        received before the deadline (no later one was taken); whether it dealt. Nobody
+        chooses the moment: before the round, nothing (``asked``: 409 NOT_READY)."""
+        chain, _ = drand_of(doc["drand"])
+        assert chain is not None
+        rnd = int(doc["drand"]["round"])
+        due = chain.round_time(rnd)
+        now = self.live.config.clock()
+        beacon = None
+        if now >= due and self.beacon_source is not None:
+            beacon = self.beacon_source.fetch(rnd)
+        if beacon is None:
+            if not asked:
+                return False
+            wait = max(1, int(due - now) + 1)
+            raise NotReady(
+                f"the deal waits for drand round {rnd}, the first after the reveal deadline "
+                f"(published at {due}, Unix seconds)",
+                retry_after=wait,
+                details={"round": rnd, "published_at": due},
+            )
+        self._deal(conn, doc, beacon)
+        return True
+
+    def _deal(
+        self, conn: Connection, doc: dict[str, Any], beacon: DrandRound | None = None
+    ) -> None:
         revealed = sorted(p for p in doc["reveals"])
         withdrawn = [
             n
@@ -891,9 +1031,13 @@ class Tournaments:
         ]
         if len(withdrawn) == len(doc["pair_list"]):
             raise Conflict("no pair has revealed its seeds: nothing can be dealt")
-        body = {"revealed": revealed, "withdrawn": withdrawn}
+        body: dict[str, Any] = {"revealed": revealed, "withdrawn": withdrawn}
+        if beacon is not None:
+            body["beacon"] = beacon.to_json()
         self._event(conn, doc, "tournament_deal", body)
         doc |= {"phase": "playing", "revealed": revealed, "absent": withdrawn}
+        if beacon is not None:
+            doc["drand"] = doc["drand"] | beacon.to_json()
         self._keep(conn, doc)
 
     def _sitting(self, doc: dict[str, Any], rnd: int, table: int) -> dict[str, Any] | None:
@@ -1087,6 +1231,8 @@ class Tournaments:
     def _step(self, conn: Connection, doc: dict[str, Any]) -> bool:
         """Take the event's next step if it is due; whether one was taken."""
         if doc["phase"] == "revealing":
+            if doc.get("reveal_deadline") is not None:
+                return self._deal_by_rule(conn, doc, asked=False)
             if not all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair):
                 return False
             self._deal(conn, doc)
@@ -1331,6 +1477,19 @@ def _round_on(doc: dict[str, Any]) -> bool:
     return bool(doc["rounds_played"]) and not doc["rounds_played"][-1]["over"]
 
 
+def drand_of(logged: dict[str, Any] | None) -> tuple[DrandChain | None, DrandRound | None]:
+    """The drand chain a v2 start names and, once dealt, its round (from the row)."""
+    if logged is None:
+        return None, None
+    chain = DrandChain(
+        logged["scheme"], logged["public_key"], int(logged["genesis"]), int(logged["period"])
+    )
+    if "signature" not in logged:
+        return chain, None
+    prev = logged.get("previous_signature")
+    return chain, DrandRound(int(logged["round"]), logged["signature"], prev)
+
+
 def sitting_round(doc: dict[str, Any], table_id: str) -> int:
     for r in doc["rounds_played"]:
         if any(t["id"] == table_id for t in r["tables"]):
@@ -1346,6 +1505,8 @@ def public_json(doc: dict[str, Any]) -> dict[str, Any]:
         "phase",
         "created_at",
         "beacon",
+        "reveal_deadline",
+        "drand",
         "round",
         "unpaired",
         "revealed",

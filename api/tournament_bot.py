@@ -2,7 +2,10 @@
 
 :class:`TournamentBots` holds some entrants' keys and entrant seeds (kept in a state
 file when a folder is given: ``tournament-<id>.json``, mode 0600). :meth:`run` follows the
-event until it is over: it reveals its entrants' seeds when the service asks for them,
+event until it is over: it reveals its entrants' seeds when the service asks for them
+(under cayenne-tournament-deals/2 before the start's reveal deadline, keeping the log
+key's signed receipt of each reveal, checked, with the entrant; a director's bot asks for
+the deal once the deadline has passed: the service deals when the drand round is out),
 and at each round's tables acts for every seat it holds whenever the hand waits for one
 (a duplicate board: calls and plays; a round-robin hand: the per-hand ceremony too).
 Reads of a duplicate table are signed by a seated player (the tables are private).
@@ -25,8 +28,9 @@ from api.ceremony import seat_commitment
 from api.client import ApiCallError, Client, Identity
 from api.signing import sign_read
 from audit.log.events import event_hash, make_event, sign_event
-from audit.log.keys import Signer
+from audit.log.keys import Signer, Verifier
 from audit.rules.cards import Seat
+from audit.tournament.receipt import verify_receipt
 from shuffle.tournament import entrant_commitment
 
 __all__ = [
@@ -92,18 +96,27 @@ class Entrant:
     ident: Identity
     partner: str
     seed: bytes
+    receipt: str | None = None
+    """The log key's signed receipt of this entrant's reveal (version 2): with the logged
+    deal, the proof of a reveal the service took in time and then dropped."""
 
     def to_json(self) -> dict[str, str]:
-        return {
+        out = {
             "key": self.ident.signer.private_key_text(),
             "partner": self.partner,
             "seed": self.seed.hex(),
         }
+        if self.receipt is not None:
+            out["receipt"] = self.receipt
+        return out
 
     @classmethod
     def from_json(cls, obj: dict[str, str]) -> Entrant:
         return cls(
-            Identity(Signer.from_text(obj["key"])), obj["partner"], bytes.fromhex(obj["seed"])
+            Identity(Signer.from_text(obj["key"])),
+            obj["partner"],
+            bytes.fromhex(obj["seed"]),
+            obj.get("receipt"),
         )
 
 
@@ -145,25 +158,30 @@ class TournamentBots:
         spec: dict[str, Any],
         pairs: int,
         rng: random.Random,
-        beacon: dict[str, Any],
+        beacon: dict[str, Any] | None,
         *,
         state: BotState | None = None,
         prefix: str = "bot",
+        reveal_seconds: int | None = None,
     ) -> Self:
         """As the director (``client`` holds the admin token): create the event ``spec``
-        (the body of ``POST /v1/tournaments``), open registration, fix the ``beacon``,
-        enter ``pairs`` fresh pairs of bots, close registration and start; the bots."""
+        (the body of ``POST /v1/tournaments``), open registration, fix the ``beacon``
+        (version 1 only: ``None`` on a service dealing from drand), enter ``pairs`` fresh
+        pairs of bots, close registration and start (``reveal_seconds`` to the reveal
+        deadline under version 2); the bots."""
 
         def admin(path: str, body: dict[str, Any]) -> Any:
             return client.call("POST", path, body, client.admin())
 
         tid = str(admin("/v1/tournaments", spec)["id"])
         admin(f"/v1/tournaments/{tid}/registration", {"open": True})
-        admin(f"/v1/tournaments/{tid}/beacon", beacon)
+        if beacon is not None:
+            admin(f"/v1/tournaments/{tid}/beacon", beacon)
         bots = cls(client, tid, {}, rng, state)
         bots.enter_pairs(pairs, prefix=prefix)
         admin(f"/v1/tournaments/{tid}/registration", {"open": False})
-        admin(f"/v1/tournaments/{tid}/start", {})
+        start = {} if reveal_seconds is None else {"reveal_seconds": reveal_seconds}
+        admin(f"/v1/tournaments/{tid}/start", start)
         return bots
 
     def enter_pairs(self, count: int, prefix: str = "bot") -> None:
@@ -198,14 +216,42 @@ class TournamentBots:
                 "GET", f"/v1/tournaments/{self.tid}/events?entrant={entry['player']}"
             )["events"][0]["event"]
             try:
-                self.client.call(
+                answer = self.client.call(
                     "POST",
                     f"/v1/tournaments/{self.tid}/reveals",
                     reveal_event(origin, self.tid, e.ident, e.seed, registered),
                 )
             except ApiCallError as exc:
-                if exc.status != 409:  # the deal has started meanwhile
+                if exc.status != 409:  # the deal has started meanwhile, or the deadline passed
                     raise
+                continue
+            if "receipt" in answer:  # version 2: checked before it is kept
+                receipt = verify_receipt(answer["receipt"], self.log_key())
+                if receipt.entrant != e.ident.id or receipt.tournament != self.tid:
+                    raise ValueError(f"the receipt is not {e.ident.id}'s in {self.tid}")
+                e.receipt = answer["receipt"]
+                self.save()
+
+    def log_key(self) -> Verifier:
+        """The log's verifier key, as the service publishes it."""
+        status, _, text = self.client.raw("GET", "/v1/log/key")
+        if status != 200:
+            raise ApiCallError(status, text.decode(errors="replace"))
+        return Verifier.from_text(text.decode().strip())
+
+    def ask_for_the_deal(self, doc: dict[str, Any]) -> None:
+        """Version 2, as the director: past the reveal deadline, ask for the deal (the
+        service deals once the drand round is out; before, 409 NOT_READY)."""
+        deadline = doc.get("reveal_deadline")
+        if not self.client.admin_token or deadline is None or time.time() < deadline:
+            return
+        try:
+            self.client.call(
+                "POST", f"/v1/tournaments/{self.tid}/rounds/next", {"round": 1}, self.client.admin()
+            )
+        except ApiCallError as exc:
+            if exc.status != 409:
+                raise
 
     def certificate_bundle(self, timeout: float = 600.0) -> dict[str, Any]:
         """The finished event's certificate bundle, asked for again while the service
@@ -225,6 +271,7 @@ class TournamentBots:
             acted = False
             if doc["phase"] == "revealing":
                 self.reveal_all(doc)
+                self.ask_for_the_deal(doc)
             elif doc["phase"] == "playing" and doc["rounds_played"]:
                 for t in doc["rounds_played"][-1]["tables"]:
                     if self.tables is None or t["table"] in self.tables:

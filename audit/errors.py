@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "DatabaseUnavailable",
     "FairplayError",
     "IllegalActionError",
     "InvalidCardError",
@@ -65,3 +66,19 @@ class RulesetError(FairplayError, ValueError):
     """A ruleset setting outside the documented choices."""
 
     code = "INVALID_RULESET"
+
+
+class DatabaseUnavailable(FairplayError):
+    """The database cannot be reached now (down, restarting, or the connection was lost).
+
+    Not the client's fault and not a defect: the request may be sent again after
+    ``retry_after`` seconds, by when the connection is tried again. What was acknowledged
+    before stays acknowledged; what this request did may or may not have been committed,
+    and sending it again is answered as the first time (the log holds each event once).
+    """
+
+    code = "DATABASE_UNAVAILABLE"
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message, details={"retry_after": retry_after})
+        self.retry_after = retry_after

@@ -8,8 +8,9 @@ in front (``shuffle.seats.E.seed: ...``) and a hand path as it is (``hand.cayenn
 never ``shuffle.hand...``. Each kind of failure has its own ``code``, so a client tells a
 malformed transcript (``SHUFFLE_INVALID``), a seed never revealed (``SHUFFLE_INCOMPLETE``),
 a seed that does not open its commitment (``SHUFFLE_COMMITMENT_MISMATCH``), an outcome
-that does not follow from the seeds (``SHUFFLE_OUTCOME_MISMATCH``) and a ceremony step out
-of order (``SHUFFLE_CEREMONY``) apart. The auditor reports any of them as its
+that does not follow from the seeds (``SHUFFLE_OUTCOME_MISMATCH``), a ceremony step out
+of order (``SHUFFLE_CEREMONY``) and a drand round that is not the event's or does not
+verify (``SHUFFLE_BEACON_INVALID``) apart. The auditor reports any of them as its
 ``SHUFFLE_MISMATCH`` finding (the finding code, :data:`FINDING`), with the error's ``code``
 in the finding's evidence.
 """
@@ -20,6 +21,7 @@ from audit.errors import FairplayError
 
 __all__ = [
     "FINDING",
+    "BeaconInvalidError",
     "CeremonyError",
     "CommitmentMismatchError",
     "OutcomeMismatchError",
@@ -78,3 +80,9 @@ class CeremonyError(ShuffleError):
     """A ceremony step out of order (a reveal before every commitment is in, a second commit)."""
 
     code = "SHUFFLE_CEREMONY"
+
+
+class BeaconInvalidError(ShuffleError):
+    """A beacon value that is not the beacon's: a bad signature, or the wrong round."""
+
+    code = "SHUFFLE_BEACON_INVALID"

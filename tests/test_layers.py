@@ -9,6 +9,8 @@ the modules' import graph has no cycle. The chain, bottom to top::
         <- audit.report <- audit.native <- audit.auditor <- audit.tournament <- api
         <- audit.cli
 
+``audit.analysis`` (the double-dummy solver) stands beside ``audit.auditor``: it uses the
+rules and its C search under ``audit.native``.
 Beside it: ``audit.log`` (imports only ``audit.errors``; a package of its own) and
 ``shuffle`` (imports only ``audit.rules`` and ``audit.errors``); both are used by the
 checks and above. Nothing imports ``api`` but ``audit.cli`` (bench/ and tests/ are not
@@ -35,6 +37,7 @@ RANK: dict[str, int] = {
     "audit.report": 5,
     "audit.native": 6,
     "audit.auditor": 7,
+    "audit.analysis": 7,  # the double-dummy solver: the rules and its C search (audit.native)
     "audit.tournament": 8,
     "api": 9,
     "audit.cli": 10,
@@ -87,7 +90,9 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
 THIRD_PARTY: dict[str, frozenset[str]] = {
     # psycopg: the PostgreSQL backend, imported only when a postgresql:// URL is opened.
     "audit.log": frozenset({"cryptography", "fastjsonschema", "psycopg"}),
-    "shuffle": frozenset({"fastjsonschema"}),
+    # drand_verify: the BLS check of a drand round (shuffle.beacon, imported when one is
+    # verified: cayenne-tournament-deals/2).
+    "shuffle": frozenset({"fastjsonschema", "drand_verify"}),
 }
 """Beyond the standard library, what a side layer may import."""
 

@@ -410,6 +410,13 @@ class Live:
             elif not self._logged_already(event):
                 raise  # the row is the log's: the refusal stands
         if self._logged_already(event):
+            if hand.phase == "over" and self.tournaments is not None:
+                # The hand's end is logged (a resent last card): the host that logged it
+                # may have died before moving its event on; this one does (issue 24).
+                try:
+                    self.tournaments.hand_ended(table_id)
+                except FairplayError:
+                    logging.getLogger(__name__).exception("moving tournament of %s on", table_id)
             return self._result(event, hand)
         return self._judge(conn, table, seat, kind, event, hand)
 

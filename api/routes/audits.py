@@ -38,6 +38,10 @@ __all__ = [
     "wants_text",
 ]
 
+
+BACK = ("/", "← Cayenne Fair-Play home")
+"""The way back from a report served as a page to the service's own pages."""
+
 bp = Blueprint("audits", __name__)
 
 
@@ -228,7 +232,8 @@ def get_audit(report_id: str) -> Response:
         from audit.report.html import render_html
 
         return Response(
-            render_html(report, record, notice=notice_of(summary)), mimetype="text/html"
+            render_html(report, record, notice=notice_of(summary), back=BACK),
+            mimetype="text/html",
         )
     if wants_text():
         from audit.report.text import render_text

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
+from api.errors import error_response
 from api.migrations import current_version
 from api.openapi import DOCUMENT
 from api.routes import services
+from audit.errors import DatabaseUnavailable
 
 __all__ = ["bp", "healthz", "openapi"]
 
@@ -16,12 +18,24 @@ bp = Blueprint("meta", __name__)
 @bp.get("/healthz")
 def healthz() -> Response:
     s = services()
-    conn = s.db.connection()
+    try:
+        version = current_version(s.db.connection())
+        s.ledger.log.size()  # the log's own connection, reopened if it was lost
+    except DatabaseUnavailable as exc:
+        # A load balancer takes this host out until the database answers again.
+        response = error_response(
+            503,
+            exc.code,
+            exc.message,
+            {**exc.details, "database": s.db.dialect, "database_url": s.db.display_url},
+        )
+        response.headers["Retry-After"] = str(exc.retry_after)
+        return response
     return jsonify(
         {
             "status": "ok",
             "database": s.db.dialect,
-            "schema_version": current_version(conn),
+            "schema_version": version,
             "log_origin": s.ledger.origin,
         }
     )

@@ -23,7 +23,7 @@ def diagram(rec: dict[str, Any], seats: dict[Seat, str], names: dict[str, str]) 
             s.name,
             f"{s.name} {names.get(seats[s], seats[s])}",
             seats[s],
-            holding_rows([parse_card(c) for c in rec["deal"][s.name]], sep="", ten="10"),
+            holding_rows([parse_card(c) for c in rec["deal"][s.name]], ten="10"),
         )
         for s in Seat
     ]
@@ -59,8 +59,16 @@ def page(template: str, **context: Any) -> Response:
 @bp.get("/")
 def index() -> Response:
     conn = services().db.connection()
-    tables = rows.list_tables(conn, 50, "")
-    reports = rows.query_reports(conn, rows.ReportQuery(limit=20))
+    private = services().tournaments.private_players
+    # A duplicate tournament's tables (and their reports) are its players' own until the
+    # event ends: never listed to a stranger. Newest first.
+    tables = [t for t in rows.list_tables(conn, 200, "") if private(conn, t.id) is None]
+    tables = sorted(tables, key=lambda t: (t.created_at, t.id), reverse=True)[:50]
+    reports = [
+        r
+        for r in rows.query_reports(conn, rows.ReportQuery(limit=50))
+        if r.get("table") is None or private(conn, r["table"]) is None
+    ][:20]
     names = rows.player_names(conn, [p for t in tables for p in t.seats.values()])
     return page("index.html", tables=tables, reports=reports, names=names)
 
@@ -110,11 +118,12 @@ def hand_page(table_id: str, number: int) -> Response:
 
 @bp.get("/reports/<report_id>")
 def report_page(report_id: str) -> Response:
-    from api.routes.audits import notice_of
+    from api.routes.audits import BACK, notice_of
     from api.routes.tournaments import guard_table
     from audit.report.html import render_html
 
     summary, report, record = rows.get_report(services().db.connection(), report_id)
     if summary["table"] is not None:
         guard_table(summary["table"])
-    return Response(render_html(report, record, notice=notice_of(summary)), mimetype="text/html")
+    html = render_html(report, record, notice=notice_of(summary), back=BACK)
+    return Response(html, mimetype="text/html")

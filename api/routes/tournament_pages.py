@@ -59,7 +59,7 @@ HIDDEN = (
 def by_suit(cards: list[str]) -> list[tuple[str, str, bool]]:
     """(symbol, ranks high to low, red) per suit, for a board's diagram (the report's
     holding rows, ten written 10)."""
-    rows_ = holding_rows((parse_card(c) for c in cards), sep="", ten="10")
+    rows_ = holding_rows((parse_card(c) for c in cards), ten="10")
     return [(r.symbol, r.ranks, "red" in r.cls.split()) for r in rows_]
 
 
@@ -168,7 +168,22 @@ def event_page(tid: str) -> Response:
         boards=boards,
         over=doc["phase"] == "over",
         refresh=REFRESH_SECONDS if doc["phase"] not in ("over", "created") else None,
+        deals_rule=_deals_rule(doc),
     )
+
+
+def _deals_rule(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """Version 2: the reveal deadline and the drand round that deals, in UTC text."""
+    drand = doc.get("drand")
+    if doc.get("reveal_deadline") is None or drand is None:
+        return None
+    published = drand["genesis"] + (drand["round"] - 1) * drand["period"]
+    return {
+        "deadline": rows.now_iso(doc["reveal_deadline"]),
+        "round": drand["round"],
+        "published": rows.now_iso(published),
+        "dealt": "signature" in drand,
+    }
 
 
 def _hand_summary(hand_json: dict[str, Any], ruleset: dict[str, Any]) -> dict[str, Any]:
@@ -296,4 +311,20 @@ def pair_page(tid: str, pair: int) -> Response:
         matches=matches,
         shown=shown,
         hidden=HIDDEN,
+    )
+
+
+@bp.get("/tournaments/<tid>/certificate")
+def certificate_page(tid: str) -> Response:
+    """The certificate for a person: what it holds, its signed note, and how to check it
+    offline (the JSON route is for the tools)."""
+    from api.certificate import bundle
+
+    doc = _t().load(tid)
+    b = bundle(_t(), tid)
+    cert = b["certificate"]
+    facts = [(k, v) for k, v in cert.items() if isinstance(v, str | int | float | bool)]
+    counts = [(k, len(v)) for k, v in cert.items() if isinstance(v, list | dict)]
+    return _page(
+        "tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"]
     )

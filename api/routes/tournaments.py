@@ -108,7 +108,7 @@ def list_tournaments() -> Response:
 
 @bp.get("/v1/tournaments/<tid>")
 def get_tournament(tid: str) -> Response:
-    return jsonify(_doc_json(_t().load(tid)))
+    return jsonify(_doc_json(_t().follow(tid)))  # a stalled event moved on (issue 24)
 
 
 @bp.post("/v1/tournaments/<tid>/registration")
@@ -132,7 +132,8 @@ def beacon(tid: str) -> Response:
 @bp.post("/v1/tournaments/<tid>/start")
 def start(tid: str) -> Response:
     require_admin(services().config)
-    return jsonify(_doc_json(_t().start(tid)))
+    body = json_body() if request.get_data(cache=True) else {}
+    return jsonify(_doc_json(_t().start(tid, body)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/next")
@@ -285,7 +286,8 @@ def get_records(tid: str) -> Response:
 
 @bp.get("/v1/tournaments/<tid>/transcript")
 def get_transcript(tid: str) -> Response:
-    """The cayenne-tournament-deals/1 transcript (``fairplay shuffle verify``), at the end."""
+    """The cayenne-tournament-deals transcript (/1 or /2; ``fairplay shuffle verify``), at
+    the end."""
     t = _t()
     doc = t.load(tid)
     if doc["format"] != DUPLICATE:

@@ -9,7 +9,7 @@
   fairplay log bundle --db URL --table T --hand H [--out FILE]
   fairplay log prove --db URL INDEX           c2sp.org/tlog-proof of one entry
   fairplay log fork-evidence NOTE1 NOTE2 --vkey VKEY
-  fairplay verify BUNDLE --key VKEY [--checkpoint NOTEFILE]
+  fairplay verify BUNDLE --key VKEY [--checkpoint NOTEFILE] [--record RECORD.json]
                   [--witness WVKEY ... [--witness-quorum K]]
 
 With a witness policy (--witness, repeatable, and --witness-quorum, default all), a
@@ -26,20 +26,25 @@ event is neither end nor void): a partial bundle does not show the whole hand.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from audit.errors import FairplayError
 from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.checkpoint import fork_evidence
 from audit.log.cosignature import WitnessPolicy
 from audit.log.errors import EventError, KeyFormatError, LogError, LogHandPartial
-from audit.log.events import loads
+from audit.log.events import canonical_json, loads
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.store import Log, open_log
 from audit.log.verify import Finding, verify_log
+from audit.rules.cards import Seat, parse_card
+from audit.tournament.signed import RecordMismatch, derive_hand, difference
+from shuffle.tournament import BoardDeal
 
 __all__ = ["register"]
 
@@ -192,15 +197,26 @@ def _verify_bundle(args: argparse.Namespace) -> int:
         return 2
     saved = _read(args.checkpoint) if args.checkpoint else None
     policy = _policy(args)
+    record = None
+    if args.record:
+        try:
+            record = loads(_read(args.record))
+        except (json.JSONDecodeError, EventError) as exc:
+            print(f"RECORD_MISMATCH {args.record}: not a JSON record: {exc}")
+            return 1
     try:
         summary = verify_bundle(
             bundle, load_verifier(args.key), saved_checkpoint=saved, policy=policy
         )
+        derived = _derived(bundle, record) if summary["last_type"] == "end" else ""
     except LogError as exc:
         if isinstance(exc, KeyFormatError):  # the --key given is unusable (or weak)
             raise
         print(f"{exc.code} {exc.message}")
         return 3 if isinstance(exc, LogHandPartial) else 1
+    except FairplayError as exc:
+        print(f"{exc.code} {exc.message}")
+        return 1
     print(
         f"OK: table {summary['table']} hand {summary['hand']}: {summary['events']} signed "
         f"events in order ending with {summary['last_type']!r}, included in checkpoint "
@@ -211,6 +227,7 @@ def _verify_bundle(args: argparse.Namespace) -> int:
             if summary["later_size"] != summary["checkpoint_size"]
             else ""
         )
+        + derived
         + f"; saved checkpoint: {summary['saved_checkpoint']}"
         + (
             f"; witnesses: {len(summary['witnessed_by'])} of {len(policy.witnesses)} "
@@ -220,6 +237,79 @@ def _verify_bundle(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _derived(bundle: dict[str, Any], record: Any) -> str:
+    """The finished hand derived from its players' signed events (the seeds' deal, every
+    call and card through the rules engine): the server's ``end`` must state its tricks,
+    and a ``record`` given must be the one whose hash ``end`` signs and follow from the
+    events field by field (its ``start`` and ``event``, a rubber's score before the hand
+    and the table's name, are not in one hand's events). A board's deal is the event's
+    (``fairplay tournament verify``): its calls and plays are checked against a record."""
+    chain = [item["event"] for item in bundle["events"]]
+    end = chain[-1]
+    if chain[0]["type"] not in ("open", "board_open") or chain[0]["actor"] != "server":
+        if record is not None:  # a chain of the generic log, not a Cayenne hand's
+            raise RecordMismatch("record: the bundle's chain is not a hand (no server's open)")
+        return ""
+    if chain[0]["type"] == "board_open":
+        if record is None:
+            return "; a board: its deal is the event's, checked by fairplay tournament verify"
+        board = _board_of(record, chain[0])
+        hand, state = derive_hand(chain, board)
+    else:
+        hand, state = derive_hand(chain)
+    won = {"NS": state.won[0], "EW": state.won[1]}
+    if end["body"].get("tricks") != won:
+        raise RecordMismatch(
+            f"end: the server says tricks {end['body'].get('tricks')}, the players' signed "
+            f"calls and plays give {won}"
+        )
+    text = f"; the players' signed calls and plays give the contract and tricks NS {won['NS']}"
+    text += f", EW {won['EW']}"
+    if record is None:
+        return text
+    digest = hashlib.sha256(canonical_json(record)).hexdigest()
+    if digest != end["body"].get("record_sha256"):
+        raise RecordMismatch("record: not the record whose hash the server signed in its end")
+    opening = chain[0]
+    want = {
+        "format": "cayenne-record/1",
+        "table": opening["table"],
+        "players": opening["body"]["seats"],
+        "ruleset": opening["body"]["ruleset"],
+        "hands": [hand],
+        "x-hand-number": int(opening["hand"]),
+    }
+    given = {k: record.get(k) for k in want} if isinstance(record, dict) else record
+    diff = difference(given, want, "record")
+    if diff is not None:
+        path, got, expected = diff
+        raise RecordMismatch(
+            f"{path}: the record says {json.dumps(got)[:120]}, the players' signed events "
+            f"give {json.dumps(expected)[:120]}"
+        )
+    return text + "; the record follows from them, field by field"
+
+
+def _board_of(record: Any, opening: dict[str, Any]) -> BoardDeal:
+    """A board's deal as the record states it (its deal is the event's; the calls and
+    plays are checked against it, and the event's verifier checks the deal itself)."""
+    try:
+        h = record["hands"][0]
+        order = [parse_card(c) for c in h["dealt_order"]]
+        deal = {s: [parse_card(c) for c in h["deal"][s.name]] for s in Seat}
+        return BoardDeal(
+            board=int(h["board"]),
+            dealer=Seat.parse(h["dealer"]),
+            pack=int(h["pack"]),
+            pack_order=order,
+            deal=deal,
+            cayenne=parse_card(h["cayenne"]),
+            deal_number=0,
+        )
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise RecordMismatch(f"record.hands[0]: not a board's hand ({exc!r})") from exc
 
 
 def _policy(args: argparse.Namespace) -> WitnessPolicy | None:
@@ -343,5 +433,9 @@ def register(subparsers: Any) -> None:
     vb.add_argument("bundle", help="bundle JSON file, or -")
     vb.add_argument("--key", required=True, help="the log's verifier key (text or file)")
     vb.add_argument("--checkpoint", help="a checkpoint note you saved earlier")
+    vb.add_argument(
+        "--record",
+        help="the hand's record (GET .../record): it must follow from the signed events",
+    )
     _policy_args(vb)
     vb.set_defaults(func=_verify_bundle)

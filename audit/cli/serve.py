@@ -32,6 +32,9 @@ from typing import Any
 __all__ = ["DEFAULT_PORT", "register", "run_bot", "run_serve", "run_tournament_bot"]
 
 DEFAULT_PORT = 8000
+BOT_OUTAGE = 300.0
+"""Seconds a bot keeps asking while the service answers 503 or cannot be reached (a
+database restart, a host restarting) before it gives up."""
 
 
 def register(subparsers: Any) -> None:
@@ -252,7 +255,7 @@ def run_tournament_bot(args: argparse.Namespace) -> int:
     from api.tournament_bot import TournamentBots
 
     urls = args.url or [f"http://127.0.0.1:{DEFAULT_PORT}"]
-    client = Client(urls, admin_token=args.admin_token, rounds=10)
+    client = Client(urls, admin_token=args.admin_token, rounds=10, outage=BOT_OUTAGE)
     rng = random.Random(args.seed if args.seed is not None else secrets.randbits(32))
     try:
         if args.state:
@@ -295,7 +298,7 @@ def run_bot(args: argparse.Namespace) -> int:
     state = BotState(args.state) if args.state else None
 
     def one(index: int) -> None:
-        client = Client(urls, admin_token=args.admin_token, rounds=10)
+        client = Client(urls, admin_token=args.admin_token, rounds=10, outage=BOT_OUTAGE)
         try:
             rng = random.Random(base_seed + index)
             if state is None:

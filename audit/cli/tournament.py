@@ -68,6 +68,9 @@ def register(subparsers: Any) -> None:
         "first difference named is the same for any number",
     )
     v.set_defaults(func=run_verify)
+    from audit.cli import receipt
+
+    receipt.register(sub)  # fairplay tournament receipt (cayenne-tournament-deals/2)
 
 
 def _jobs(text: str) -> int:

@@ -16,8 +16,9 @@ fetched from ``URL/v1/log/key`` at first contact and pinned in the state.
 Exit status: 0 when a ``--once`` step succeeded (or on interrupt), 1 on a split view: the
 witness refuses, prints the reason and writes the evidence (both signed checkpoints and
 the proof served) to ``--evidence`` (default: beside the state file), 2 on a usage,
-key or (with ``--once``) network error. Without ``--once`` network errors are printed
-and retried every interval.
+key or (with ``--once``) network error. Without ``--once`` network errors and 503s (the
+log's database restarting) are printed and retried with backoff, from half a second up
+to once an interval.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from audit.log.witness import SplitViewError, Witness
 __all__ = ["MAX_RESPONSE", "TIMEOUT", "HttpLog", "register", "run_witness"]
 
 TIMEOUT = 15.0
+RETRY_FIRST = 0.5
+"""Seconds before the first retry after a failed step (doubling up to ``--interval``)."""
 MAX_RESPONSE = 4 * 1024 * 1024
 
 
@@ -137,6 +140,7 @@ def run_witness(args: argparse.Namespace) -> int:
     witness = Witness(signer, state_path, log_key=log_key, clock=time.time)
     log = HttpLog(args.log)
     name = witness.key.name
+    backoff = 0.0
     while True:
         try:
             outcome = witness.step(log, fetch_key=log.key)
@@ -152,8 +156,17 @@ def run_witness(args: argparse.Namespace) -> int:
         except LogError as exc:
             if args.once:
                 raise
-            print(f"fairplay witness {name}: {exc.message}; retrying", file=sys.stderr)
+            # The log unreachable or answering 503 (its database restarting): asked
+            # again soon, then less often, up to once an interval.
+            backoff = min(args.interval, RETRY_FIRST if backoff == 0 else backoff * 2)
+            print(
+                f"fairplay witness {name}: {exc.message}; retrying in {backoff:g} s",
+                file=sys.stderr,
+            )
+            time.sleep(backoff)
+            continue
         else:
+            backoff = 0.0
             print(f"{name}: {outcome.action} size {outcome.size}", flush=True)
             if args.once:
                 return 0

@@ -15,11 +15,11 @@ import re
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from audit.log import migrator
+from audit.log import migrator, reconnect
 from audit.log.errors import StoreError
 from audit.log.migrations import MIGRATIONS, version_table
 
@@ -136,54 +136,134 @@ class _SQLite(Backend):
 
 
 class _Postgres(Backend):
+    """A PostgreSQL connection that is opened again after it is lost (a database restart,
+    a failover, ``pg_terminate_backend``), with backoff (:mod:`audit.log.reconnect`).
+
+    A statement that fails because the connection is lost raises
+    :class:`audit.errors.DatabaseUnavailable`, except a single statement outside a
+    transaction (every read, and the log's ``log_append_batch``), which is sent once more
+    on a new connection: a read has no effect, and an append that did commit is refused
+    the second time by its own chain check (``seq`` and ``prev``), which the service
+    answers as an event the log holds already.
+    """
+
     kind = "postgresql"
     placeholder = "%s"
 
     def __init__(self, url: str, schema: str | None) -> None:
         import psycopg
 
-        self._errors = psycopg.Error
+        self._url = url
+        self._schema = schema
+        self._backoff = reconnect.Backoff()
+        self._in_tx = False
+        self._conn: Any = None
         try:
-            self.conn = psycopg.connect(url, autocommit=True)
-            if schema:
-                ident = _pg_ident(schema)
-                with self.conn.transaction():  # concurrent CREATE SCHEMA IF NOT EXISTS races
-                    self.conn.execute("SELECT pg_advisory_xact_lock(hashtext('log schema'))")
-                    self.conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
-                self.conn.execute(f"SET search_path TO {ident}")
+            self._conn = self._open()
         except psycopg.Error as exc:
             raise StoreError(f"cannot open PostgreSQL log: {exc}") from exc
+
+    def _open(self) -> Any:
+        import psycopg
+
+        conn = psycopg.connect(
+            self._url, autocommit=True, connect_timeout=reconnect.CONNECT_TIMEOUT
+        )
+        if self._schema:
+            ident = _pg_ident(self._schema)
+            with conn.transaction():  # concurrent CREATE SCHEMA IF NOT EXISTS races
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext('log schema'))")
+                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+            conn.execute(f"SET search_path TO {ident}")
+        return conn
+
+    @property
+    def conn(self) -> Any:
+        """The open connection, opened again if the last one was lost."""
+        conn = self._conn
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        if self._in_tx:
+            raise reconnect.unavailable("log", None, self._backoff.wait())
+        self._drop()
+        wait = self._backoff.wait()
+        if wait > 0:
+            raise reconnect.unavailable("log", None, wait)
+        try:
+            self._conn = self._open()
+        except Exception as exc:
+            if not reconnect.is_connection_lost(exc):
+                raise
+            raise reconnect.unavailable("log", exc, self._backoff.failed()) from None
+        self._backoff.succeeded()
+        return self._conn
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with suppress(Exception):  # already broken
+                conn.close()
+
+    def _run(self, step: Callable[[Any], Any]) -> Any:
+        """``step(connection)``; a lost connection reopened and, outside a transaction,
+        the step sent once more."""
+        for attempt in (1, 2):
+            conn = self.conn
+            try:
+                return step(conn)
+            except Exception as exc:
+                if not reconnect.is_connection_lost(exc, conn):
+                    raise
+                self._backoff.failed()
+                if self._in_tx or attempt == 2:
+                    raise reconnect.unavailable("log", exc, self._backoff.wait()) from None
+                self._drop()
+                self._backoff.succeeded()  # the server was up a moment ago: try at once
+        raise AssertionError("unreachable")
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        rows = self.conn.execute(self._sql(sql), tuple(params) or None).fetchall()
+        rows = self._run(lambda c: c.execute(self._sql(sql), tuple(params) or None).fetchall())
         return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows]
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         if params:
-            self.conn.execute(self._sql(sql), tuple(params))
+            self._run(lambda c: c.execute(self._sql(sql), tuple(params)))
         else:
-            self.conn.execute(sql)
+            self._run(lambda c: c.execute(sql))
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self.conn.cursor() as cur:
-            cur.executemany(self._sql(sql), rows)
+        def many(conn: Any) -> None:
+            with conn.cursor() as cur:
+                cur.executemany(self._sql(sql), rows)
 
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self.conn.transaction():
-            self.conn.execute("LOCK TABLE log_entries IN SHARE ROW EXCLUSIVE MODE")
-            yield
+        self._run(many)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self.conn.transaction():
+        conn = self.conn
+        self._in_tx = True
+        try:
+            with conn.transaction():
+                yield
+        except Exception as exc:
+            if reconnect.is_connection_lost(exc, conn):
+                self._backoff.failed()
+                raise reconnect.unavailable("log", exc, self._backoff.wait()) from None
+            raise
+        finally:
+            self._in_tx = False
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self.transaction():
+            self.execute("LOCK TABLE log_entries IN SHARE ROW EXCLUSIVE MODE")
             yield
 
     def close(self) -> None:
-        self.conn.close()
+        self._drop()
 
 
 def _pg_ident(name: str) -> str:

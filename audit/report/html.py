@@ -128,14 +128,19 @@ def _hand(
 
 
 def render_html(
-    report: dict[str, Any], doc: Any, title: str | None = None, notice: str | None = None
+    report: dict[str, Any],
+    doc: Any,
+    title: str | None = None,
+    notice: str | None = None,
+    back: tuple[str, str] | None = None,
 ) -> str:
     """The report as one HTML page; ``doc`` is the audited record (JSON or typed).
 
-    ``notice`` is shown first, in a box (the service marks uploaded records with it)."""
+    ``notice`` is shown first, in a box (the service marks uploaded records with it);
+    ``back`` is a link (href, text) above it, the way back to the service's pages."""
     record = doc if isinstance(doc, Record) else load_record(doc)
     heading = title or str(record.meta.get("event") or "Cayenne audit report")
-    return "".join(html_chunks(report, record.hands, record.players, heading, notice))
+    return "".join(html_chunks(report, record.hands, record.players, heading, notice, back))
 
 
 def html_chunks(
@@ -144,6 +149,7 @@ def html_chunks(
     players: Mapping[str, str] | None,
     heading: str,
     notice: str | None = None,
+    back: tuple[str, str] | None = None,
 ) -> Iterator[str]:
     """:func:`render_html`'s page in pieces, as it is made. ``hands`` (the record's, in
     order) and ``report["hands"]`` are walked once, side by side, so either may be built
@@ -170,6 +176,7 @@ def html_chunks(
             report=report,
             heading=heading,
             notice=notice,
+            back=back,
             errors=errors,
             others=len(findings) - errors,
             alpha=alpha_note(report["alpha"]) if "alpha" in report else None,

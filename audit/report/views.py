@@ -80,10 +80,12 @@ def _classes(suit: int) -> str:
 
 def card_view(card: Card) -> CardView:
     suit = SUIT_OF[card]
-    return CardView(RANK_LETTERS[card % 13], SUIT_SYMBOLS[suit], _classes(suit))
+    rank = RANK_LETTERS[card % 13]
+    # The ten is written 10 wherever a person reads a card: tricks and diagrams alike.
+    return CardView("10" if rank == "T" else rank, SUIT_SYMBOLS[suit], _classes(suit))
 
 
-def holding_rows(cards: Iterable[Card], *, sep: str = " ", ten: str = "T") -> list[SuitRow]:
+def holding_rows(cards: Iterable[Card], *, sep: str = " ", ten: str = "10") -> list[SuitRow]:
     """The four suits of a holding, ranks high to low joined by ``sep`` (a dash when
     void); ``ten`` is how the ten is written."""
     held = sorted(cards, reverse=True)

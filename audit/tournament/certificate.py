@@ -44,10 +44,12 @@ from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.rules.cards import CARD_TEXT
 from audit.tournament import online
+from audit.tournament import signed as signed_events
 from audit.tournament.errors import TournamentError
 from audit.tournament.event import DUPLICATE, read_event
 from audit.tournament.eventaudit import audit_event
 from shuffle import tournament as deals
+from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
 
 __all__ = [
@@ -151,14 +153,19 @@ def _leaf(item: Mapping[str, Any]) -> dict[str, Any]:
     return {"index": item["index"], "leaf_hash": base64.b64encode(leaf).decode()}
 
 
-def _verdict(record: dict[str, Any]) -> str:
-    """The audit's verdict on a hand's record: the native fast path's when it answers
+def _report(record: dict[str, Any]) -> dict[str, Any]:
+    """The audit's report on a hand's record: the native fast path's when it answers
     (a valid record in order; its report is the Python auditor's, byte for byte), else
     the Python auditor's on the record read as before (a RecordError names the field)."""
     report = audit_fast(record, DEFAULT_ALPHA)
     if report is None:
         report = audit_record(load_record(record))
-    return str(report["verdict"])
+    return report
+
+
+def _verdict(record: dict[str, Any]) -> str:
+    """The audit's verdict on a hand's record (:func:`_report`)."""
+    return str(_report(record)["verdict"])
 
 
 def certify(
@@ -235,6 +242,7 @@ def certify(
             beacon=None
             if b is None
             else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
+            **_version_2(doc),
         )
         derived = deals.verify(t)
         boards = {d.board: d for d in derived}
@@ -345,6 +353,29 @@ def certify(
         "checkpoint": checkpoint,
     }
     return exact(cert)  # type: ignore[no-any-return]
+
+
+def _version_2(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The transcript's version 2 fields from the folded chain (none for version 1): the
+    start's reveal deadline and drand chain, the deal's round. The deal must carry the
+    round under version 2 (else the transcript is incomplete and verify raises)."""
+    if doc.get("reveal_deadline") is None:
+        return {"version": 1}
+    d = doc["drand"]
+    chain = DrandChain(d["scheme"], d["public_key"], d["genesis"], d["period"])
+    drand = None
+    if "signature" in d:
+        drand = DrandRound(d["round"], d["signature"], d.get("previous_signature"))
+        if d.get("randomness") != drand.randomness.hex():
+            raise CertificateMismatch(
+                "$.deal_inputs.beacon.randomness", d.get("randomness"), drand.randomness.hex()
+            )
+    return {
+        "version": 2,
+        "reveal_deadline": doc["reveal_deadline"],
+        "chain": chain,
+        "drand": drand,
+    }
 
 
 # ---------------------------------------------------------------------- verification
@@ -483,12 +514,23 @@ def verify_bundle(
         failed = batch.first_failure()
         if failed is not None:
             raise signature_mismatch(*signers[failed])
-    records: dict[tuple[str, int], dict[str, Any]] = {}
+    given: list[tuple[str, int, Any]] = []
     for n, r in enumerate(recs):
         table = _need(r, "table", str, f"bundle.records[{n}]")
         hand = _need(r, "hand", int, f"bundle.records[{n}]")
-        records[(table, hand)] = _need(r, "record", dict, f"bundle.records[{n}]")
-    # 4. the certificate, computed again from the events and records alone
+        given.append((table, hand, _need(r, "record", dict, f"bundle.records[{n}]")))
+    records = {(table, hand): record for table, hand, record in given}
+    # 4. every chain a table's of the event, once, seated as its round says
+    chains = _chains(events)
+    try:
+        own = chains.get((tournament, EVENT_CHAIN), [])
+        doc = online.fold(tournament, [(ev["type"], ev["body"]) for ev in own])
+        signed_events.check_chains(tournament, doc, chains)
+    except FairplayError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise signed_events.ChainOutsideEvent(f"the event's chains: not readable: {exc!r}") from exc
+    # 5. the certificate, computed again from the events and records alone
     try:
         again = certify(
             origin=origin,
@@ -506,6 +548,13 @@ def verify_bundle(
     if diff is not None:
         raise diff
     _internal_checks(again)
+    # 6. every record what the players signed
+    try:
+        _check_signed(tournament, doc, chains, again, given)
+    except FairplayError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise signed_events.HandNotDerivable(f"the event's hands: not derivable: {exc!r}") from exc
     return {
         "tournament": tournament,
         "origin": origin,
@@ -515,6 +564,32 @@ def verify_bundle(
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
     }
+
+
+def _chains(events: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    chains: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for item in events:
+        ev = item["event"]
+        chains.setdefault((ev["table"], str(ev["hand"])), []).append(ev)
+    return chains
+
+
+def _check_signed(
+    tournament: str,
+    doc: Mapping[str, Any],
+    chains: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]],
+    cert: Mapping[str, Any],
+    given: Sequence[tuple[str, int, Any]],
+) -> None:
+    """Step 6 of :func:`verify_bundle` (:mod:`audit.tournament.signed`): each hand
+    derived from its chain (the board's deal from the certificate's deal inputs, which
+    step 5 recomputed from the events), compared with the bundle's record."""
+    boards: dict[int, deals.BoardDeal] = {}
+    if cert["deal_inputs"] is not None:
+        t = deals.tournament_from_json(cert["deal_inputs"])
+        boards = {d.board: d for d in deals.derive_boards(t)}
+    derived = signed_events.event_hands(tournament, doc, chains, boards, _report)
+    signed_events.check_records(given, derived)
 
 
 def _check_events(

@@ -68,6 +68,8 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
         "service_seed": None,
         "standings_sha256": None,
         "phase": "created",
+        "reveal_deadline": None,
+        "drand": None,
     }
     for n, (kind, body) in enumerate(bodies):
         if n == 0 and kind != "tournament_create":
@@ -78,8 +80,12 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
             doc["beacon"] = dict(body)
         elif kind == "tournament_start":
             doc |= {"pair_list": body["pairs"], "unpaired": body["unpaired"]}
+            if "reveal_deadline" in body:  # cayenne-tournament-deals/2
+                doc |= {"reveal_deadline": body["reveal_deadline"], "drand": dict(body["beacon"])}
         elif kind == "tournament_deal":
             doc |= {"revealed": body["revealed"], "absent": body["withdrawn"]}
+            if "beacon" in body and doc["drand"] is not None:
+                doc["drand"] = doc["drand"] | dict(body["beacon"])
         elif kind == "tournament_round":
             doc["round"] = body["round"]
             doc["rounds_played"].append(

@@ -1,10 +1,32 @@
-"""Fixtures for the HTTP service: a real server on a free port, on SQLite or PostgreSQL."""
+"""Fixtures for the HTTP service: a real server on a free port, on SQLite or PostgreSQL.
+
+Which to use in a new test:
+
+- ``service``: one service on SQLite, started for the test and stopped after it.
+- ``make_service``: ``make_service()`` on SQLite, ``make_service(backend)`` on the
+  ``backend`` parameter (SQLite, then PostgreSQL), with any :class:`api.config.Config`
+  setting as a keyword (``make_service(ceremony_timeout=60, clock=...)``); as many as the
+  test needs (two hosts of one database), all stopped after it.
+- ``backend``: parametrizes a test over ``"sqlite"`` and a PostgreSQL URL whose schema
+  (``api_t_`` and random hex) is made for this test and dropped after it, so that tests
+  run at once in several processes (``make test``: pytest-xdist) never meet.
+- ``quick_checkpoints``: the commit thread signs within 0.5 s instead of 10 s, for a test
+  that waits for a checkpoint no hand end made; name it before ``service``.
+
+A test whose setup is long and that only reads (an event played to its end, then pages
+read from it) shares one service in a ``scope="module"`` fixture instead, served with
+:func:`tests.api.serving.serve` or :class:`tests.api.serving.TestServer` (as
+``test_tournament_pages.py`` and ``test_play_browser.py`` do); never werkzeug's
+``make_server``, whose shutdown idles half a second. Starting a service is cheap (about
+40 ms on SQLite and 120 ms on PostgreSQL, migrations included), so a test that writes gets
+its own. Tests run in several processes: a test must not use a fixed port, file or schema
+name; ``tests.api.helpers.free_port`` and ``tmp_path`` give private ones.
+"""
 
 from __future__ import annotations
 
 import logging
 import secrets
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,10 +34,10 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from api import create_app
 from api.client import Client
+from tests.api.serving import TestServer, serve
 
 ADMIN = "admin-secret-for-tests"
 
@@ -28,7 +50,7 @@ class Running:
 
     app: Flask
     url: str
-    server: BaseWSGIServer
+    server: TestServer
 
     def client(self, admin: bool = True) -> Client:
         return Client(self.url, admin_token=ADMIN if admin else "")
@@ -69,10 +91,8 @@ def make_service(tmp_path: Path) -> Iterator[Callable[..., Running]]:
             config["database_url"] = database
         config.update(settings)
         app = create_app(config)
-        server = make_server("127.0.0.1", 0, app, threaded=True)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        running = Running(app, f"http://127.0.0.1:{server.server_port}", server)
+        server, url = serve(app)
+        running = Running(app, url, server)
         started.append(running)
         return running
 
@@ -92,6 +112,18 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     url, schema = _pg_schema_url(pg_url)
     yield url
     _drop_schema(pg_url, schema)
+
+
+@pytest.fixture
+def quick_checkpoints(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The commit thread signs within 0.5 s of an append no checkpoint covers (the service's
+    interval is 10 s), for a test that waits for such a checkpoint: name it before
+    ``service`` (or call ``make_service`` after it), since a service reads the interval
+    when it starts. The interval itself."""
+    from api import hand_log
+
+    monkeypatch.setattr(hand_log, "CHECKPOINT_INTERVAL", 0.5)
+    return 0.5
 
 
 @pytest.fixture

@@ -66,11 +66,11 @@ def signed_bundle(c: Any, path: str) -> Any:
         except ApiCallError as exc:
             if exc.status != 404 or time.monotonic() > deadline:
                 raise
-            time.sleep(0.5)
+            time.sleep(0.05)
 
 
 def test_a_hand_in_play_is_partial_and_a_void_hand_verifies(
-    service: Running, tmp_path: Path
+    quick_checkpoints: float, service: Running, tmp_path: Path
 ) -> None:
     c = service.client()
     t = open_table(c, service.origin)

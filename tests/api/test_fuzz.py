@@ -24,12 +24,12 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is in the dev extra")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
-from werkzeug.serving import make_server  # noqa: E402
 
 from api import create_app  # noqa: E402
 from api.bot import TableBots  # noqa: E402
 from api.client import Client  # noqa: E402
 from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url  # noqa: E402
+from tests.api.serving import TestServer  # noqa: E402
 
 # A request can fit the document and still be refused on purpose: a signed event whose
 # signature, chain or table does not hold, a date that is not a date. Every other
@@ -54,7 +54,7 @@ def fuzz_app(
         pg_url: str = request.getfixturevalue("pg_url")
         config["database_url"], schema = _pg_schema_url(pg_url)
     app = create_app(config)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = TestServer("127.0.0.1", 0, app)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     bots = TableBots.open(

@@ -32,7 +32,6 @@ import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from werkzeug.serving import make_server
 
 from api import create_app
 from api.bot import TableBots
@@ -40,6 +39,7 @@ from api.client import Client, Identity
 from audit.log.events import make_event, sign_event
 from audit.log.keys import Verifier
 from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url
+from tests.api.serving import TestServer
 from tests.api.snapshot import changes, snapshot, table_names
 
 EXAMPLES = int(os.environ.get("FAIRPLAY_FUZZ_EXAMPLES", "200"))
@@ -91,7 +91,7 @@ def world(
         pg_url: str = request.getfixturevalue("pg_url")
         config["database_url"], schema = _pg_schema_url(pg_url)
     app = create_app(config)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = TestServer("127.0.0.1", 0, app)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     client = Client(f"http://127.0.0.1:{server.server_port}", admin_token=ADMIN)

@@ -63,7 +63,7 @@ SQLITE_TRIGGERS = [f"log_entries_no_{op}" for op in ("update", "delete")]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    from werkzeug.serving import make_server
+    from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     data = tmp_path_factory.mktemp("site")
@@ -79,7 +79,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
             "register_per_hour": 0,
         }
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield Running(app, f"http://127.0.0.1:{server.server_port}", server)
     server.shutdown()

@@ -47,7 +47,7 @@ ORIGIN = "fairplay.test/split-browser"
 
 
 def serve(data: Path, port: int, settings: dict[str, Any]) -> Running:
-    from werkzeug.serving import make_server
+    from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     config = {
@@ -58,7 +58,7 @@ def serve(data: Path, port: int, settings: dict[str, Any]) -> Running:
         **settings,
     }
     app = create_app(config)
-    server = make_server("127.0.0.1", port, app, threaded=True)
+    server = TestServer("127.0.0.1", port, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return Running(app, f"http://127.0.0.1:{port}", server)
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
 
 from api import create_app, faults
 from api.certificate import RETRY_AFTER
@@ -26,6 +25,7 @@ from audit.log.keys import Signer, generate_signer
 from audit.log.note import sign as sign_note
 from audit.native import available as native_available
 from audit.tournament.certificate import certify, note_text
+from tests.api.serving import TestServer
 
 from .conftest import ADMIN, Running, _drop_schema, _pg_schema_url
 
@@ -55,7 +55,7 @@ def _start(tmp: Path, database: str = "sqlite") -> Running:
     if database != "sqlite":
         config["database_url"] = database
     app = create_app(config)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return Running(app, f"http://127.0.0.1:{server.server_port}", server)
 

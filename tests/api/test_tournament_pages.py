@@ -46,7 +46,7 @@ def play_until(bots: TournamentBots, tid: str, done: Callable[[dict[str, Any]], 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One service; one event stopped in round 2 (round 1 over), one played to its end."""
-    from werkzeug.serving import make_server
+    from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = create_app(
@@ -57,7 +57,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "register_per_hour": 0,
         }
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     running = Running(app, f"http://127.0.0.1:{server.server_port}", server)
     _, live_id, live_bots = open_event(running, {**MITCHELL, "name": "Live pairs"}, 6)
@@ -96,7 +96,8 @@ def test_an_event_in_progress_shows_rounds_seating_and_live_standings(
     live = site["live"]
     status, html = get(site, f"/tournaments/{live['id']}")
     assert status == 200
-    assert 'http-equiv="refresh"' in html  # follows the event while it runs
+    # follows the event while it runs, in place (no meta refresh: it throws focus away)
+    assert 'id="follow" data-every="5"' in html and 'http-equiv="refresh"' not in html
     assert 'Round <b id="round">2</b> of 3' in html
     assert 'id="round-1"' in html and 'id="round-2"' in html and 'id="round-3"' not in html
     # every table of round 2 with its four players' names, round 1 finished
@@ -157,17 +158,19 @@ def test_a_finished_event_shows_sheets_cards_and_the_certificate_link(
 ) -> None:
     tid = site["over_id"]
     status, html = get(site, f"/tournaments/{tid}")
-    assert status == 200 and 'http-equiv="refresh"' not in html
+    assert status == 200 and 'id="follow"' not in html
     assert f'href="/v1/tournaments/{tid}/certificate"' in html and "Final standings" in html
+    assert f'href="/tournaments/{tid}/certificate"' in html  # the page, for a person
     standings = site["running"].client().call("GET", f"/v1/tournaments/{tid}/standings")
     winner = next(s for s in standings["standings"] if s["place"] in (1, "1"))
     assert f"{winner['percentage']:.2f}" in html
     status, board = get(site, f"/tournaments/{tid}/boards/4")
     assert status == 200 and 'id="deal"' in board and 'id="sheet"' in board
     sheet = next(b for b in standings["boards"] if b["board"] == 4)
-    assert board.count("<tr><td>") == len(sheet["results"]) == 3
+    # each row's cells carry their column's name (the sheet reflows on a phone)
+    assert board.count('<tr><td data-label="round">') == len(sheet["results"]) == 3
     for r in sheet["results"]:
-        assert f'<td class="num">{r["ns_score"]}</td>' in board
+        assert f'<td class="num" data-label="NS score">{r["ns_score"]}</td>' in board
     status, card = get(site, f"/tournaments/{tid}/pairs/{winner['pair_number']}")
     assert status == 200 and 'id="hidden"' not in card
     assert card.count("/ 2</td>") == 6  # six boards, each out of a top of 2

@@ -28,3 +28,12 @@ def test_report_draws_the_shared_diagram_and_trick_table() -> None:
     assert html.count('data-role="deal-diagram"') == len(doc["hands"])
     assert html.count('<table class="tricks">') == len(doc["hands"])
     assert '<span class="card h red">' in html and "\u2665" in html
+
+
+def test_one_hand_is_one_hand_and_a_page_can_link_back() -> None:
+    doc = worked_example()
+    doc["hands"] = doc["hands"][:1]
+    html = render_html(audit_document(doc), doc, back=("/", "home"))
+    assert " 1 hand, " in html and "1 hands" not in html
+    assert '<p data-role="back"><a href="/">home</a></p>' in html
+    assert 'data-role="back"' not in render_html(audit_document(doc), doc)  # the CLI's: none

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
 import random
 import subprocess
@@ -31,6 +32,7 @@ from audit.log.events import canonical_json, event_hash, sign_event
 from audit.log.keys import load_signer
 from audit.log.note import parse as parse_note
 from tests.api.conftest import Running
+from tests.api.forge import forge_hand_bundle
 from tests.js.test_js import ROOT, node
 
 Verdict = dict[str, Any]
@@ -123,6 +125,7 @@ def test_a_real_hand_passes_every_check(played: tuple[Running, Played], tmp_path
         "deal",
         "tricks",
         "cayenne card",
+        "record",
     ]
     hand = p.record["hands"][0]
     assert verdict["derived"]["cayenne"] == hand["cayenne"]
@@ -144,6 +147,51 @@ def test_a_real_hand_passes_every_check(played: tuple[Running, Played], tmp_path
     assert failed(run_verify(tmp_path, p.bundle, p.vkey, "--record", str(record_file))) == {
         "cayenne card"
     }
+    assert "are the players' signed events" in checks["record"]["detail"]
+
+
+def _contract(rec: dict[str, Any]) -> str:
+    call = rec["hands"][0]["calls"][-1]
+    call["call"] = "C" if call["call"] != "C" else "S"
+    return f"record.hands[0].calls[{len(rec['hands'][0]['calls']) - 1}].call"
+
+
+def _north_south(rec: dict[str, Any]) -> str:
+    p = rec["players"]
+    p["N"], p["S"] = p["S"], p["N"]
+    return "record.players.N"
+
+
+def _cards(rec: dict[str, Any]) -> str:
+    tricks = rec["hands"][0]["tricks"]
+    tricks[0]["cards"][0], tricks[1]["cards"][0] = tricks[1]["cards"][0], tricks[0]["cards"][0]
+    return "record.hands[0].tricks[0].cards[0]"
+
+
+def _ace_high(rec: dict[str, Any]) -> str:
+    trick = rec["hands"][0]["tricks"][0]
+    trick["ace_high"] = [trick["cards"][0]]
+    return "record.hands[0].tricks[0].ace_high"
+
+
+@pytest.mark.parametrize("change", [_contract, _north_south, _cards, _ace_high])
+def test_a_record_the_operator_re_signed_is_not_what_the_players_signed(
+    played: tuple[Running, Played], tmp_path: Path, change: Callable[[dict[str, Any]], str]
+) -> None:
+    """The operator changes the record and re-signs the server's end (its hash) and the
+    checkpoint with the log key: the browser derives the record from the players'
+    signed events and names the first field that differs."""
+    service, p = played
+    signer = service.app.extensions["fairplay"].ledger.signer
+    record = copy.deepcopy(p.record)
+    path = change(record)
+    end = p.bundle["events"][-1]["event"]["body"]
+    body = dict(end, record_sha256=hashlib.sha256(canonical_json(record)).hexdigest())
+    bundle = forge_hand_bundle(p.bundle, signer, body)
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    verdict = run_verify(tmp_path, bundle, p.vkey, "--record", str(tmp_path / "record.json"))
+    assert failed(verdict) == {"record"}, json.dumps(verdict["checks"], indent=1)
+    assert by_check(verdict)["record"]["detail"].startswith(path), verdict
 
 
 def test_a_changed_card_fails_the_signature_and_the_deal(

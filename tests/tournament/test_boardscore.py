@@ -65,3 +65,18 @@ def test_slams_unmultiplied_and_in_nullo_to_the_side_that_scores() -> None:
     assert board_score(facts(Contract.GRAND, 8, (13, 0), revokes=((NS, "deduct"),))) == BoardScore(
         9 - 24, 0
     )
+
+
+def test_documented_examples() -> None:
+    """The worked examples of docs/tournaments.md, "A board's score, in five steps"."""
+    examples = [
+        (facts(Contract.S, 2, (13, 0), (4, 1)), BoardScore(28, 0)),  # slam
+        (facts(Contract.H, 2, (9, 4), (3, 2), ((NS, "deduct"),)), BoardScore(3, 0)),
+        (facts(Contract.D, 3, (8, 5), (2, 3), ((NS, "tricks"),)), BoardScore(0, 12)),
+        (facts(Contract.C, 3, (3, 10), (4, 1)), BoardScore(0, 12)),  # out by tricks
+        (facts(Contract.C, 2, (3, 10), (4, 1)), BoardScore(8, 8)),  # honours capped
+        (facts(Contract.NULLO, 8, (12, 1)), BoardScore(0, 52)),  # nullo little slam
+    ]
+    for f, want in examples:
+        assert board_score(f) == want, f
+    assert [board_score(f).result for f, _ in examples] == [28, 3, -12, -12, 0, -52]

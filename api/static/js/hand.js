@@ -44,6 +44,7 @@ export const CHECKS = [
   "deal",
   "tricks",
   "cayenne card",
+  "record",
 ];
 
 const SERVER = "server";
@@ -139,6 +140,63 @@ function replay(events, deal, dealer, finished) {
     }
   }
   return { won, plays, contract };
+}
+
+/** What the players' signed events fix of a record: the seats of the opening (which
+ * the players' events chain to), every call by its seat, and every trick (its leader,
+ * its cards in order, the aces declared high); the record's other fields are the deal's
+ * (checked by "cayenne card") or the server's. */
+function signedRecord(events) {
+  const open = events[0];
+  const seatOf = seatsOf(open);
+  const calls = [];
+  const tricks = [];
+  let contract = null;
+  let leader = SEATS[(SEATS.indexOf(open.body.dealer) + 1) % 4];
+  let trick = null;
+  for (const ev of events) {
+    if (ev.type === "call") {
+      calls.push({ seat: seatOf.get(ev.actor), call: ev.body.call });
+      if (ev.body.call !== "pass") contract = ev.body.call;
+    } else if (ev.type === "play") {
+      if (!trick) trick = { leader, cards: [], plays: [] };
+      trick.cards.push(ev.body.card);
+      trick.plays.push({ seat: seatOf.get(ev.actor), card: cardOf(ev.body.card), aceHigh: ev.body.ace_high === true });
+      if (trick.cards.length === 4) {
+        const t = { leader: trick.leader, cards: trick.cards };
+        const high = trick.plays.filter((p) => p.aceHigh).map((p) => CARD_TEXT[p.card]);
+        if (high.length) t.ace_high = high;
+        tricks.push(t);
+        leader = trickWinner(trick.plays, contract);
+        trick = null;
+      }
+    }
+  }
+  const players = {};
+  for (const s of SEATS) players[s] = open.body.seats[s];
+  return { players, hands: [{ calls, tricks }] };
+}
+
+/** The first place where `given` differs from `signed` (keys, values, lengths):
+ * {path, given, signed}, or null. */
+function firstDifference(given, signed, path) {
+  if (Array.isArray(signed)) {
+    if (!Array.isArray(given)) return { path, given, signed };
+    for (let i = 0; i < Math.min(given.length, signed.length); i++) {
+      const d = firstDifference(given[i], signed[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return given.length === signed.length ? null : { path: `${path}.length`, given: given.length, signed: signed.length };
+  }
+  if (signed !== null && typeof signed === "object") {
+    if (given === null || typeof given !== "object" || Array.isArray(given)) return { path, given, signed };
+    for (const k of [...new Set([...Object.keys(given), ...Object.keys(signed)])].sort()) {
+      const d = firstDifference(given[k], signed[k], `${path}.${k}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  return given === signed ? null : { path, given, signed };
 }
 
 /** The seat winning a trick under the contract (S, H, D, C, grand or nullo). */
@@ -341,6 +399,25 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
       throw new VerifyError("SHUFFLE_OUTCOME_MISMATCH", "hand.dealt_order: the record's dealt order is not the shuffled pack");
     }
     return `${cayenne}, as the record the server signed says (and its deal and dealt order)`;
+  });
+  await run("record", [], async () => {
+    const record = options.record;
+    if (!record) throw new Skip("no record given");
+    if (ctx.void) throw new Skip("void hand: no record");
+    if (!ctx.replay) throw new VerifyError("RECORD_MISMATCH", "not checked: depends on deal, which failed");
+    const want = signedRecord(ctx.events);
+    const h = record.hands?.[0] ?? {};
+    const diff =
+      firstDifference(record.players, want.players, "record.players") ??
+      firstDifference(h.calls, want.hands[0].calls, "record.hands[0].calls") ??
+      firstDifference(h.tricks, want.hands[0].tricks, "record.hands[0].tricks");
+    if (diff) {
+      throw new VerifyError(
+        "RECORD_MISMATCH",
+        `${diff.path}: the record says ${JSON.stringify(diff.given)}, the players' signed events give ${JSON.stringify(diff.signed)}`,
+      );
+    }
+    return "its seats, calls and tricks (every card, its leader, every ace declared high) are the players' signed events";
   });
 
   return {

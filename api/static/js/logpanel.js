@@ -4,6 +4,7 @@
 // among the checks, lets the person see and edit the pinned policy, and shows a split
 // view plainly with the two checkpoints.
 
+import { fetchRetry } from "./retry.js";
 import { CHECKPOINT_KEY, LOG_KEY, checkLogView, pinOnFirstUse, pinnedPolicy, savePolicy } from "./logview.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,7 +21,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 async function consistency(a, b) {
-  const resp = await fetch(`/v1/log/proofs/consistency?from=${a}&to=${b}`);
+  const resp = await fetchRetry(`/v1/log/proofs/consistency?from=${a}&to=${b}`);
   if (!resp.ok) return null;
   return (await resp.json()).proof;
 }
@@ -33,7 +34,7 @@ export async function pinAll(servedLogKey) {
   else if (pinnedKey !== servedLogKey) warnings.push("this service's log key is not the one this browser pinned: verification uses the pinned key");
   let published = [];
   try {
-    published = (await (await fetch("/v1/log/witnesses")).json()).witnesses ?? [];
+    published = (await (await fetchRetry("/v1/log/witnesses")).json()).witnesses ?? [];
   } catch {
     published = [];
   }
@@ -52,7 +53,7 @@ export async function pinAll(servedLogKey) {
 export async function showLogView(logKey, warnings = []) {
   const box = $("log-view");
   const policy = pinnedPolicy(localStorage);
-  const note = await (await fetch("/v1/log/checkpoint")).text();
+  const note = await (await fetchRetry("/v1/log/checkpoint")).text();
   const last = localStorage.getItem(CHECKPOINT_KEY);
   const result = await checkLogView(note, logKey, policy, last, consistency);
   if (result.ok && result.checkpoint) localStorage.setItem(CHECKPOINT_KEY, result.checkpoint);
@@ -105,7 +106,7 @@ function witnessList(result, policy) {
 }
 
 function policyEditor(policy, logKey) {
-  const keys = el("textarea", { id: "policy-keys", rows: "3", cols: "60", spellcheck: "false" });
+  const keys = el("textarea", { id: "policy-keys", rows: "3", cols: "60", spellcheck: "false", style: "max-width: 100%; box-sizing: border-box" });
   keys.value = policy ? policy.witnesses.join("\n") : "";
   const quorum = el("input", { id: "policy-quorum", type: "number", min: "0", value: String(policy ? policy.quorum : 0) });
   const status = el("span", { id: "policy-status", class: "status" });
@@ -126,9 +127,9 @@ function policyEditor(policy, logKey) {
     "details",
     { id: "policy-editor" },
     el("summary", {}, "The pinned policy (pinned on first use from this service's list; edit it here)"),
-    el("div", { class: "muted" }, "Witness keys (cosignature/v1, one per line):"),
+    el("label", { class: "muted", for: "policy-keys", style: "display: block" }, "Witness keys (cosignature/v1, one per line):"),
     keys,
-    el("div", {}, "Quorum: ", quorum, " ", save, " ", status),
+    el("div", {}, el("label", { for: "policy-quorum" }, "Quorum: "), quorum, " ", save, " ", status),
     el("div", { class: "muted" }, "Pinned log key: ", el("code", { id: "pinned-log-key" }, logKey)),
   );
 }

@@ -1,6 +1,7 @@
 // The /play page: make or import the player's key, register it, open a table against
 // the house bots (api/house.py). The private key stays in this browser (keys.js).
 
+import { fetchRetry } from "./retry.js";
 import { createKey, forgetIdentity, importBackup, loadIdentity, readHeader, saveIdentity } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
@@ -14,9 +15,12 @@ function say(id, text, bad = false) {
 }
 
 async function api(method, path, body, identity) {
-  const headers = { "Content-Type": "application/json" };
-  if (identity) headers.Authorization = await readHeader(identity, method, path);
-  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const init = async () => {
+    const headers = { "Content-Type": "application/json" };
+    if (identity) headers.Authorization = await readHeader(identity, method, path);
+    return { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  };
+  const resp = await fetchRetry(path, init);
   const doc = await resp.json().catch(() => ({}));
   return { ok: resp.ok, status: resp.status, doc };
 }

@@ -3,6 +3,7 @@
 // from the table's server-sent event stream (api/stream.py), never from a polling loop.
 // When a hand ends, the player's page verifies it with hand.js and says what it checked.
 
+import { fetchRetry } from "./retry.js";
 import { toHex } from "./bytes.js";
 import { verifyHandDetailed } from "./hand.js";
 import { signEvent, signedStreamUrl } from "./keys.js";
@@ -32,17 +33,28 @@ function el(tag, attrs = {}, ...children) {
 }
 
 const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
+const RANK_NAME = { A: "ace", K: "king", Q: "queen", J: "jack", T: "10" };
+/** A card for a screen reader: "10 of hearts", "queen of spades". */
+export const cardName = (card) => `${RANK_NAME[card[0]] ?? card[0]} of ${SUIT_NAME[card[1]]}`;
 const isRed = (suit) => suit === "H" || suit === "D";
 const sideOf = (seat) => (seat === "N" || seat === "S" ? "NS" : "EW");
 
 /** A card face: rank and suit symbol, red for hearts and diamonds. */
 export function cardFace(card, attrs = {}) {
   const suit = card[1];
+  const button = attrs.onclick || attrs.disabled;
+  const name = cardName(card);
   return el(
-    attrs.onclick ? "button" : "span",
-    { ...attrs, class: `card ${isRed(suit) ? "red" : "black"} ${attrs.class ?? ""}`, "data-card": card, title: `${rankText(card)} of ${SUIT_NAME[suit]}` },
-    el("span", { class: "rank" }, rankText(card)),
-    el("span", { class: "suit" }, SYMBOL[suit]),
+    button ? "button" : "span",
+    {
+      ...attrs,
+      class: `card ${isRed(suit) ? "red" : "black"} ${attrs.class ?? ""}`,
+      "data-card": card,
+      title: name,
+      ...(button ? { type: "button", "aria-label": attrs.disabled ? `${name}, cannot be played now` : `Play the ${name}` } : { role: "img", "aria-label": name }),
+    },
+    el("span", { class: "rank", "aria-hidden": "true" }, rankText(card)),
+    el("span", { class: "suit", "aria-hidden": "true" }, SYMBOL[suit]),
   );
 }
 
@@ -112,7 +124,7 @@ export class TableView {
 
   async start() {
     if (this.identity) {
-      const table = await (await fetch(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
+      const table = await (await fetchRetry(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
       this.seat = SEATS.find((s) => table.seats[s] === this.identity.id) ?? null;
     }
     await this.connect();
@@ -125,6 +137,7 @@ export class TableView {
   }
 
   onState(msg) {
+    this.announceChange(this.hand, msg.hand);
     this.hand = msg.hand;
     this.cards = msg.cards ?? null;
     if (msg.previous && msg.previous.phase === "over") this.showFinished(msg.previous);
@@ -179,7 +192,7 @@ export class TableView {
       type,
       body,
     });
-    const resp = await fetch(`/v1/tables/${encodeURIComponent(this.tableId)}/hands/${h.hand}/events`, {
+    const resp = await fetchRetry(`/v1/tables/${encodeURIComponent(this.tableId)}/hands/${h.hand}/events`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(event),
@@ -195,17 +208,19 @@ export class TableView {
   }
 
   async loadOrigin() {
-    if (!this.origin) this.origin = (await (await fetch("/healthz")).json()).log_origin;
+    if (!this.origin) this.origin = (await (await fetchRetry("/healthz")).json()).log_origin;
     return this.origin;
   }
 
   async call(call) {
+    this.keepFocus = true;
     this.sending = `${this.hand.hand}:${this.hand.next_seq}`;
     this.render();
     await this.send("call", { call });
   }
 
   async play(card, aceHigh = false) {
+    this.keepFocus = true;
     this.sending = `${this.hand.hand}:${this.hand.next_seq}`;
     this.render();
     const body = { card };
@@ -227,9 +242,37 @@ export class TableView {
     return { bottom: me, left: SEATS[(i + 1) % 4], top: SEATS[(i + 2) % 4], right: SEATS[(i + 3) % 4] };
   }
 
+  /** Tell a screen reader (the aria-live region #announce) what changed without a click:
+   * each card played, each trick's winner, and whose turn it is. */
+  announceChange(before, after) {
+    const box = $("announce");
+    if (!box || !after) return;
+    const said = [];
+    const tricks = (h) => (h && h.play && h.hand === after.hand ? h.play.tricks : []);
+    const old = tricks(before);
+    const now = after.play ? after.play.tricks : [];
+    now.forEach((t, n) => {
+      const seen = old[n] ? old[n].cards.length : 0;
+      const i = SEATS.indexOf(t.leader);
+      t.cards.slice(seen).forEach((c, k) => said.push(`${this.seatName(SEATS[(i + seen + k) % 4])} played the ${cardName(c)}.`));
+      if (t.winner && !(old[n] && old[n].winner)) said.push(`${this.seatName(t.winner)} won the trick ${n + 1}.`);
+    });
+    const turn = (h) => (h && (h.phase === "calling" || h.phase === "playing") ? `${h.hand}:${h.phase}:${h.waiting_for.join()}` : "");
+    if (turn(after) && turn(after) !== turn(before)) {
+      const mine = this.seat && after.waiting_for.includes(this.seat);
+      said.push(mine ? (after.phase === "calling" ? "Your turn: your call." : "Your turn: play a card.") : `${this.seatName(after.waiting_for[0])} to ${after.phase === "calling" ? "call" : "play"}.`);
+    }
+    if (after.phase === "over" && before && before.phase !== "over") said.push(`Hand ${after.hand} is over.`);
+    if (said.length) box.textContent = said.join(" ");
+  }
+
   render() {
     const h = this.hand;
     if (!h) return;
+    // Focus stays where the person is working: on the hand (or the calls) across redraws.
+    const active = document.activeElement;
+    const focusHand = this.keepFocus || (active && active.closest && active.closest("#my-hand, #actions") !== null);
+    this.keepFocus = false;
     const play = h.play;
     $("hand-title").textContent = `Hand ${h.hand}`;
     $("phase").textContent = this.phaseText();
@@ -239,8 +282,15 @@ export class TableView {
     this.renderCalls();
     this.renderScore();
     this.renderActions();
+    if (focusHand) this.restoreFocus(active && active.dataset ? active.dataset.card : null);
     document.body.dataset.phase = h.phase;
     document.body.dataset.hand = String(h.hand);
+  }
+
+  restoreFocus(card) {
+    const same = card ? document.querySelector(`#my-hand button.playable[data-card="${card}"]`) : null;
+    const target = same ?? document.querySelector("#actions button:not(:disabled)") ?? document.querySelector("#my-hand button.playable") ?? $("my-hand");
+    if (target) target.focus({ preventScroll: true });
   }
 
   phaseText() {
@@ -293,18 +343,18 @@ export class TableView {
     const rows = SUITS.map((s) =>
       el(
         "div",
-        { class: `suit-row ${isRed(s) ? "red" : "black"}` },
-        el("span", { class: "suit-symbol" }, SYMBOL[s]),
+        { class: `suit-row ${isRed(s) ? "red" : "black"}`, role: "group", "aria-label": SUIT_NAME[s] },
+        el("span", { class: "suit-symbol", "aria-hidden": "true" }, SYMBOL[s]),
         suits[s].length
           ? suits[s].map((c) =>
               legal.has(c) && !busy
                 ? cardFace(c, { class: "playable", onclick: () => this.choose(c) })
-                : cardFace(c, { class: legal.size ? "unplayable" : "" }),
+                : cardFace(c, { class: legal.size ? "unplayable" : "", disabled: true }),
             )
-          : el("span", { class: "muted" }, "\u2014"),
+          : el("span", { class: "muted" }, "none"),
       ),
     );
-    return el("div", { class: "hand-diagram", id: "my-hand" }, ...rows);
+    return el("div", { class: "hand-diagram", id: "my-hand", role: "group", "aria-label": "Your hand", tabindex: "-1" }, ...rows);
   }
 
   choose(card) {
@@ -413,8 +463,8 @@ export class TableView {
     this.finished.add(prev.hand);
     const t = encodeURIComponent(this.tableId);
     const [record, report] = await Promise.all([
-      fetch(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
-      fetch(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
+      fetchRetry(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
+      fetchRetry(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
     ]);
     const rec = record.hands[0];
     const box = $("last-hand");
@@ -460,7 +510,7 @@ export class TableView {
  * checkpoint this browser kept) and run hand.js's checks; keeps the newest checkpoint. */
 export async function verifyFinishedHand(tableId, number, logKey, record, identity, policy = null) {
   const t = encodeURIComponent(tableId);
-  const bundle = await (await fetch(`/v1/tables/${t}/hands/${number}/proof`)).json();
+  const bundle = await (await fetchRetry(`/v1/tables/${t}/hands/${number}/proof`)).json();
   const lastNote = localStorage.getItem(CHECKPOINT_KEY);
   let last = null;
   if (lastNote) {
@@ -469,7 +519,7 @@ export async function verifyFinishedHand(tableId, number, logKey, record, identi
     const b = Number(String(newest).split("\n")[1]);
     last = lastNote;
     if (a !== b && a > 0 && b > 0) {
-      const resp = await fetch(`/v1/log/proofs/consistency?from=${Math.min(a, b)}&to=${Math.max(a, b)}`);
+      const resp = await fetchRetry(`/v1/log/proofs/consistency?from=${Math.min(a, b)}&to=${Math.max(a, b)}`);
       if (resp.ok) last = { checkpoint: lastNote, consistency: (await resp.json()).proof };
     }
   }

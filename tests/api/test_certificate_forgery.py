@@ -1,0 +1,206 @@
+"""Forgeries by an operator who holds the log key (issue 18, part 1): each hand of a
+certificate bundle is derived from the players' signed events, and every chain and record
+belongs to a table of the event, once. Every forgery re-signs the server's events, the
+checkpoint and the certificate's note with the log key (:mod:`tests.api.forge`), so only
+the players' signatures stand against it; ``fairplay tournament verify`` refuses each
+with exit 1 and names the first difference."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit.log.keys import Signer
+from audit.rules.cards import Seat
+
+from .forge import Forger
+from .test_tournament_certificate import MITCHELL, ROBIN, SMALL, _start, _stop, play, verify
+
+# one worker plays the three events once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("certificate_forgery")
+
+
+class Events:
+    def __init__(self, bundles: dict[str, dict[str, Any]], signer: Signer) -> None:
+        self.bundles = bundles
+        self.signer = signer
+        self.key = signer.verifier_key()
+
+
+@pytest.fixture(scope="module")
+def events(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Events]:
+    service = _start(tmp_path_factory.mktemp("forgery"))
+    try:
+        client = service.client()
+        tids = {
+            "mitchell": play(service, MITCHELL, 4, False),
+            "robin": play(service, ROBIN, 3, False),
+            "other": play(service, SMALL, 2, False),
+        }
+        bundles = {
+            k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
+            for k, t in tids.items()
+        }
+        yield Events(bundles, service.app.extensions["fairplay"].ledger.signer)
+    finally:
+        _stop(service)
+
+
+def _contract(f: Forger) -> str:
+    """The first record's contract changed (its last call, the trump, to another)."""
+    hand = f.bundle["records"][0]["record"]["hands"][0]
+    call = hand["calls"][-1]
+    call["call"] = next(c for c in ("C", "S", "H", "D") if c != call["call"])
+    return f"bundle.records[0].record.hands[0].calls[{len(hand['calls']) - 1}].call"
+
+
+def _cards_between_tricks(f: Forger) -> str:
+    """Two of North's cards exchanged between the first two tricks of a record."""
+    tricks = f.bundle["records"][0]["record"]["hands"][0]["tricks"]
+    at = [(Seat.N - Seat.parse(t["leader"])) % 4 for t in tricks[:2]]
+    a, b = tricks[0]["cards"], tricks[1]["cards"]
+    a[at[0]], b[at[1]] = b[at[1]], a[at[0]]
+    return "bundle.records[0].record.hands[0].tricks[0].cards"
+
+
+def _north_and_south(f: Forger) -> str:
+    players = f.bundle["records"][0]["record"]["players"]
+    players["N"], players["S"] = players["S"], players["N"]
+    return "bundle.records[0].record.players.N"
+
+
+def _altered_copy_first(f: Forger) -> str:
+    """An altered copy of a record put before the real one (the last copy was the one
+    counted, the first never checked)."""
+    fake = copy.deepcopy(f.bundle["records"][2])
+    fake["record"]["players"]["E"], fake["record"]["players"]["W"] = (
+        fake["record"]["players"]["W"],
+        fake["record"]["players"]["E"],
+    )
+    f.bundle["records"].insert(0, fake)
+    return "bundle.records[0].record.players.E"
+
+
+def _outside_record(f: Forger) -> str:
+    outside = copy.deepcopy(f.bundle["records"][0])
+    outside["table"] = outside["record"]["table"] = "t-outside"
+    f.bundle["records"].append(outside)
+    return "is not a finished hand of the event"
+
+
+def _dropped_record(f: Forger) -> str:
+    gone = f.bundle["records"].pop(1)
+    return f"no record of table {gone['table']} hand {gone['hand']}"
+
+
+FORGERIES: dict[str, Callable[[Forger], str]] = {
+    "contract S to C": _contract,
+    "cards exchanged between tricks": _cards_between_tricks,
+    "N and S exchanged": _north_and_south,
+    "an altered copy before the real record": _altered_copy_first,
+    "a record of a table outside the event": _outside_record,
+    "a record left out": _dropped_record,
+}
+
+
+def test_the_forger_alone_changes_nothing(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The forger's own re-signing (a new log, checkpoint, proofs, certificate and note)
+    verifies: what the forgeries below are refused for is their change, nothing else."""
+    for kind in ("mitchell", "robin"):
+        forged = Forger(events.bundles[kind], events.signer).finish()
+        assert [e["index"] for e in forged["events"]] == list(range(len(forged["events"])))
+        code, out = verify(forged, events.key, tmp_path, capsys)
+        assert code == 0, out
+
+
+@pytest.mark.parametrize("kind", ["mitchell", "robin"])
+@pytest.mark.parametrize("name", list(FORGERIES))
+def test_a_record_that_is_not_what_the_players_signed_is_refused(
+    events: Events, kind: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = Forger(events.bundles[kind], events.signer)
+    expected = FORGERIES[name](f)
+    forged = f.finish()
+    code, out = verify(forged, events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "FAILED" in out and expected in out, out
+    assert "certificate verified" not in out
+
+
+def _foreign_chain(events: Events) -> tuple[Forger, str]:
+    """A hand chain of another event of the same log, with its record, in the bundle."""
+    f = Forger(events.bundles["mitchell"], events.signer)
+    other = events.bundles["other"]
+    rec = other["records"][0]
+    table, hand = rec["table"], str(rec["hand"])
+    chain = [
+        copy.deepcopy(item)
+        for item in other["events"]
+        if (item["event"]["table"], item["event"]["hand"]) == (table, hand)
+    ]
+    f.bundle["events"] += chain
+    f.bundle["records"].append(copy.deepcopy(rec))
+    return f, table
+
+
+def test_another_events_hand_chain_is_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f, table = _foreign_chain(events)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and f"table {table} hand 1" in out, out
+
+
+def test_another_events_hand_chain_listed_in_a_round_is_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The forger also lists the foreign table in a re-signed round: the chain's own
+    opening, fixed by its players' signatures, names the other event."""
+    f, table = _foreign_chain(events)
+    rounds = [e for e in f.chain(f.tid, "event") if e["type"] == "tournament_round"]
+    sitting = copy.deepcopy(rounds[0]["body"]["tables"][0])
+    other_open = next(e for e in f.events if (e["table"], e["hand"]) == (table, "1"))
+    sitting |= {"id": table, "table": 9, "seats": other_open["body"]["seats"]}
+    rounds[0]["body"]["tables"].append(sitting)
+    f.mark(rounds[0])
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and "not a board of round 1" in out, out
+
+
+def test_a_round_seating_rewritten_is_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """N and S exchanged in the signed round (and so in the standings' pairs): every
+    board's opening, fixed by the players' calls and plays after it, seats them as
+    they sat."""
+    f = Forger(events.bundles["mitchell"], events.signer)
+    rnd = next(e for e in f.chain(f.tid, "event") if e["type"] == "tournament_round")
+    seats = rnd["body"]["tables"][0]["seats"]
+    seats["N"], seats["S"] = seats["S"], seats["N"]
+    f.mark(rnd)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and "the round seats" in out, out
+
+
+def test_pairs_renumbered_in_a_re_signed_start_are_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pairs 1 and 2 exchanged in the start (so in the standings): the tables still seat
+    them where the movement, and the boards' openings fixed by their players, put them."""
+    f = Forger(events.bundles["mitchell"], events.signer)
+    start = next(e for e in f.chain(f.tid, "event") if e["type"] == "tournament_start")
+    pairs = start["body"]["pairs"]
+    pairs[0], pairs[1] = pairs[1], pairs[0]
+    f.mark(start)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and "the movement seats pairs" in out, out

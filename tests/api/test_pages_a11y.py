@@ -1,0 +1,278 @@
+"""Every page on a phone and on a desktop, by keyboard and for a screen reader.
+
+One service (SQLite, a real socket, house bots at a fast pace) with a finished bot
+table and a finished pairs event. Each page is loaded in Debian's Chromium (Selenium)
+at 390 x 844 and at 1280 x 800: the document is never wider than the window (the page
+reflows instead of scrolling sideways), and axe-core (the copy bundled inside the
+``axe-selenium-python`` wheel: nothing is fetched at run time) finds no serious or
+critical violation. Then a person plays a whole hand against the bots by keyboard alone:
+focus stays on the hand after every card, and the live region says whose turn it is,
+each card played and who won each trick.
+
+Screenshots go to the test's tmp dir, and to ``FAIRPLAY_SCREENSHOTS`` when it is set.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.bot import TableBots
+from audit.auditor import audit_document
+from audit.report.html import render_html
+from tests.api.conftest import Running
+from tests.api.test_play_browser import found, new_driver, shot, site, wait_for  # noqa: F401
+from tests.api.test_tournaments import MITCHELL, open_event
+from tests.audit.helpers import worked_example
+
+pytestmark = pytest.mark.browser
+
+axe_selenium = pytest.importorskip("axe_selenium_python")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    with tempfile.TemporaryDirectory() as profile:
+        driver = new_driver(profile)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+@pytest.fixture(scope="module")
+def pages(site: Running, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:  # noqa: F811
+    """Every kind of page, with something in it: name -> URL."""
+    bots = TableBots.open(site.client(), random.Random(3))
+    bots.play_hand(1)
+    c = site.client()
+    report = c.hand(bots.table, 1)["report_id"]
+    _, tid, event = open_event(site, {**MITCHELL, "name": "Demo pairs"}, 6)
+    event.run(timeout=180)
+    folder = tmp_path_factory.mktemp("report")
+    doc = worked_example()
+    (folder / "worked-example.html").write_text(render_html(audit_document(doc), doc))
+    url = site.url
+    return {
+        "home": f"{url}/",
+        "play": f"{url}/play",
+        "table": f"{url}/tables/{bots.table}",
+        "seat": f"{url}/play/{bots.table}",
+        "hand": f"{url}/tables/{bots.table}/hands/1",
+        "report": f"{url}/reports/{report}",
+        "worked-example": (folder / "worked-example.html").as_uri(),
+        "tournaments": f"{url}/tournaments",
+        "event": f"{url}/tournaments/{tid}",
+        "board": f"{url}/tournaments/{tid}/boards/1",
+        "pair": f"{url}/tournaments/{tid}/pairs/1",
+        "certificate": f"{url}/tournaments/{tid}/certificate",
+        "not-found": f"{url}/no/such/page",
+    }
+
+
+def serious(driver: WebDriver) -> list[str]:
+    axe = axe_selenium.Axe(driver)
+    axe.inject()
+    result = axe.run()
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_page_fits_the_window_and_passes_axe(
+    browser: WebDriver, pages: dict[str, str], size: str, tmp_path: Path
+) -> None:
+    width, height = SIZES[size]
+    browser.set_window_size(width, height)
+    inner = browser.execute_script("return window.innerWidth")
+    problems: dict[str, Any] = {}
+    for name, url in pages.items():
+        browser.get(url)
+        time.sleep(1.0)  # the live pages draw from their stream
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        tall = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(width, min(max(tall, height), 6000))  # the whole page
+        shot(browser, tmp_path, f"a11y-{size}-{name}")
+        browser.set_window_size(width, height)
+        if wide > inner:
+            problems[f"{name} width"] = (wide, inner)
+        found_here = serious(browser)
+        if found_here:
+            problems[f"{name} axe"] = found_here
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+def test_the_home_page_links_to_play_and_a_missing_page_is_a_page(
+    browser: WebDriver, pages: dict[str, str]
+) -> None:
+    browser.get(pages["home"])
+    assert found(browser, 'a[href="/play"]')
+    browser.get(pages["report"])
+    assert found(browser, '[data-role="back"] a[href="/"]')  # a way back from the report
+    browser.get(pages["not-found"])
+    assert "not found" in browser.find_element(By.TAG_NAME, "h2").text.lower()
+    assert found(browser, 'a[href="/"]')
+
+
+def focused(driver: WebDriver) -> dict[str, Any]:
+    return dict(
+        driver.execute_script(
+            "const a = document.activeElement;"
+            "return {inHand: !!(a && a.closest && a.closest('#my-hand')),"
+            " playable: !!(a && a.matches && a.matches('button.playable')),"
+            " call: !!(a && a.matches && a.matches('#actions button')),"
+            " tag: a ? a.tagName : ''};"
+        )
+    )
+
+
+def test_a_whole_hand_played_by_keyboard_alone(site: Running, tmp_path: Path) -> None:  # noqa: F811
+    with tempfile.TemporaryDirectory() as profile:
+        driver = new_driver(profile)
+        try:
+            driver.set_window_size(390, 844)
+            _keyboard_hand(site, driver, tmp_path)
+        finally:
+            driver.quit()
+
+
+def _press(driver: WebDriver, *keys: str) -> None:
+    driver.switch_to.active_element.send_keys(*keys)
+
+
+def _tab_to(driver: WebDriver, what: str, limit: int = 60) -> bool:
+    """Press Tab until the focused element is ``what`` (a key of :func:`focused`)."""
+    for _ in range(limit):
+        if focused(driver)[what]:
+            return True
+        _press(driver, Keys.TAB)
+    return bool(focused(driver)[what])
+
+
+def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa: F811
+    driver.get(f"{site.url}/play")
+    wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), 10, "page")
+    driver.find_element(By.ID, "name").click()  # the one click: into the page
+    assert _tab_to_id(driver, "create-key")
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: found(driver, "#player-id") and driver.find_element(By.ID, "player-id").text)
+    wait_for(lambda: driver.find_element(By.ID, "register").is_enabled(), 10, "register")
+    assert _tab_to_id(driver, "register")
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: driver.find_element(By.ID, "play-bots").is_enabled(), 10, "registered")
+    assert _tab_to_id(driver, "play-bots")
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: "/play/t-" in driver.current_url, 10, "the table page")
+    played = 0
+    announced: list[str] = []
+    refused: set[str] = set()
+    deadline = time.monotonic() + 180
+    while not found(driver, '#verify-result[data-hand="1"]'):
+        assert time.monotonic() < deadline, "hand 1 did not end in time"
+        text = driver.execute_script("return document.getElementById('announce').textContent")
+        if text and (not announced or announced[-1] != text):
+            announced.append(text)
+        body = driver.find_element(By.TAG_NAME, "body")
+        hand, phase = body.get_attribute("data-hand"), body.get_attribute("data-phase")
+        cards = driver.execute_script(
+            "const h = document.getElementById('my-hand'); if (!h) return null;"
+            "return {spans: h.querySelectorAll('span.card').length,"
+            " disabled: [...h.querySelectorAll('button.card:disabled')]"
+            ".map(b => b.getAttribute('aria-label'))};"
+        )
+        if cards and phase == "playing":
+            assert cards["spans"] == 0, cards  # every card a button, the illegal ones disabled
+            if cards["disabled"]:
+                refused.update(cards["disabled"])
+        if hand == "1" and found(driver, "#actions button.call"):
+            if _tab_to(driver, "call"):
+                _press(driver, Keys.ENTER)
+        elif hand == "1" and phase == "playing" and found(driver, "#my-hand button.playable"):
+            if played:  # after the first card, focus stayed on the hand
+                assert focused(driver)["inHand"], focused(driver)
+            if _tab_to(driver, "playable", 20):
+                if played == 4:
+                    shot(driver, tmp, "keyboard-playing")
+                before = len(found(driver, "#my-hand button.card"))
+                _press(driver, Keys.ENTER)
+
+                def gone(before: int = before) -> bool:
+                    return bool(
+                        len(found(driver, "#my-hand button.card")) < before
+                        or found(driver, "#actions button.call")
+                        or found(driver, "#verify-result")
+                    )
+
+                wait_for(gone, 20, "the card played")
+                played += 1
+        time.sleep(0.1)
+    assert played >= 12  # every card but one the hand may have been forced to by a call
+    shot(driver, tmp, "keyboard-verified")
+    assert refused and all(r.endswith("cannot be played now") for r in refused), refused
+    live = " | ".join(announced)
+    assert "Your turn" in live and "won the trick" in live and " played " in live, live
+
+
+def _tab_to_id(driver: WebDriver, element_id: str, limit: int = 40) -> bool:
+    for _ in range(limit):
+        if driver.switch_to.active_element.get_attribute("id") == element_id:
+            return True
+        _press(driver, Keys.TAB)
+    return False
+
+
+def test_private_tables_are_never_listed_and_a_stranger_gets_a_page(
+    site: Running,  # noqa: F811
+    pages: dict[str, str],
+    browser: WebDriver,
+) -> None:
+    from tests.api.test_tournament_pages import play_until
+
+    _, tid, bots = open_event(site, {**MITCHELL, "name": "Demo pairs"}, 6)
+    doc = play_until(bots, tid, lambda d: d["phase"] == "playing")
+    private = [t["id"] for t in doc["rounds_played"][-1]["tables"]]
+    assert private
+    c = site.client(admin=False)
+    _, _, home = c.raw("GET", "/", headers={"Accept": "text/html"})
+    page = home.decode()
+    assert all(t not in page for t in private)
+    assert "/tables/" in page  # the public bot table still is
+    status, headers, body = c.raw("GET", f"/tables/{private[0]}", headers={"Accept": "text/html"})
+    assert status == 403 and headers["content-type"].startswith("text/html")
+    assert "Not yours to read yet" in body.decode() and 'href="/"' in body.decode()
+    status, headers, _ = c.raw("GET", f"/tables/{private[0]}")  # a client asking for JSON
+    assert status == 403 and headers["content-type"].startswith("application/json")
+    # the pages of an event in play (it follows itself live) and of a hidden board
+    for path in (f"/tournaments/{tid}", f"/tournaments/{tid}/boards/1", f"/tables/{private[0]}"):
+        for width, height in SIZES.values():
+            browser.set_window_size(width, height)
+            browser.get(site.url + path)
+            wide = browser.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= browser.execute_script("return window.innerWidth"), (path, width)
+            assert not serious(browser), (path, width, serious(browser))
+    # two events of the same name: told apart by their date and id on the list
+    _, _, listing = c.raw("GET", "/tournaments", headers={"Accept": "text/html"})
+    text = listing.decode()
+    assert text.count(">Demo pairs</a>") == 2 and tid in text and "<time datetime=" in text
+
+
+def test_the_certificate_link_opens_a_page(browser: WebDriver, pages: dict[str, str]) -> None:
+    browser.get(pages["event"])
+    browser.find_element(By.ID, "certificate").click()
+    wait_for(lambda: "/certificate" in browser.current_url, 10, "the certificate page")
+    assert "certificate" in browser.find_element(By.TAG_NAME, "h2").text.lower()
+    assert browser.find_element(By.ID, "certificate-note").text.strip()

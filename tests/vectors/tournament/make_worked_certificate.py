@@ -1,0 +1,173 @@
+"""Write ``worked_certificate.json``: a small event's certificate bundle, as the real
+service issues it, with every intermediate value a verifier computes on the way
+(docs/tournaments.md, "The certificate for an independent verifier").
+
+The event: a pairs duplicate, Mitchell of 3 tables, 1 board a round, 3 rounds, six
+pairs of bots on the HTTP service (SQLite, a real socket). During round 1 the director
+adjusts round 1, table 1, board 1 (average plus to NS, average minus to EW: the result
+played there is replaced); in round 3 tables 1 and 2 are played and the director ends the
+round early, so table 3 of round 3 (board 2) is a board that table could not play. Every
+board then has N = 3 places to be played and boards 1 and 2 only n = 2 results: Neuberg.
+
+The intermediate values are the project's own (the scorer's facts of each hand, the
+standings document and its hash as the service logged them); tests/tournament/
+test_worked_certificate.py recomputes every one of them from the documented formulas and
+checks the bundle with ``fairplay tournament verify``'s function. Run from the
+repository's root (it takes about a minute)::
+
+    .venv/bin/python tests/vectors/tournament/make_worked_certificate.py
+
+The keys and seeds are fresh at each run, so each run writes another (equally valid)
+vector; the file holds one run, and the test reads only the file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from werkzeug.serving import make_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from api import create_app  # noqa: E402
+from api.client import Client  # noqa: E402
+from api.tournament_bot import TournamentBots  # noqa: E402
+from audit.record.codec import load_record  # noqa: E402
+from audit.rules.replay import replay_hand  # noqa: E402
+from audit.rules.sitting import hand_facts  # noqa: E402
+from audit.tournament.boardscore import board_score  # noqa: E402
+from audit.tournament.certificate import standings_digest  # noqa: E402
+
+OUT = Path(__file__).with_name("worked_certificate.json")
+ADMIN = "worked-certificate-admin"
+EVENT = {
+    "name": "Worked certificate",
+    "format": "pairs-duplicate",
+    "tables": 3,
+    "boards_per_round": 1,
+    "rounds": 3,
+}
+BEACON = {"source": "worked-example-beacon", "round": 1, "randomness": "5a" * 32}
+ADJUST = {"round": 1, "table": 1, "board": 1, "ns": "average-plus", "ew": "average-minus"}
+
+
+def _play(bots: TournamentBots, sitting: dict[str, Any]) -> None:
+    for _ in range(2000):
+        if not bots._step(bots.origin, sitting):
+            return
+
+
+def _facts(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The scorer's facts of a one-hand record (what the five steps start from)."""
+    rec = load_record(record)
+    hand = rec.hands[0]
+    facts = hand_facts(hand, replay_hand(hand), rec.ruleset)
+    if facts is None:
+        return None
+    score = board_score(facts)
+    return {
+        "contract": facts.contract.name.lower(),
+        "unit": facts.unit,
+        "tricks": list(facts.tricks),
+        "honours": list(facts.honours),
+        "revokes": [["NS" if side == 0 else "EW", option] for side, option in facts.revokes],
+        "ns": score.ns,
+        "ew": score.ew,
+        "ns_score": score.result,
+    }
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as data:
+        app = create_app(
+            {
+                "data_dir": data,
+                "admin_token": ADMIN,
+                "testing": True,
+                "upload_per_hour": 0,
+                "register_per_hour": 0,
+            }
+        )
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            client = Client(f"http://127.0.0.1:{server.server_port}", admin_token=ADMIN)
+            bots = TournamentBots.open(client, EVENT, 6, random.Random(23), BEACON)
+            tid = bots.tid
+            bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
+            admin = client.admin()
+            client.call(
+                "POST",
+                f"/v1/tournaments/{tid}/actions/adjust",
+                ADJUST | {"reason": "slow play by EW"},
+                admin,
+            )
+            while True:
+                doc = client.call("GET", f"/v1/tournaments/{tid}")
+                if doc["round"] == 3:
+                    break
+                for t in doc["rounds_played"][-1]["tables"]:
+                    _play(bots, t)
+            for t in doc["rounds_played"][-1]["tables"][:2]:
+                _play(bots, t)
+            client.call(
+                "POST",
+                f"/v1/tournaments/{tid}/rounds/end",
+                {"round": 3, "reason": "the room closes"},
+                admin,
+            )
+            final = client.call("GET", f"/v1/tournaments/{tid}")
+            assert final["phase"] == "over", final["phase"]
+            standings = client.call("GET", f"/v1/tournaments/{tid}/standings")
+            bundle = bots.certificate_bundle()
+            log_key = app.extensions["fairplay"].ledger.verifier_key()
+        finally:
+            server.shutdown()
+    document = {k: v for k, v in standings.items() if k != "phase"}
+    cert = bundle["certificate"]
+    assert standings_digest(document) == cert["standings_sha256"]["logged"]
+    hands = []
+    for r in bundle["records"]:
+        h = next(x for x in cert["hands"] if (x["table_id"], x["hand"]) == (r["table"], r["hand"]))
+        hands.append(
+            {
+                "round": h["round"],
+                "table": h["table"],
+                "board": h["board"],
+                "facts": _facts(r["record"]),
+            }
+        )
+    hands.sort(key=lambda x: (x["round"], x["table"]))
+    vector = {
+        "about": (
+            "A cayenne-tournament-certificate-bundle/1 of a 3-table Mitchell (1 board a "
+            "round, 3 rounds) issued by the Cayenne Fair-Play service, with the "
+            "intermediate values of docs/tournaments.md. Generated by "
+            "make_worked_certificate.py (this folder); project data, same licence as the "
+            "project."
+        ),
+        "log_key": log_key,
+        "adjusted": ADJUST,
+        "unplayed": {"round": 3, "table": 3, "board": 2},
+        "hands": hands,
+        "standings_document": document,
+        "standings_document_text": json.dumps(
+            document, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ),
+        "standings_sha256": cert["standings_sha256"]["logged"],
+        "bundle": bundle,
+    }
+    OUT.write_text(json.dumps(vector, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()
