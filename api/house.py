@@ -19,7 +19,8 @@ The service knows its bots' seeds, as it knows its own: the person's fairness re
 the person's own seed, committed from the browser before any seed is revealed
 (docs/shuffle-protocol.md), which neither the server nor its bots can predict.
 
-A runner stops after ``IDLE_SECONDS`` without an action (the person left), or when the
+A runner stops after ``IDLE_SECONDS`` without an action that follows the person's own
+(:data:`PERSON_LED`: a void or a commitment to a fresh hand is not one), or when the
 service shuts down; the person's page starts it again when it comes back.
 """
 
@@ -65,6 +66,11 @@ BOT_SEATS = (Seat.N, Seat.E, Seat.W)
 MAX_RUNNERS = 32
 """Tables whose bots one process drives at once (429 beyond)."""
 IDLE_SECONDS = 1800.0
+PERSON_LED = frozenset({"reveal", "call", "play"})
+"""The bots' actions that count as the table's activity: a reveal waits for the person's
+commitment, a call or a play for his reveal. A commitment to a fresh hand and a timed-out
+ceremony's void do not (an abandoned table logged a void and three commits every 600 s
+for ever, holding a runner)."""
 """A runner stops after this long without an action at its table."""
 WAKE_SECONDS = 1.0
 """How often a waiting runner reads its hand's row (actions logged by other processes)."""
@@ -136,6 +142,18 @@ class House:
                 bots.append(Bot(seat, signer))
         return bots
 
+    def check_room(self) -> None:
+        """429 when this host drives :data:`MAX_RUNNERS` bot tables: asked before a bot
+        table is made, so that a refusal leaves nothing behind (a table and three bots
+        were registered, then refused)."""
+        with self._lock:
+            alive = sum(1 for r in self._runners.values() if r.is_alive())
+        if alive >= MAX_RUNNERS:
+            raise TooManyRequests(
+                f"this host drives {MAX_RUNNERS} bot tables already; try again later",
+                retry_after=60,
+            )
+
     def ensure(self, table_id: str) -> bool:
         """Drive the house bots of ``table_id`` in this process, if it has any and no
         thread here drives them yet; ``True`` when a thread runs for it."""
@@ -173,9 +191,10 @@ class House:
                     acted = self._step(table_id, bots, rng)
                 except FairplayError as exc:  # a stale event, a hand voided meanwhile...
                     log.info("house bots at %s: %s", table_id, exc)
-                    acted = False
+                    acted = ""
                 if acted:
-                    last_action = time.monotonic()
+                    if acted in PERSON_LED:  # only what follows the person's own action
+                        last_action = time.monotonic()
                     continue
                 if time.monotonic() - last_action > IDLE_SECONDS:
                     return
@@ -190,20 +209,21 @@ class House:
         while not self.live.changes.closed and time.monotonic() < end:
             time.sleep(min(0.1, end - time.monotonic()))
 
-    def _step(self, table_id: str, bots: list[Bot], rng: random.Random) -> bool:
-        """Take one bot action if a bot is awaited; whether one was taken."""
+    def _step(self, table_id: str, bots: list[Bot], rng: random.Random) -> str:
+        """Take one bot action if a bot is awaited; its kind (``"void"``: the ceremony
+        timed out), ``""`` when none was taken."""
         live = self.live
         conn = live.db.connection()
         table = store.get_table(conn, table_id)
         hand = store.get_hand(conn, table_id, table.hand_count)
         if repair.expire(live, hand):
-            return True
+            return "void"
         mine = {b.seat: b for b in bots}
         c = hand.ceremony
         if hand.phase == "committing":
             todo = [b for b in bots if b.seat.name not in c["commitments"]]
             if not todo:
-                return False
+                return ""
             if hand.number > 1:
                 opened = datetime.fromisoformat(hand.started_at.replace("Z", "+00:00")).timestamp()
                 self._sleep(live.config.bot_pause - (live.config.clock() - opened))
@@ -211,29 +231,29 @@ class House:
             seed = bot_seed(live, table_id, hand.number, bot.seat)
             commitment = seat_commitment(seed, bot.seat, bot.id, table_id, hand.number)
             self._act(hand, bot, "commit", {"commitment": commitment})
-            return True
+            return "commit"
         if hand.phase == "revealing":
             todo = [b for b in bots if b.seat.name not in c["seeds"]]
             if not todo:
-                return False
+                return ""
             bot = todo[0]
             seed = bot_seed(live, table_id, hand.number, bot.seat)
             self._act(hand, bot, "reveal", {"seed": seed.hex()})
-            return True
+            return "reveal"
         snap = live.snapshot(hand)
         if snap is None or snap.to_act not in mine:
-            return False
+            return ""
         self._sleep(live.config.bot_pace)
         bot = mine[snap.to_act]
         if hand.phase == "calling":
             self._act(hand, bot, "call", {"call": rng.choice(snap.legal_calls)})
-        else:
-            card = rng.choice(snap.legal_plays)
-            body: dict[str, object] = {"card": card}
-            if card[0] == "A" and snap.contract == "nullo" and rng.random() < 0.5:
-                body["ace_high"] = True
-            self._act(hand, bot, "play", body)
-        return True
+            return "call"
+        card = rng.choice(snap.legal_plays)
+        body: dict[str, object] = {"card": card}
+        if card[0] == "A" and snap.contract == "nullo" and rng.random() < 0.5:
+            body["ace_high"] = True
+        self._act(hand, bot, "play", body)
+        return "play"
 
     def _act(self, hand: store.HandRow, bot: Bot, kind: str, body: dict[str, object]) -> None:
         event = make_event(

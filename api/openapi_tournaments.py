@@ -19,6 +19,16 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         "required": ["reason"],
         "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 200}},
     }
+    round_no = {"type": "integer", "minimum": 1, "maximum": 1000}
+    round_named = {"type": "object", "required": ["round"], "properties": {"round": round_no}}
+    round_end = {
+        "type": "object",
+        "required": ["round", "reason"],
+        "properties": {
+            "round": round_no,
+            "reason": {"type": "string", "minLength": 1, "maxLength": 200},
+        },
+    }
 
     def admin(
         summary: str, request: Schema | None = None, extra: tuple[Schema, ...] = ()
@@ -139,12 +149,17 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         "/v1/tournaments/{tid}/rounds/next": {
             "post": admin(
                 "Deal (withdrawing pairs that did not reveal; under version 2 once the drand "
-                "round after the reveal deadline is out, else 409 NOT_READY) or start the "
-                "next round (admin)"
+                "round after the reveal deadline is out, else 409 NOT_READY) or start round "
+                "{round} (admin; once it is begun the same request changes nothing)",
+                round_named,
             )
         },
         "/v1/tournaments/{tid}/rounds/end": {
-            "post": admin("End the current round early, with a reason (admin)", reason)
+            "post": admin(
+                "End round {round} early, with a reason (admin; once it is over the same "
+                "request changes nothing)",
+                round_end,
+            )
         },
         "/v1/tournaments/{tid}/actions/{action}": {
             "post": admin(

@@ -432,6 +432,12 @@ def get_report(
     return _summary(row), json.loads(row[7]), json.loads(row[8])
 
 
+def record_size(conn: Connection, report_id: str) -> int | None:
+    """The length of a stored report's record text (``None``: no such report), unloaded."""
+    row = conn.one("SELECT LENGTH(record) FROM api_reports WHERE id = ?", (report_id,))
+    return None if row is None else int(row[0] or 0)
+
+
 def has_report(conn: Connection, report_id: str) -> bool:
     return conn.one("SELECT 1 FROM api_reports WHERE id = ?", (report_id,)) is not None
 

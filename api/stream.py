@@ -48,11 +48,13 @@ from audit.rules.cards import Seat
 
 __all__ = [
     "HEARTBEAT_SECONDS",
+    "PER_CLIENT",
     "STREAM_SECONDS",
     "STREAM_WINDOW",
     "WAKE_SECONDS",
     "Render",
     "Slots",
+    "StreamSlots",
     "check_seat_reader",
     "messages",
     "sse",
@@ -88,6 +90,49 @@ class Slots:
             if not done.is_set():
                 done.set()
                 self._sem.release()
+
+        return release
+
+
+PER_CLIENT = 2
+"""Streams one client (a spectator's address, a seated player) holds at once in a pool:
+a page and its reload overlap for a moment."""
+
+
+class StreamSlots:
+    """A host's stream budget in two pools, so spectators cannot shut the players out:
+    seat streams (seated players, signed) and table streams (anyone), a quarter of
+    ``n`` (at least one) for the spectators and the rest (at least one) for the seats;
+    and in each pool at most :data:`PER_CLIENT` streams per client."""
+
+    def __init__(self, n: int) -> None:
+        watch = max(1, n // 4)
+        self._pools = {"watch": Slots(watch), "seat": Slots(max(1, n - watch))}
+        self._held: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, pool: str, client: str) -> Callable[[], None]:
+        """A slot of ``pool`` for ``client``, or 429; the function that gives it back."""
+        key = (pool, client)
+        with self._lock:
+            if self._held.get(key, 0) >= PER_CLIENT:
+                raise TooManyRequests(
+                    f"this client holds {PER_CLIENT} event streams already; close one",
+                    retry_after=5,
+                )
+            release_slot = self._pools[pool].take()
+            self._held[key] = self._held.get(key, 0) + 1
+        done = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if done.is_set():
+                    return
+                done.set()
+                self._held[key] -= 1
+                if not self._held[key]:
+                    del self._held[key]
+            release_slot()
 
         return release
 

@@ -49,6 +49,7 @@ from api.errors import (
 )
 from api.handstate import ZERO_SCORE, ruleset_pattern
 from api.signing import parse_player_key
+from api.text import check_name
 from audit.errors import DatabaseUnavailable, FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
@@ -151,7 +152,25 @@ def _reason(body: Any) -> str:
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
         raise _bad("reason", "a reason of 1 to 200 characters")
-    return reason
+    return check_name(reason, "reason", 200)  # certified: the names' one text rule
+
+
+def _table_name(event: str, rnd: int, table: int) -> str:
+    """An event table's name, within the tables' own limit (the event's name cut short)."""
+    tail = f" round {rnd} table {table}"
+    return event[: TABLE_NAME_MAX - len(tail)].rstrip() + tail
+
+
+TABLE_NAME_MAX = 64
+
+
+def _round_named(body: Any) -> int:
+    """The round a round action names: it makes the action idempotent (a retry or a
+    concurrent copy of the request acts on that round, never on the next one)."""
+    rnd = body.get("round") if isinstance(body, dict) else None
+    if not isinstance(rnd, int) or isinstance(rnd, bool) or not 1 <= rnd <= 1000:
+        raise _bad("round", "the number of the round this action is for (1 to 1000)")
+    return rnd
 
 
 class Tournaments:
@@ -424,9 +443,7 @@ class Tournaments:
         from audit.errors import RecordError, RulesetError
         from audit.rules.ruleset import Ruleset
 
-        name = body.get("name", "tournament")
-        if not isinstance(name, str) or not 1 <= len(name) <= 100:
-            raise _bad("name", "1 to 100 characters")
+        name = check_name(body.get("name", "tournament"), "name", 100)
         fmt = body.get("format")
         if fmt not in (DUPLICATE, ROUND_ROBIN):
             raise _bad("format", f"must be {DUPLICATE!r} or {ROUND_ROBIN!r}")
@@ -440,6 +457,8 @@ class Tournaments:
         schedule = body.get("schedule", "")
         if not isinstance(schedule, str) or len(schedule) > 200:
             raise _bad("schedule", "at most 200 characters")
+        if schedule.strip():  # the names' rule: no control, bidi, zero-width or CR/LF
+            schedule = check_name(schedule, "schedule", 200)
         tid = store.new_id("e")
         spec: dict[str, Any] = {"name": name, "format": fmt}
         if fmt == DUPLICATE:
@@ -597,11 +616,23 @@ class Tournaments:
             self._keep(conn, doc)
             return self._load(conn, tid)
 
-    def next_round(self, tid: str) -> dict[str, Any]:
-        """The director's word: deal (withdrawing whoever has not revealed) or move on."""
+    def next_round(self, tid: str, body: Any = None) -> dict[str, Any]:
+        """The director's word: deal (withdrawing whoever has not revealed) or move on.
+
+        The request names the round it starts (``{"round": n}``): once round ``n`` is
+        begun, the same request again (a retry, or many at once) changes nothing."""
+        wanted = _round_named(body)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
+            if wanted <= doc["round"]:
+                return self._load(conn, tid)  # begun already: a retry
+            if wanted != doc["round"] + 1 or wanted > doc["rounds"]:
+                raise WrongPhase(
+                    f"round {wanted} cannot start: the event is in round {doc['round']} "
+                    f"of {doc['rounds']}",
+                    details={"path": "round", "round": doc["round"]},
+                )
             if doc["phase"] == "revealing":
                 if doc.get("reveal_deadline") is None:
                     self._deal(conn, doc)  # version 1: the director's word
@@ -616,12 +647,22 @@ class Tournaments:
             return self._load(conn, tid)
 
     def end_round(self, tid: str, body: Any) -> dict[str, Any]:
+        """End the round the request names (``{"round": n, "reason"}``) early; once it is
+        over, the same request again (a retry, or many at once) changes nothing."""
         reason = _reason(body)
+        wanted = _round_named(body)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
-            if doc["phase"] != "playing" or not _round_on(doc):
-                raise WrongPhase(f"the tournament is {doc['phase']}; no round is being played")
+            played = {r["round"]: r for r in doc["rounds_played"]}
+            if wanted in played and played[wanted]["over"]:
+                return self._load(conn, tid)  # ended already: a retry
+            if doc["phase"] != "playing" or not _round_on(doc) or wanted != doc["round"]:
+                raise WrongPhase(
+                    f"the tournament is {doc['phase']} in round {doc['round']}; round "
+                    f"{wanted} is not being played",
+                    details={"path": "round", "round": doc["round"]},
+                )
             self._end_round(conn, doc, reason)
             self._advance(conn, tid)
             return self._load(conn, tid)
@@ -656,6 +697,19 @@ class Tournaments:
                     raise _bad("in", f"no player {new!r}") from None
                 if any(new in self.members(doc, p, from_round) for p in self.pair_numbers(doc)):
                     raise _bad("in", f"{new} already plays in this tournament")
+                played_for = {
+                    t[side]
+                    for r in doc["rounds_played"]
+                    for t in r["tables"]
+                    for side, seats in (("ns", "NS"), ("ew", "EW"))
+                    if new in (t["seats"][seats[0]], t["seats"][seats[1]])
+                }
+                if played_for - {pair}:  # the boards he played come round to that pair again
+                    raise _bad(
+                        "in",
+                        f"{new} has played for pair {min(played_for - {pair})} in this "
+                        "tournament: in another pair he would meet boards he has played",
+                    )
                 event = {"pair": pair, "out": out, "in": new, "from_round": from_round}
                 doc["substitutions"].append(event)
             elif action == "withdraw":
@@ -679,6 +733,10 @@ class Tournaments:
                 for side in ("ns", "ew"):
                     if body.get(side) not in values:
                         raise _bad(side, f"one of {sorted(values)}")
+                same = {"round": rnd, "table": table, "board": board}
+                same |= {"ns": body["ns"], "ew": body["ew"]}
+                if any({k: a[k] for k in same} == same for a in doc["adjustments"]):
+                    return self._load(conn, tid)  # given already: a retry changes nothing
                 event = {
                     "round": rnd,
                     "table": table,
@@ -756,6 +814,18 @@ class Tournaments:
                 if self._logged_registration(conn, tid, event):
                     return answer  # taken by the log before a crash, its row not written
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration is not open")
+            formed = conn.one(
+                "SELECT COUNT(*) FROM api_tournament_entrants a JOIN api_tournament_entrants b "
+                "ON b.tournament_id = a.tournament_id AND b.player = a.partner "
+                "AND b.partner = a.player WHERE a.tournament_id = ? AND a.player < b.player",
+                (tid,),
+            )
+            if formed is not None and int(formed[0]) >= doc["pairs"]:
+                # Full: one pair more (two strangers naming each other) made it unstartable
+                raise Conflict(
+                    f"the tournament is full: its {doc['pairs']} pairs have entered",
+                    details={"path": "event", "pairs": doc["pairs"]},
+                )
             count = conn.one(
                 "SELECT COUNT(*) FROM api_tournament_entrants WHERE tournament_id = ?", (tid,)
             )
@@ -1026,7 +1096,7 @@ class Tournaments:
             except NotFound:
                 table = store.Table(
                     id=sitting["id"],
-                    name=f"{doc['name']} round {rnd} table {sitting['table']}",
+                    name=_table_name(doc["name"], rnd, sitting["table"]),
                     ruleset=doc["ruleset"],
                     seats={Seat.parse(k): v for k, v in sitting["seats"].items()},
                     first_dealer=Seat.N,
@@ -1219,14 +1289,17 @@ class Tournaments:
         info = self.table_info(conn, table.id)
         assert info is not None
         doc, sitting = info
+        rnd = sitting_round(doc, table.id)
+        if doc["phase"] != "playing" or any(
+            r["round"] == rnd and r["over"] for r in doc["rounds_played"]
+        ):
+            return None  # the round (or the event) is over: nothing more is dealt here
         if doc["format"] == DUPLICATE:
             played = hand.ceremony["board"]
             rest = [b for b in sitting["boards"] if b > played and b not in doc["voided"]]
             if not rest or doc["phase"] != "playing":
                 return None
-            return self.live.open_board(
-                table, hand.number + 1, doc, sitting_round(doc, table.id), self.board(doc, rest[0])
-            )
+            return self.live.open_board(table, hand.number + 1, doc, rnd, self.board(doc, rest[0]))
         over = sum(1 for h in store.list_hands(conn, table.id) if h.phase == "over")
         if over + 1 >= sitting["hands"] or doc["phase"] != "playing":  # this hand is the last
             return None

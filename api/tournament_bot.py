@@ -247,7 +247,7 @@ class TournamentBots:
             return
         try:
             self.client.call(
-                "POST", f"/v1/tournaments/{self.tid}/rounds/next", {}, self.client.admin()
+                "POST", f"/v1/tournaments/{self.tid}/rounds/next", {"round": 1}, self.client.admin()
             )
         except ApiCallError as exc:
             if exc.status != 409:

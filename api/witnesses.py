@@ -48,19 +48,19 @@ class WitnessBook:
         """Verify and store the cosignatures in ``body`` (a cosigned checkpoint note)."""
         if not self.keys:
             raise Forbidden("this service accepts no cosignatures: no witness keys configured")
-        try:
-            text, _ = parse_note(body)
-            cp = parse_checkpoint(text)
-        except LogError as exc:
-            raise BadRequest(f"body: {exc.message}", details={"path": "body"}) from None
         assert self.log.verifier is not None
-        try:
+        try:  # the log key's signature first: a stranger's text is never parsed further
             verify_note(body, self.log.verifier)
         except LogError:
             raise BadRequest(
                 "body: the checkpoint is not signed by this log's key",
                 details={"path": "body"},
             ) from None
+        try:
+            text, _ = parse_note(body)
+            cp = parse_checkpoint(text)
+        except LogError as exc:
+            raise BadRequest(f"body: {exc.message}", details={"path": "body"}) from None
         stored = self.log.checkpoint_of(cp.size)
         if stored is None or parse_note(stored)[0] != text:
             raise UnknownCheckpoint(

@@ -97,6 +97,7 @@ class Live:
         self._locks: Bounded[tuple[str, int], threading.Lock] = Bounded(MAX_CACHED)
         self._tables: Bounded[str, rows.Table] = Bounded(MAX_CACHED)
         self._keys: Bounded[str, Verifier] = Bounded(MAX_CACHED)
+        self._event_tables: Bounded[str, bool] = Bounded(MAX_CACHED)
         """The last hand row this process wrote, per hand (checked against each event)."""
         self.changes = Changes()
         """Woken after every logged action (server-sent event streams, house bots)."""
@@ -368,6 +369,14 @@ class Live:
             self._keys.put(player_id, key)
         return key
 
+    def _event_table(self, table_id: str) -> bool:
+        """Whether a table is a tournament's (it never changes: cached per process)."""
+        known = self._event_tables.get(table_id)
+        if known is None:
+            known = self.tournaments is not None and self.tournaments.is_event_table(table_id)
+            self._event_tables.put(table_id, known)
+        return known
+
     def hand_lock(self, key: tuple[str, int]) -> threading.Lock:
         """Serialises this process's threads on one hand (other processes: the log's chain)."""
         return self._locks.get_or_make(key, threading.Lock)
@@ -382,6 +391,10 @@ class Live:
         table_id, number = table.id, int(event["hand"])
         key = (table_id, number)
         hand = self._rows.pop(key)
+        if hand is not None and self._event_table(table_id):
+            # A tournament's hand is voided by the round's end in any process: its row is
+            # read, never a cached copy that would still take plays after the round.
+            hand = None
         if hand is None or event["seq"] != hand.event_count or event["prev"] != hand.last_hash:
             # Not cached, or another process moved the hand on: read it. (A stale cached
             # row cannot let a wrong event through: the log accepts an event only at its

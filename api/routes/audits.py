@@ -127,6 +127,9 @@ def post_audit() -> tuple[Response, int, dict[str, str]]:
 
 
 EVENT_RECORDS_MAX = 2000
+EVENT_UPLOADED_BYTES_MAX = 32 * 1024 * 1024
+"""The stored records one request may name in all (their JSON text): what it may cost to
+load and score, whatever the records are (an event of 2000 tables is far below)."""
 
 
 @bp.post("/v1/tournaments/scores")
@@ -155,14 +158,35 @@ def post_event_scores() -> Response:
         )
     conn = s.db.connection()
     take_upload(conn)
+    # Every id checked, and its record's size summed, before any record is loaded: one
+    # id named many times (or many large records) cost a load each before the refusal.
+    first: dict[str, int] = {}
+    total = 0
+    for i, item in enumerate(records):
+        if not isinstance(item, str):
+            continue
+        if item in first:
+            raise BadRequest(
+                f"records[{i}]: {item!r} is named already (records[{first[item]}])",
+                details={"path": f"records[{i}]"},
+            )
+        first[item] = i
+        size = rows.record_size(conn, item) if item.startswith("u-") else None
+        if size is None:
+            raise BadRequest(
+                f"records[{i}]: {item!r} is not an uploaded record's id (POST /v1/audits)",
+                details={"path": f"records[{i}]"},
+            )
+        total += size
+        if total > EVENT_UPLOADED_BYTES_MAX:
+            raise BadRequest(
+                f"records[{i}]: the uploaded records of one request are at most "
+                f"{EVENT_UPLOADED_BYTES_MAX} bytes",
+                details={"path": f"records[{i}]", "limit": EVENT_UPLOADED_BYTES_MAX},
+            )
     docs: list[tuple[str, Any]] = []
     for i, item in enumerate(records):
         if isinstance(item, str):
-            if not item.startswith("u-") or not rows.has_report(conn, item):
-                raise BadRequest(
-                    f"records[{i}]: {item!r} is not an uploaded record's id (POST /v1/audits)",
-                    details={"path": f"records[{i}]"},
-                )
             docs.append((item, rows.get_report(conn, item)[2]))
         elif isinstance(item, dict):
             docs.append((f"records[{i}]", item))

@@ -44,13 +44,18 @@ bp = Blueprint("hands", __name__)
 MAX_HAND = 2**31 - 1
 
 
-def load_hand(table_id: str, number: int) -> tuple[rows.Table, rows.HandRow, Snapshot | None]:
+def load_hand(
+    table_id: str, number: int, guarded: bool = True
+) -> tuple[rows.Table, rows.HandRow, Snapshot | None]:
+    """A table's hand; ``guarded=False`` only where :func:`guard_table` ran already (a
+    stream, which checks once before its first byte)."""
     s = services()
     conn = s.db.connection()
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
     table = rows.get_table(conn, table_id)
-    guard_table(table_id)  # a duplicate board: its players only, until the event ends
+    if guarded:
+        guard_table(table_id)  # a duplicate board: its players only, until the event ends
     hand = rows.get_hand(conn, table_id, number)
     if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
         hand = rows.get_hand(conn, table_id, number)

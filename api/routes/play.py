@@ -9,6 +9,7 @@ table as its seated player sees it. Both are driven by the ES modules under
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,9 @@ from flask import (
 
 from api import rows as store
 from api.auth import signed_reader
-from api.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from api.config import Config
+from api.database import Connection
+from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from api.house import House
 from api.ratelimit import Rate, take
 from api.routes import json_body, services
@@ -34,7 +37,8 @@ from api.routes.hands import hand_json, load_hand, seat_json
 from api.routes.pages import page
 from api.routes.players import check_name
 from api.routes.tables import table_json
-from api.stream import Slots, check_seat_reader, messages, stream_reader
+from api.routes.tournaments import guard_table
+from api.stream import StreamSlots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -65,10 +69,10 @@ def house() -> House:
     return ext["fairplay_house"]  # type: ignore[no-any-return]
 
 
-def slots() -> Slots:
+def slots() -> StreamSlots:
     ext = current_app.extensions
     if "fairplay_streams" not in ext:
-        ext["fairplay_streams"] = Slots(services().config.max_streams)
+        ext["fairplay_streams"] = StreamSlots(services().config.max_streams)
     return ext["fairplay_streams"]  # type: ignore[no-any-return]
 
 
@@ -117,12 +121,37 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     if not isinstance(body, dict) or set(body) - {"name"}:
         raise BadRequest("the body must be an object {name?}", details={"path": "$"})
     name = check_name(body.get("name", "against the bots"), "name")
+    house().check_room()  # before anything is taken or made: a refusal changes nothing
     rate = Rate(s.config.register_burst, s.config.register_per_hour)
     take(conn, "bot-table", request.remote_addr or "unknown", rate, s.config.clock())
+    once(conn, request.headers.get("Authorization", ""), s.config.clock(), s.config)
     table = house().open_table(person, name)
     out = table_json(table)
     out["links"]["play"] = f"/play/{table.id}"
     return jsonify(out), 201, {"Location": f"/v1/tables/{table.id}"}
+
+
+def once(conn: Connection, authorization: str, now: float, config: Config) -> None:
+    """409 if this signed request was taken already: a signature opens one bot table
+    (the same Authorization header, replayed within its window, opened two). Kept as a
+    row of the rate buckets' table, so the rule holds across workers and hosts."""
+    used = "bot-table-signature"
+    digest = hashlib.sha256(authorization.encode()).hexdigest()
+    with conn.transaction():
+        conn.execute(
+            "DELETE FROM api_rate_buckets WHERE bucket = ? AND updated < ?",
+            (used, now - 2 * config.signature_window),
+        )
+        cur = conn.execute(
+            "INSERT INTO api_rate_buckets (bucket, client, tokens, updated) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (bucket, client) DO NOTHING",
+            (used, digest, 0.0, now),
+        )
+    if cur.rowcount != 1:
+        raise Conflict(
+            "Authorization: this signed request was used already; sign a new one",
+            details={"path": "Authorization"},
+        )
 
 
 # ---------------------------------------------------------------------------- streams
@@ -132,11 +161,19 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
     s = services()
     conn = s.db.connection()
     table = store.get_table(conn, table_id)
+    reader = None
     if seat is not None:
         reader = stream_reader(conn, s.config, request.args.to_dict(), request.path)
         check_seat_reader(table, seat, reader)
+    # A duplicate table's privacy, judged once before the first byte (its signed URL is
+    # the seat stream's credential): a 403 here, never an abort after the 200.
+    guard_table(table_id, reader)
+    if seat is not None:
         house().ensure(table_id)  # the person is here: the bots play
-    release = slots().take()
+    if reader is None:  # a spectator: the spectators' pool, counted per address
+        release = slots().take("watch", request.remote_addr or "unknown")
+    else:  # a seated player's own stream: the seats' pool, counted per player
+        release = slots().take("seat", reader)
     names = store.player_names(conn, list(table.seats.values()))
     first = {
         "table": table_json(table),
@@ -145,10 +182,10 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
     }
 
     def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
-        t, hand, state = load_hand(table_id, number)
+        t, hand, state = load_hand(table_id, number, guarded=False)
         msg: dict[str, Any] = {"hand": hand_json(t, hand, state)}
         if new and number > 1:
-            msg["previous"] = hand_json(*load_hand(table_id, number - 1))
+            msg["previous"] = hand_json(*load_hand(table_id, number - 1, guarded=False))
         if seat is not None:
             msg["cards"] = seat_json(hand, state, seat)
         return msg

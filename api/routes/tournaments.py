@@ -54,14 +54,16 @@ def _t() -> Tournaments:
     return services().tournaments
 
 
-def guard_table(table_id: str) -> None:
-    """403 unless the table is public or the request is signed by a player seated there."""
+def guard_table(table_id: str, reader: str | None = None) -> None:
+    """403 unless the table is public or the request is signed by a player seated there
+    (``reader``: a player already authenticated otherwise, a seat stream's signed URL)."""
     s = services()
     conn = s.db.connection()
     players = s.tournaments.private_players(conn, table_id)
     if players is None:
         return
-    reader = signed_reader(conn, s.config)
+    if reader is None:
+        reader = signed_reader(conn, s.config)
     if reader is None or reader not in players:
         raise Forbidden(
             "a duplicate tournament table is read by its own players only until the event "
@@ -137,7 +139,7 @@ def start(tid: str) -> Response:
 @bp.post("/v1/tournaments/<tid>/rounds/next")
 def next_round(tid: str) -> Response:
     require_admin(services().config)
-    return jsonify(_doc_json(_t().next_round(tid)))
+    return jsonify(_doc_json(_t().next_round(tid, json_body())))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/end")

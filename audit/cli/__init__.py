@@ -99,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FairplayError as exc:
         print(f"fairplay {args.command}: {exc.message}", file=sys.stderr)
         return 2
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        # A hostile file the checks did not name (exit 1 means "tampering found"): exit 2,
+        # one line, no traceback.
+        print(f"fairplay {args.command}: malformed input: {exc!r}"[:500], file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 1
     except KeyboardInterrupt:

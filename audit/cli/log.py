@@ -58,6 +58,15 @@ def _read(path: str) -> str:
         raise LogError(f"cannot read {path}: {exc.strerror}") from exc
 
 
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise LogError(f"cannot read {path}: {exc.strerror}") from exc
+
+
 def _open(args: argparse.Namespace, *, signed: bool) -> Log:
     signer = load_signer(args.key) if signed else None
     origin = getattr(args, "origin", None)
@@ -178,14 +187,14 @@ def _fork(args: argparse.Namespace) -> int:
 
 
 def _verify_bundle(args: argparse.Namespace) -> int:
-    try:
-        bundle = loads(_read(args.bundle))
+    try:  # a file that cannot be read as JSON is no evidence either way: exit 2
+        bundle = loads(_read_bytes(args.bundle))
     except json.JSONDecodeError as exc:
-        print(f"LOG_INCONSISTENT bundle is not JSON: {exc.msg}")
-        return 1
+        print(f"fairplay verify: {args.bundle}: $: not JSON: {exc.msg}", file=sys.stderr)
+        return 2
     except EventError as exc:
-        print(f"LOG_INCONSISTENT bundle: {exc.message}")
-        return 1
+        print(f"fairplay verify: {args.bundle}: {exc.message}", file=sys.stderr)
+        return 2
     saved = _read(args.checkpoint) if args.checkpoint else None
     policy = _policy(args)
     record = None

@@ -118,10 +118,12 @@ def run_verify(args: argparse.Namespace) -> int:
     from audit.tournament.certificate import CertificateUnreadable, verify_bundle
 
     try:
-        text = Path(args.bundle).read_text(encoding="utf-8")
-        bundle = loads(text)
+        bundle = loads(Path(args.bundle).read_bytes())
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         print(f"fairplay: {args.bundle}: unreadable: {exc}", file=sys.stderr)
+        return 2
+    except FairplayError as exc:  # not UTF-8, nested too deep, an integer too long: $
+        print(f"fairplay: {args.bundle}: unreadable: {exc.message}", file=sys.stderr)
         return 2
     try:
         key = load_verifier(args.key)

@@ -61,9 +61,22 @@ class HttpLog:
             method="POST" if data is not None else "GET",
             headers={"Content-Type": "text/plain; charset=utf-8"} if data is not None else {},
         )
+        deadline = time.monotonic() + self.timeout  # the whole request, not each read
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                body: bytes = resp.read(MAX_RESPONSE + 1)
+                chunks: list[bytes] = []
+                size = 0
+                while size <= MAX_RESPONSE:
+                    if time.monotonic() > deadline:
+                        raise LogError(
+                            f"{req.method} {self.url}{path}: no whole answer in {self.timeout:g} s"
+                        )
+                    chunk = resp.read1(65536)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    size += len(chunk)
+                body = b"".join(chunks)
         except urllib.error.HTTPError as exc:
             detail = exc.read(4096).decode("utf-8", "replace")
             try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,16 @@ class Checkpoint:
         return note.sign(self.text(), signer)
 
 
+def _decimal(text: str) -> bool:
+    """Whether ``text`` is a canonical unsigned 64-bit decimal: ASCII digits only (``str.isdigit``
+    takes ``²`` and ``٣``, which ``int`` refuses) and at most 20 of them (``int`` refuses
+    more than 4300)."""
+    return _DECIMAL.fullmatch(text) is not None and int(text) < 2**64
+
+
+_DECIMAL = re.compile(r"0|[1-9][0-9]{0,19}")
+
+
 def parse(text: str) -> Checkpoint:
     """Parse a checkpoint body (not a note); errors name the malformed line."""
     if not isinstance(text, str) or not text.endswith("\n"):
@@ -59,8 +70,8 @@ def parse(text: str) -> Checkpoint:
     origin, size_text, root_text, *ext = lines
     if not origin:
         raise NoteError("malformed checkpoint: empty origin")
-    if not size_text.isdigit() or (len(size_text) > 1 and size_text[0] == "0"):
-        raise NoteError(f"malformed checkpoint: invalid tree size {size_text!r}")
+    if not _decimal(size_text):
+        raise NoteError(f"malformed checkpoint: invalid tree size {size_text[:24]!r}")
     try:
         root = base64.b64decode(root_text, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -155,7 +166,7 @@ def verify_tlog_proof(
     try:
         if rest and rest[0].startswith("extra "):
             extra = base64.b64decode(rest.pop(0)[6:], validate=True)
-        if not rest or not rest[0].startswith("index ") or not rest[0][6:].isdigit():
+        if not rest or not rest[0].startswith("index ") or not _decimal(rest[0][6:]):
             raise LogInconsistent("malformed tlog-proof: missing 'index N' line")
         index = int(rest.pop(0)[6:])
         proof = [base64.b64decode(line, validate=True) for line in rest]

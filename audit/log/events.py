@@ -148,8 +148,19 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def loads(text: str | bytes) -> Any:
     """Parse JSON text that is signed or hashed: :func:`json.loads` with :func:`unique_keys`
-    (raises :class:`EventError` for a repeated key, ``ValueError`` for text that is not JSON)."""
-    return json.loads(text, object_pairs_hook=unique_keys)
+    (raises :class:`EventError` for a repeated key, bytes that are not UTF-8, nesting too
+    deep for the parser or an integer too long for ``int``; ``ValueError`` for text that
+    is not JSON)."""
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except UnicodeDecodeError as exc:
+        raise EventError(f"$: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    except RecursionError:
+        raise EventError("$: the JSON nests too deep to be read") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an integer over sys.get_int_max_str_digits() digits
+        raise EventError(f"$: {exc}"[:200]) from None
 
 
 def canonical_json(obj: Any) -> bytes:

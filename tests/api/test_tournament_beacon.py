@@ -180,7 +180,7 @@ def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
         receipts[pid] = answer["receipt"]
     # nobody deals before the round: the director's word is refused, with Retry-After
     with pytest.raises(ApiCallError) as early:
-        _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next")
+        _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1})
     assert (early.value.status, early.value.error_code) == (409, "NOT_READY")
     assert early.value.details["body"]["details"]["round"] == rnd
     # an operator with the database drops one reveal it had receipted
@@ -201,7 +201,7 @@ def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
         )
     assert (too_late.value.status, too_late.value.error_code) == (409, "WRONG_PHASE")
     _wait_until(chain.chain.round_time(rnd) + 0.2)
-    after = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next")
+    after = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1})
     assert after["phase"] in ("playing", "over")
     chain_events = _events(client, tid)
     start = next(e["body"] for e in chain_events if e["type"] == "tournament_start")
@@ -263,7 +263,7 @@ def test_a_crash_after_the_deal_is_logged_is_repaired_from_the_log(
     faults.hold("tournament_deal", crash)
     try:
         with pytest.raises(ApiCallError) as died:
-            _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next")
+            _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1})
         assert died.value.status == 500
     finally:
         faults.hold("tournament_deal", None)

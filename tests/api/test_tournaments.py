@@ -295,7 +295,7 @@ def test_a_pair_that_never_reveals_is_withdrawn_before_the_first_board(
     kept = bots.entrants.pop(silent)
     bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
     assert client.call("GET", f"/v1/tournaments/{tid}")["phase"] == "revealing"
-    doc = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next")
+    doc = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1})
     assert doc["phase"] == "playing" and doc["absent"] == [3] and silent not in doc["revealed"]
     for r in doc["rounds_played"]:
         assert all(silent not in t["seats"].values() for t in r["tables"])
@@ -338,7 +338,8 @@ def test_registrations_write_their_own_rows_up_to_the_cap(service: Running) -> N
     from api.tournament import Tournaments
 
     client = service.client()
-    small = {"name": "Cap", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    # two tables (four pairs): the event is not full when the cap of 5 entrants is met
+    small = {"name": "Cap", "format": "pairs-duplicate", "tables": 2, "boards_per_round": 1}
     tid = _admin(client, "POST", "/v1/tournaments", small)["id"]
     _admin(client, "POST", f"/v1/tournaments/{tid}/registration", {"open": True})
     t = service.app.extensions["fairplay"].tournaments

@@ -121,7 +121,7 @@ def main() -> None:
             client.call(
                 "POST",
                 f"/v1/tournaments/{tid}/rounds/end",
-                {"reason": "the room closes"},
+                {"round": 3, "reason": "the room closes"},
                 admin,
             )
             final = client.call("GET", f"/v1/tournaments/{tid}")
