@@ -186,10 +186,9 @@ def _page_error(status: int, message: str) -> Response | None:
 
 
 def _fairplay(exc: FairplayError) -> Response:
-    page = _page_error(status_of(exc), exc.message)
-    if page is not None:
-        return page
-    response = error_response(status_of(exc), exc.code, exc.message, exc.details)
+    response = _page_error(status_of(exc), exc.message) or error_response(
+        status_of(exc), exc.code, exc.message, exc.details
+    )
     if isinstance(exc, TooManyRequests | NotReady | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response

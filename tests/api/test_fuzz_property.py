@@ -350,6 +350,11 @@ def routes(app: Flask) -> list[tuple[str, str]]:
     return sorted(out)
 
 
+def _wants_a_page(path: str, headers: dict[str, str]) -> bool:
+    """A browser asking for a page, not the JSON API: its errors are pages too."""
+    return not path.startswith(("/v1/", "/static/")) and headers["Accept"] == "text/html"
+
+
 def check_request(w: World, data: st.DataObject) -> None:
     everything = routes(w.app)
     posts = [r for r in everything if r[0] == "POST"]  # half the requests: bodies matter most
@@ -409,7 +414,10 @@ def check_request(w: World, data: st.DataObject) -> None:
     )
     status = response.status_code
     assert status < 500, (method, path, query, status, response.get_data()[:300])
-    if status >= 400:
+    if status >= 400 and _wants_a_page(path, headers):
+        # a person's browser asking for a page gets a page (api/errors.py), same status
+        assert response.mimetype == "text/html", (path, status)
+    elif status >= 400:
         assert response.mimetype == "application/json", (path, status)
         doc = json.loads(response.get_data())
         assert set(doc) == {"code", "message", "details"}, doc
