@@ -320,7 +320,7 @@ class Builds:
         if now - heartbeat > STALE:
             return True
         host, _, pid = owner.rpartition("/")
-        if host != socket.gethostname() or not pid.isdigit():
+        if host != socket.gethostname() or not (pid.isascii() and pid.isdigit()):
             return False
         if int(pid) == os.getpid():
             return True  # the caller holds the lock and found no thread of its own

@@ -129,7 +129,7 @@ def judge(buf: bytes, max_body: int) -> Judgement:
         return Judgement(done)
     if not lengths:
         return Judgement(Verdict.READY)
-    if len(lengths) != 1 or not lengths[0].isdigit():
+    if len(lengths) != 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
         return Judgement(Verdict.READY)  # refused by the parser
     size = int(lengths[0])
     if size > max_body:

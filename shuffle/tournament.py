@@ -457,7 +457,11 @@ def tournament_from_json(obj: object) -> TournamentTranscript:
                 raise ShuffleFormatError(f"deals[{i}].dealer", "must be N, E, S or W")
             _int(item["pack"], f"deals[{i}].pack", 0, 1)
             number = item["deal_number"]
-            if not isinstance(number, str) or not number.isdigit() or int(number) >= DEAL_COUNT:
+            if (
+                not isinstance(number, str)
+                or not (number.isascii() and number.isdigit())
+                or int(number) >= DEAL_COUNT
+            ):
                 raise ShuffleFormatError(
                     f"deals[{i}].deal_number", "must be a deal number in decimal"
                 )

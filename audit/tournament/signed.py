@@ -261,7 +261,7 @@ def check_chains(
             continue
         if table not in sittings:
             raise _chain_error(table, hand, f"not a chain of event {tournament}")
-        if not hand.isdigit() or hand != str(int(hand)) or int(hand) < 1:
+        if not (hand.isascii() and hand.isdigit()) or hand != str(int(hand)) or int(hand) < 1:
             raise _chain_error(table, hand, "not a hand number")
         numbers.setdefault(table, []).append(int(hand))
     plan = []

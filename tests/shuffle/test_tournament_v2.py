@@ -195,3 +195,14 @@ def test_any_changed_field_of_a_v2_transcript_fails_as_a_shuffle_error(data: Any
     except ShuffleError:
         return
     raise AssertionError(f"{path} = {value!r} verified")
+
+
+@pytest.mark.parametrize("number", ["²", "٣", "1²"])
+def test_a_deal_number_of_digits_outside_ascii_is_a_format_error(number: str) -> None:
+    """``str.isdigit`` accepts '²' and '٣', which ``int`` refuses: found by the property
+    above, it was a raw ValueError instead of the field's error."""
+    doc = copy.deepcopy(V2["vectors"][0]["transcript"])
+    doc["deals"][2]["deal_number"] = number
+    with pytest.raises(ShuffleFormatError) as info:
+        t.verify_tournament(doc)
+    assert info.value.path == "deals[2].deal_number"
