@@ -3,7 +3,6 @@ see of it, whose turn it is, and the rubber's score carried to the next hand."""
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +11,9 @@ from api.errors import BadRequest
 from audit.rules.cards import Seat, parse_card
 from audit.rules.deal import check_pattern
 from audit.rules.play import HandState
+
+# the rubber carried to the next hand: one rule for the service and the offline verifier
+from audit.tournament.signed import ZERO_SCORE, next_start
 
 __all__ = [
     "PLAYER_KINDS",
@@ -23,7 +25,6 @@ __all__ = [
     "waiting_for",
 ]
 
-ZERO_SCORE: dict[str, Any] = {"points": {"NS": 0, "EW": 0}, "games": {"NS": 0, "EW": 0}}
 
 
 def ruleset_pattern(ruleset: dict[str, Any]) -> tuple[int, ...]:
@@ -32,21 +33,6 @@ def ruleset_pattern(ruleset: dict[str, Any]) -> tuple[int, ...]:
 
 PLAYER_KINDS = ("commit", "reveal", "call", "play")
 """The events a player signs; the server signs ``open``, ``server_reveal``, ``end``, ``void``."""
-
-
-def next_start(report: dict[str, Any]) -> dict[str, Any]:
-    """The rubber's state after a hand, from the hand's audit report."""
-    rubbers = report.get("rubbers") or []
-    if rubbers and rubbers[-1].get("winner") is not None:
-        return copy.deepcopy(ZERO_SCORE)
-    hands = report.get("hands") or []
-    points = hands[-1]["score"]["points"] if hands else {"NS": 0, "EW": 0}
-    games = rubbers[-1].get("games", {"NS": 0, "EW": 0}) if rubbers else {"NS": 0, "EW": 0}
-    start: dict[str, Any] = {"points": dict(points), "games": dict(games)}
-    if rubbers and (rubbers[-1]["sheet"]["NS"] or rubbers[-1]["sheet"]["EW"]):
-        # the rubber's sheet so far, so that each hand's record values the whole rubber
-        start["sheet"] = {side: list(rubbers[-1]["sheet"][side]) for side in ("NS", "EW")}
-    return start
 
 
 def waiting_for(hand: rows.HandRow, to_act: Seat | None) -> list[str]:
