@@ -14,7 +14,16 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from audit.errors import DatabaseUnavailable, FairplayError, IllegalActionError, RecordError
+from audit.errors import (
+    DatabaseUnavailable,
+    FairplayError,
+    IllegalActionError,
+    InvalidInput,
+    NotFoundError,
+    RecordError,
+    RefusedError,
+    StateConflict,
+)
 from audit.log.reconnect import is_connection_lost, unavailable
 
 __all__ = [
@@ -124,6 +133,10 @@ class WrongPhase(ApiError):
 
 
 _STATUS_BY_CODE: dict[str, int] = {
+    InvalidInput.code: 400,
+    RefusedError.code: 403,
+    NotFoundError.code: 404,
+    StateConflict.code: 409,
     RecordError.code: 422,
     DatabaseUnavailable.code: 503,
     "INVALID_CARD": 422,

@@ -15,8 +15,12 @@ __all__ = [
     "FairplayError",
     "IllegalActionError",
     "InvalidCardError",
+    "InvalidInput",
+    "NotFoundError",
     "RecordError",
+    "RefusedError",
     "RulesetError",
+    "StateConflict",
 ]
 
 
@@ -82,3 +86,32 @@ class DatabaseUnavailable(FairplayError):
     def __init__(self, message: str, retry_after: int = 1) -> None:
         super().__init__(message, details={"retry_after": retry_after})
         self.retry_after = retry_after
+
+
+# The service's domain (its tables, events and rows) raises these, never an HTTP error;
+# the HTTP layer (api/errors.py) gives each code its status. The codes are those the
+# service has always answered with.
+
+
+class InvalidInput(FairplayError, ValueError):
+    """A request's value that the domain refuses; ``details["path"]`` names the field."""
+
+    code = "BAD_REQUEST"
+
+
+class StateConflict(FairplayError):
+    """An action that the state of its table or event does not allow now."""
+
+    code = "CONFLICT"
+
+
+class NotFoundError(FairplayError, LookupError):
+    """A table, event, hand or upload that does not exist (or is not shown to the asker)."""
+
+    code = "NOT_FOUND"
+
+
+class RefusedError(FairplayError):
+    """An action the asker may not take."""
+
+    code = "FORBIDDEN"
