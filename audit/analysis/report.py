@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit.analysis.judge import DECLARER, DEFENCE, LEAD, Decision, HandPlay, Settings, decisions
+from audit.analysis.knowledge import Choice, board_share, field_test
 from audit.analysis.stats import holm, poisson_binomial_tail, wilson
 from audit.rules.cards import Seat
 
@@ -79,18 +80,32 @@ def _by(cards: list[_Card], key: Callable[[_Card], str]) -> dict[str, Any]:
     return {k: _errors(v) for k, v in sorted(groups.items())}
 
 
-def _pair_test(cards: list[_Card]) -> dict[str, Any]:
-    hidden = [c for c in cards if c.d.hidden]
-    probs = [c.d.p_view or 0.0 for c in hidden]
-    found = sum(c.d.cost == 0 for c in hidden)
-    expected = math.fsum(probs)
-    var = math.fsum(p * (1 - p) for p in probs)
+def _choices(cards: Iterable[_Card]) -> list[Choice]:
+    return [(c.d.p_view or 0.0, c.d.cost == 0) for c in cards if c.d.hidden]
+
+
+def _pair_test(cards: list[_Card], by_board: dict[str, list[_Card]], who: set[str]) -> dict[str, Any]:
+    """The field-centred test (:mod:`audit.analysis.knowledge`) and, beside it, the exact
+    tail against the view alone."""
+    own = _choices(cards)
+    probs = [p for p, _ in own]
+    found = sum(f for _, f in own)
+    shares = []
+    for board in sorted({c.board for c in cards}):
+        mine = [c for c in cards if c.board == board]
+        sides = {c.d.seat & 1 for c in mine}
+        field = [
+            c for c in by_board[board] if c.player not in who and c.d.seat & 1 in sides
+        ]
+        shares.append(board_share(_choices(mine), _choices(field)))
+    z, p_value = field_test(shares)
     return {
-        "hidden_decisions": len(hidden),
+        "hidden_decisions": len(own),
         "found": found,
-        "expected": round(expected, 3),
-        "z": round((found - expected) / math.sqrt(var), 3) if var > 0 else 0.0,
-        "p_value": poisson_binomial_tail(probs, found),
+        "expected": round(math.fsum(probs), 3),
+        "z": round(z, 3),
+        "p_value": p_value,
+        "p_view_only": poisson_binomial_tail(probs, found),
     }
 
 
@@ -167,7 +182,7 @@ def gather(
     for key, ids in pairs.items():
         mine = [c for pid in ids for c in by_player.get(pid, [])]
         others = field(mine, set(key))
-        test = _pair_test(mine)
+        test = _pair_test(mine, by_board, set(key))
         pair_docs.append(
             {
                 "players": list(ids),
@@ -177,7 +192,6 @@ def gather(
                 "field": {
                     "errors": _errors(others),
                     "opening_leads": _leads(others),
-                    "test": _pair_test(others),
                 },
                 **test,
                 "evidence": _evidence(mine, by_board, set(key)),
