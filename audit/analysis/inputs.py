@@ -33,9 +33,10 @@ def _records(source: str, doc: Any) -> Iterator[tuple[str, Any]]:
         for n, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("record"), dict):
                 raise RecordError(source, f"records[{n}].record: must be an object")
-            yield f"{source} table {item.get('table', '?')} hand {item.get('hand', n)}", item[
-                "record"
-            ]
+            yield (
+                f"{source} table {item.get('table', '?')} hand {item.get('hand', n)}",
+                item["record"],
+            )
     else:
         yield source, doc
 
@@ -83,7 +84,9 @@ def hands_of(docs: Sequence[tuple[str, Any]]) -> tuple[list[HandPlay], list[str]
             try:
                 record = load_record(raw)
             except RecordError as exc:
-                raise RecordError(f"{where}: {exc.path}" if exc.path else where, exc.problem) from None
+                raise RecordError(
+                    f"{where}: {exc.path}" if exc.path else where, exc.problem
+                ) from None
             for i, hand in enumerate(record.hands):
                 got = _play(where, record, hand.number if hand.number else i + 1, hand)
                 if isinstance(got, str):

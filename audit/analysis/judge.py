@@ -202,7 +202,11 @@ def decisions(
         judged = index >= settings.from_card or (index == 0 and settings.leads)
         if judged and any(hands):
             pos = Position(
-                (hands[0], hands[1], hands[2], hands[3]), kind, int(counted), won, leader,
+                (hands[0], hands[1], hands[2], hands[3]),
+                kind,
+                int(counted),
+                won,
+                leader,
                 tuple(trick),
             )
             out.append(_judge(pos, seat, (card, high), index, voids, settings, rng))

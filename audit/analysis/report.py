@@ -24,6 +24,7 @@ EVIDENCE_P = 0.5
 """A card is evidence when it was double-dummy best although the view made that this
 likely or less (``p_view <= 0.5``)."""
 EVIDENCE_SHOWN = 12
+DEFAULT_SETTINGS = Settings()
 
 Mapper = Callable[[Callable[[HandPlay], "Judged"], Sequence[HandPlay]], Iterable["Judged"]]
 
@@ -84,7 +85,9 @@ def _choices(cards: Iterable[_Card]) -> list[Choice]:
     return [(c.d.p_view or 0.0, c.d.cost == 0) for c in cards if c.d.hidden]
 
 
-def _pair_test(cards: list[_Card], by_board: dict[str, list[_Card]], who: set[str]) -> dict[str, Any]:
+def _pair_test(
+    cards: list[_Card], by_board: dict[str, list[_Card]], who: set[str]
+) -> dict[str, Any]:
     """The field-centred test (:mod:`audit.analysis.knowledge`) and, beside it, the exact
     tail against the view alone."""
     own = _choices(cards)
@@ -94,9 +97,7 @@ def _pair_test(cards: list[_Card], by_board: dict[str, list[_Card]], who: set[st
     for board in sorted({c.board for c in cards}):
         mine = [c for c in cards if c.board == board]
         sides = {c.d.seat & 1 for c in mine}
-        field = [
-            c for c in by_board[board] if c.player not in who and c.d.seat & 1 in sides
-        ]
+        field = [c for c in by_board[board] if c.player not in who and c.d.seat & 1 in sides]
         shares.append(board_share(_choices(mine), _choices(field)))
     z, p_value = field_test(shares)
     return {
@@ -111,7 +112,7 @@ def _pair_test(cards: list[_Card], by_board: dict[str, list[_Card]], who: set[st
 
 def analyse(
     hands: Sequence[HandPlay],
-    settings: Settings = Settings(),
+    settings: Settings = DEFAULT_SETTINGS,
     *,
     alpha: float = 0.001,
     skipped: Sequence[str] = (),

@@ -74,7 +74,9 @@ def random_board(number: int, rng: random.Random) -> Board:
     return Board(number, (deal[0], deal[1], deal[2], deal[3]), dealer.left, contract)
 
 
-def _rule_card(hands: list[Mask], seat: Seat, trick: list[Move], leader: Seat, kind: Contract) -> Card:
+def _rule_card(
+    hands: list[Mask], seat: Seat, trick: list[Move], leader: Seat, kind: Contract
+) -> Card:
     hand = hands[seat]
     if not trick:
         suit = max(range(4), key=lambda s: ((hand & SUIT_MASK[s]).bit_count(), -s))

@@ -80,7 +80,11 @@ def register(subparsers: Any) -> None:
         help="deals drawn from each player's view per decision (default 15; 0: no test)",
     )
     p.add_argument(
-        "--jobs", "-j", type=_count("--jobs", 0, 1024), default=0, metavar="N",
+        "--jobs",
+        "-j",
+        type=_count("--jobs", 0, 1024),
+        default=0,
+        metavar="N",
         help="worker processes (default: all cores)",
     )
     p.set_defaults(func=run)
@@ -123,7 +127,9 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _mapper(jobs: int, progress: _Progress) -> Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]:
+def _mapper(
+    jobs: int, progress: _Progress
+) -> Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]:
     def run_all(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         if jobs <= 1 or len(items) < 2:
             for item in items:
