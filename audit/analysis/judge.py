@@ -188,7 +188,10 @@ def decisions(
     settings: Settings = Settings(),
 ) -> list[Decision]:
     """Every judged card of ``hand``, in play order."""
-    rng = random.Random(f"{settings.seed}:{hand.source}")
+    # seeded by the play itself, not where it was read from: a record and the same hand in
+    # a bundle are judged alike
+    played = ",".join(move_text(c, h) for c, h in hand.moves)
+    rng = random.Random(f"{settings.seed}:{hand.board}:{hand.contract.text}:{played}")
     kind = hand.contract
     counted = hand.leader.side.other
     hands = list(hand.deal)
