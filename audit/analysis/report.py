@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit.analysis.judge import DECLARER, DEFENCE, LEAD, Decision, HandPlay, Settings, decisions
-from audit.analysis.knowledge import Choice, board_share, field_test
+from audit.analysis.knowledge import Choice, fit, pair_test
 from audit.analysis.stats import holm, poisson_binomial_tail, wilson
 from audit.rules.cards import Seat
 
@@ -85,28 +85,23 @@ def _choices(cards: Iterable[_Card]) -> list[Choice]:
     return [(c.d.p_view or 0.0, c.d.cost == 0) for c in cards if c.d.hidden]
 
 
-def _pair_test(
-    cards: list[_Card], by_board: dict[str, list[_Card]], who: set[str]
-) -> dict[str, Any]:
-    """The field-centred test (:mod:`audit.analysis.knowledge`) and, beside it, the exact
-    tail against the view alone."""
+def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
+    """The test of :mod:`audit.analysis.knowledge` against the curve fitted to the field
+    (every other pair of the event) and, beside it, the exact tail against the view
+    alone (which the history's information makes conservative, docs/analysis.md)."""
     own = _choices(cards)
+    curve = fit(_choices(field))
+    z, p_value, expected = pair_test(own, curve)
     probs = [p for p, _ in own]
     found = sum(f for _, f in own)
-    shares = []
-    for board in sorted({c.board for c in cards}):
-        mine = [c for c in cards if c.board == board]
-        sides = {c.d.seat & 1 for c in mine}
-        field = [c for c in by_board[board] if c.player not in who and c.d.seat & 1 in sides]
-        shares.append(board_share(_choices(mine), _choices(field)))
-    z, p_value = field_test(shares)
     return {
         "hidden_decisions": len(own),
         "found": found,
-        "expected": round(math.fsum(probs), 3),
+        "expected": round(expected, 3),
         "z": round(z, 3),
         "p_value": p_value,
         "p_view_only": poisson_binomial_tail(probs, found),
+        "field_curve": {"a": round(curve.a, 4), "b": round(curve.b, 4), "decisions": len(_choices(field))},
     }
 
 
@@ -183,7 +178,7 @@ def gather(
     for key, ids in pairs.items():
         mine = [c for pid in ids for c in by_player.get(pid, [])]
         others = field(mine, set(key))
-        test = _pair_test(mine, by_board, set(key))
+        test = _pair_test(mine, [c for c in cards if c.player not in key])
         pair_docs.append(
             {
                 "players": list(ids),

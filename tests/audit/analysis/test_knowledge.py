@@ -10,7 +10,7 @@ import random
 import pytest
 
 from audit.analysis.judge import sample_view
-from audit.analysis.knowledge import board_share, field_test
+from audit.analysis.knowledge import IDENTITY, fit, honest, pair_test
 from audit.analysis.simulate import SKILLS, play_board, random_board, simulate_board
 from audit.analysis.solver import Position
 from audit.analysis.stats import holm, poisson_binomial_tail, wilson
@@ -40,33 +40,36 @@ def test_holm_steps_down() -> None:
 
 
 def test_honest_choices_give_uniform_p_values_and_a_peeker_small_ones() -> None:
-    """Choices that find the best card with the chance the draws give (honest, any skill:
-    p itself varies with skill) are flagged at about alpha; ones that find it more often
-    are not."""
+    """Honest players of any skill (skill moves which p they choose, not the chance a
+    chosen card is best given its p) find the best card with a chance g(p) below p, as
+    the history makes them; the curve fitted to the field takes it out: honest pairs
+    are flagged at about alpha, pairs that find the best card more often are not."""
     rng = random.Random(3)
 
-    def pair(boost: float) -> float:
-        shares = []
-        for _ in range(28):
-            own = []
-            for _ in range(rng.randrange(0, 4)):
-                p = rng.choice([0.2, 0.4, 0.6, 0.8])
-                own.append((p, rng.random() < min(1.0, p + boost)))
-            field = [(p, rng.random() < p) for p in (rng.random() for _ in range(12))]
-            shares.append(board_share(own, field))
-        return field_test(shares)[1]
+    def truth(p: float) -> float:
+        return max(0.0, p - 0.15)
 
-    honest = [pair(0.0) for _ in range(1000)]
-    assert 0.03 < sum(p < 0.05 for p in honest) / 1000 < 0.07
-    peeking = [pair(0.3) for _ in range(50)]
-    assert sum(p < 0.001 for p in peeking) >= 35
+    def choices(n: int, skill: float, boost: float) -> list[tuple[float, bool]]:
+        out = []
+        for _ in range(n):
+            p = rng.choice([0.25, 0.5, 0.75, 0.9] if skill else [0.1, 0.3, 0.5, 0.7])
+            out.append((p, rng.random() < min(1.0, truth(p) + boost)))
+        return out
+
+    field = [c for skill in (0, 1) for c in choices(300, skill, 0.0)]
+    curve = fit(field)
+    assert curve != IDENTITY and honest(0.75, curve) == pytest.approx(0.6, abs=0.08)
+    pvals = [pair_test(choices(42, i % 2, 0.0), curve)[1] for i in range(1000)]
+    assert 0.02 < sum(p < 0.05 for p in pvals) / 1000 < 0.08
+    peeking = [pair_test(choices(150, i % 2, 0.3), curve)[1] for i in range(50)]
+    assert sum(p < 0.001 for p in peeking) >= 40
+    view_only = [pair_test(choices(42, 1, 0.0), IDENTITY)[1] for _ in range(200)]
+    assert sum(p < 0.05 for p in view_only) == 0  # conservative without the curve
 
 
-def test_the_field_takes_out_what_the_board_gives_everyone() -> None:
-    own = [(0.5, False)] * 4
-    field = [(0.5, False)] * 12
-    assert board_share(own, field).excess == pytest.approx(0.0)
-    assert board_share(own, []).excess == pytest.approx(-2.0)
+def test_a_small_field_is_not_fitted() -> None:
+    assert fit([(0.5, True)] * 10) == IDENTITY
+    assert honest(0.3, IDENTITY) == 0.3
 
 
 def test_draws_keep_lengths_voids_and_a_seen_hand() -> None:
