@@ -38,7 +38,9 @@ def analysis_doc(tid: str) -> dict[str, Any]:
     with _lock:
         if tid not in _done:
             records = t.records(doc)
-            hands, skipped = hands_of([(f"round {r['round']} table {r['table']}", r) for r in records])
+            hands, skipped = hands_of(
+                [(f"round {r['round']} table {r['table']}", r) for r in records]
+            )
             _done[tid] = {"tournament": tid, **analyse(hands, skipped=skipped)}
         return _done[tid]
 

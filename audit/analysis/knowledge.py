@@ -26,6 +26,7 @@ __all__ = ["IDENTITY", "MIN_FIELD", "Calibration", "Choice", "fit", "honest", "p
 Choice = tuple[float, bool]
 """``(p, found)`` of one decision the view left open."""
 
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """``logit g(p) = a + b logit p``, and the covariance of ``(a, b)`` (the fit's own

@@ -7,7 +7,6 @@ settings only: the draws are seeded per hand, so any number of processes gives i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,7 +100,11 @@ def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
         "z": round(z, 3),
         "p_value": p_value,
         "p_view_only": poisson_binomial_tail(probs, found),
-        "field_curve": {"a": round(curve.a, 4), "b": round(curve.b, 4), "decisions": len(_choices(field))},
+        "field_curve": {
+            "a": round(curve.a, 4),
+            "b": round(curve.b, 4),
+            "decisions": len(_choices(field)),
+        },
     }
 
 
