@@ -63,7 +63,7 @@ def main() -> int:
     honest: dict[int, list[Side]] = defaultdict(list)
     peek: dict[int, list[Side]] = defaultdict(list)
     for r in rows:
-        side = [(p, bool(f)) for p, f in r["tests"]]
+        side = [(p, bool(f), bool(fav)) for p, f, fav in r["tests"]]
         (peek if r["peeking"] else honest)[r["skill"]].append(side)
     pool = [s for k in honest for s in honest[k]]
     boards = len({r["board"] for r in rows})
@@ -92,6 +92,19 @@ def main() -> int:
         print(f"{k} ({bot.draws:2d}, {bot.noise:.2f})       {len(pvals):5d}  {cells}")
     cells = "  ".join(f"{total[a]:4d} ({total[a] / pairs:.4f})" for a in ALPHAS)
     print(f"all                   {pairs:5d}  {cells}")
+    print("\nhonest pairs of N boards of one skill, resampled: share with p < 0.01 / p < 0.05")
+    print("boards  " + "  ".join(f"skill {k}     " for k in range(len(SKILLS))))
+    for nb in (28, 100, 200):
+        cells = []
+        for k in range(len(SKILLS)):
+            pv = []
+            for _ in range(reps):
+                own = [c for _ in range(nb) for c in rng.choice(honest[k])]
+                pv.append(pair_test(own, fit(field_of(pool, nb, rng)))[1])
+            cells.append(
+                f"{sum(p < 0.01 for p in pv) / reps:.3f}/{sum(p < 0.05 for p in pv) / reps:.3f}"
+            )
+        print(f"{nb:6d}  " + "  ".join(f"{c:13s}" for c in cells), flush=True)
     print("\npower (flagged at alpha 0.001 after Holm over 14 pairs) and AUC, resampled:")
     print("boards  f     power  AUC")
     skills = [k for k in peek if peek[k] and honest[k]]

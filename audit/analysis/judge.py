@@ -95,6 +95,9 @@ class Decision:
     """Legal moves with different values (1: nothing to choose)."""
     p_view: float | None
     """Null chance that the card is best, from the player's view (None: not tested)."""
+    favourite: bool | None = None
+    """Whether the card has the best average value over the draws alone (the choice a
+    strong player who sees only his view makes; None: not tested)."""
 
     @property
     def choice(self) -> bool:
@@ -244,14 +247,20 @@ def _judge(
     cost = top - sign * chosen
     options = len({v for v in values.values()})
     p_view: float | None = None
+    favourite: bool | None = None
     if settings.samples and index >= settings.from_card and options > 1:
         hits = int(move in best)
+        totals = dict.fromkeys(values, 0)
         for _ in range(settings.samples):
             dealt = sample_view(pos, seat, voids, rng)
             alt = Position(dealt, pos.contract, pos.counted, pos.won, pos.leader, pos.trick)
-            _top, alt_best = _best_moves(solve_position(alt), sign)
+            alt_values = solve_position(alt)
+            _top, alt_best = _best_moves(alt_values, sign)
             hits += move in alt_best
+            for m, v in alt_values.items():
+                totals[m] += sign * v
         p_view = hits / (settings.samples + 1)
+        favourite = move in totals and totals[move] == max(totals.values())
     if index == 0:
         role = LEAD
     elif seat.side == pos.counted:
@@ -267,4 +276,5 @@ def _judge(
         best=tuple(sorted(move_text(*m) for m in best)),
         options=options,
         p_view=p_view,
+        favourite=favourite,
     )

@@ -81,7 +81,7 @@ def _by(cards: list[_Card], key: Callable[[_Card], str]) -> dict[str, Any]:
 
 
 def _choices(cards: Iterable[_Card]) -> list[Choice]:
-    return [(c.d.p_view or 0.0, c.d.cost == 0) for c in cards if c.d.hidden]
+    return [(c.d.p_view or 0.0, c.d.cost == 0, bool(c.d.favourite)) for c in cards if c.d.hidden]
 
 
 def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
@@ -91,8 +91,8 @@ def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
     own = _choices(cards)
     curve = fit(_choices(field))
     z, p_value, expected = pair_test(own, curve)
-    probs = [p for p, _ in own]
-    found = sum(f for _, f in own)
+    probs = [c[0] for c in own]
+    found = sum(c[1] for c in own)
     return {
         "hidden_decisions": len(own),
         "found": found,
@@ -101,8 +101,7 @@ def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
         "p_value": p_value,
         "p_view_only": poisson_binomial_tail(probs, found),
         "field_curve": {
-            "a": round(curve.a, 4),
-            "b": round(curve.b, 4),
+            "coef": [round(x, 4) for x in curve.coef],
             "decisions": len(_choices(field)),
         },
     }

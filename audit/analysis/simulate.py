@@ -181,8 +181,8 @@ class SideResult:
     skill: int
     """Index in :data:`SKILLS` of both partners."""
     peeking: bool
-    tests: tuple[tuple[float, bool], ...]
-    """``(p_view, found)`` of each of its decisions the view leaves open."""
+    tests: tuple[tuple[float, bool, bool], ...]
+    """``(p_view, found, favourite)`` of each of its decisions the view leaves open."""
     errors: int
     choices: int
 
@@ -220,7 +220,9 @@ def simulate_board(
                     side=side,
                     skill=skill[side],
                     peeking=peek and side == 0,
-                    tests=tuple((d.p_view or 0.0, d.cost == 0) for d in mine if d.hidden),
+                    tests=tuple(
+                        (d.p_view or 0.0, d.cost == 0, bool(d.favourite)) for d in mine if d.hidden
+                    ),
                     errors=sum(d.cost > 0 for d in mine if d.choice),
                     choices=sum(d.choice for d in mine),
                 )
