@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from audit.analysis.knowledge import Choice, fit, pair_test  # noqa: E402
+from audit.analysis.knowledge import Calibration, Choice, fit, pair_test  # noqa: E402
 from audit.analysis.simulate import SKILLS  # noqa: E402
 
 PAIRS_PER_EVENT = 14
@@ -49,6 +49,16 @@ def auc(cheat: list[float], honest: list[float]) -> float:
 
 def field_of(pool: list[Side], boards: int, rng: random.Random) -> list[Choice]:
     return [c for _ in range((PAIRS_PER_EVENT - 1) * boards) for c in rng.choice(pool)]
+
+
+_curves: dict[int, list[Calibration]] = {}
+
+
+def curve_for(pool: list[Side], boards: int, rng: random.Random) -> Calibration:
+    """One of 24 curves fitted to fields of ``boards`` boards (fitting is the slow part)."""
+    if boards not in _curves:
+        _curves[boards] = [fit(field_of(pool, boards, rng)) for _ in range(24)]
+    return rng.choice(_curves[boards])
 
 
 def main() -> int:
@@ -72,6 +82,21 @@ def main() -> int:
         f"{sum(map(len, peek.values()))} peeking; "
         f"{sum(map(len, pool)) / len(pool):.2f} open decisions a pair-board"
     )
+    print("\neach skill's open decisions against the curve fitted to the other skills'")
+    print("skill (draws, noise)  decisions  found - g a decision  z")
+    for k, bot in enumerate(SKILLS):
+        own = [c for s in honest[k] for c in s]
+        rest = [c for j in honest if j != k for s in honest[j] for c in s]
+        z, _p, expected = pair_test(own, fit(rest))
+        found = sum(c[1] for c in own)
+        print(
+            f"{k} ({bot.draws:2d}, {bot.noise:.2f})       {len(own):9d}  "
+            f"{(found - expected) / len(own):+19.3f}  {z:+.2f}"
+        )
+    own = [c for k in peek for s in peek[k] for c in s]
+    z, _p, expected = pair_test(own, fit([c for s in pool for c in s]))
+    found = sum(c[1] for c in own)
+    print(f"peeking               {len(own):9d}  {(found - expected) / len(own):+19.3f}  {z:+.2f}")
     print(f"\nfalse positives: honest pairs of {FPR_BOARDS} boards, disjoint, one skill each")
     print("skill (draws, noise)  pairs  " + "  ".join(f"p<{a}" for a in ALPHAS))
     total: dict[float, int] = defaultdict(int)
@@ -84,6 +109,8 @@ def main() -> int:
             own = [c for s in sides[i : i + FPR_BOARDS] for c in s]
             others = [s for j, s in enumerate(pool) if not i <= j < i + FPR_BOARDS]
             pvals.append(pair_test(own, fit(field_of(others, 28, rng)))[1])
+            if len(pvals) % 50 == 0:
+                print(f"  {k}: {len(pvals)} pairs", file=sys.stderr, flush=True)
         pairs += len(pvals)
         counts = [sum(p < a for p in pvals) for a in ALPHAS]
         for a, c in zip(ALPHAS, counts, strict=True):
@@ -100,7 +127,7 @@ def main() -> int:
             pv = []
             for _ in range(reps):
                 own = [c for _ in range(nb) for c in rng.choice(honest[k])]
-                pv.append(pair_test(own, fit(field_of(pool, nb, rng)))[1])
+                pv.append(pair_test(own, curve_for(pool, nb, rng))[1])
             cells.append(
                 f"{sum(p < 0.01 for p in pv) / reps:.3f}/{sum(p < 0.05 for p in pv) / reps:.3f}"
             )
@@ -113,7 +140,7 @@ def main() -> int:
         for _ in range(reps):
             k = rng.randrange(len(SKILLS))
             own = [c for _ in range(nb) for c in rng.choice(honest[k])]
-            hp.append(pair_test(own, fit(field_of(pool, nb, rng)))[1])
+            hp.append(pair_test(own, curve_for(pool, nb, rng))[1])
         for f in (1.0, 0.5, 0.25):
             cp = []
             for _ in range(reps):
@@ -123,7 +150,7 @@ def main() -> int:
                     for _ in range(nb)
                     for c in rng.choice(peek[k] if rng.random() < f else honest[k])
                 ]
-                cp.append(pair_test(own, fit(field_of(pool, nb, rng)))[1])
+                cp.append(pair_test(own, curve_for(pool, nb, rng))[1])
             power = sum(PAIRS_PER_EVENT * p <= 0.001 for p in cp) / reps
             print(f"{nb:6d}  {f:<4}  {power:5.2f}  {auc(cp, hp):.3f}", flush=True)
     return 0
