@@ -16,10 +16,10 @@ from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
 from api.hand_log import Ledger
+from api.inputs import check_request
 from api.migrations import migrate
 from api.room import Live
 from api.room.repair import recover
-from api.text import check_request
 from api.tournament import Tournaments
 from api.witnesses import WitnessBook
 from audit.report.html import template_loader
@@ -47,7 +47,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
     app.extensions["fairplay"] = Services(cfg, db, ledger, live)
     register_error_handlers(app)
-    app.before_request(check_request)  # path and query text (api/text.py)
+    app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
     app.before_request(live.tournaments.certificates.serving)
 
