@@ -15,7 +15,7 @@ from flask import Flask
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.inputs import check_request
 from api.migrations import migrate
 from api.room import Live
@@ -40,7 +40,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     db = Database(cfg.resolved_database_url)
     migrate(db)
-    ledger = Ledger(cfg, db.url)
+    ledger = HandLog(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
     live = Live(db, cfg, ledger)
     live.tournaments = Tournaments(live)
@@ -63,7 +63,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 class Services:
     """What a request handler needs, attached to the app."""
 
-    def __init__(self, config: Config, db: Database, ledger: Ledger, live: Live) -> None:
+    def __init__(self, config: Config, db: Database, ledger: HandLog, live: Live) -> None:
         self.config = config
         self.db = db
         self.ledger = ledger

@@ -7,7 +7,7 @@ seats: it commits and reveals at once, waits ``bot_pace`` seconds before each ca
 card (so a person can follow the play) and ``bot_pause`` seconds after a hand ends.
 
 The bots hold no state of their own. A bot's key and its seed for each hand are derived
-from the log's key (HKDF, like the server's own seeds, ``api/ledger.py``): the bot
+from the log's key (HKDF, like the server's own seeds, ``api/hand_log.py``): the bot
 ``house-<nonce>-<seat>`` has the key derived from its name, so any worker process can
 drive the bots of a table it did not open (the person's page asks for it when it opens
 its stream, :meth:`House.ensure`), and a process that restarts mid-ceremony reveals the

@@ -52,7 +52,7 @@ from api.changes import Changes
 from api.config import Config
 from api.database import Connection, Database
 from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent, WrongPhase
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.handstate import (
     PLAYER_KINDS,
     ZERO_SCORE,
@@ -86,7 +86,7 @@ MAX_CACHED = 4096
 class Live:
     """The room of one process: the hands' lives (see the module docstring)."""
 
-    def __init__(self, db: Database, config: Config, ledger: Ledger) -> None:
+    def __init__(self, db: Database, config: Config, ledger: HandLog) -> None:
         self.db = db
         self.config = config
         self.ledger = ledger
