@@ -20,6 +20,7 @@ from api.inputs import check_request
 from api.migrations import migrate
 from api.room import Live
 from api.room.repair import recover
+from api.services import Services
 from api.tournament import Tournaments
 from api.witnesses import WitnessBook
 from audit.report.html import template_loader
@@ -58,21 +59,3 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
     return app
-
-
-class Services:
-    """What a request handler needs, attached to the app."""
-
-    def __init__(self, config: Config, db: Database, ledger: HandLog, live: Live) -> None:
-        self.config = config
-        self.db = db
-        self.ledger = ledger
-        self.live = live
-        assert live.tournaments is not None
-        self.tournaments = live.tournaments
-
-    def close(self) -> None:
-        """Close this process's connections (before a fork, or at shutdown); stop streams."""
-        self.live.changes.close()
-        self.db.close()
-        self.ledger.close()

@@ -67,12 +67,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
 """Module imports that break the layers on purpose, each with the reason."""
 
 CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # Three circles inside one package, each closed by an import that does not run at
-    # import time; left out of the cycle check, each with its way out.
-    # api.routes types its `services()` with api.Services, defined in api/__init__.py
-    # beside create_app (which imports the routes). Way out: Services in its own module,
-    # after the parallel branches on api/routes/ have landed.
-    ("api.routes", "api"): "TYPE_CHECKING only: the Services type",
+    # Circles inside one package, each closed by an import that does not run at import
+    # time; left out of the cycle check, each with its way out.
     # repair is part of the room: its functions take the Live room they repair.
     ("api.room.repair", "api.room"): "TYPE_CHECKING only: the Live type",
     # A tournament table's room hands the end of a hand to the event (Tournaments), which

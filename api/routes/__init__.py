@@ -14,7 +14,7 @@ from api.errors import BadRequest, PayloadTooLarge
 from api.inputs import parse_json
 
 if TYPE_CHECKING:
-    from api import Services
+    from api.services import Services
 
 __all__ = [
     "MAX_LIMIT",
