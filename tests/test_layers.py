@@ -53,19 +53,6 @@ SIDE: dict[str, frozenset[str]] = {
 SIDE_USERS_FROM = RANK["audit.checks"]
 """The lowest rank that may import a side layer (the record and the rules do not)."""
 
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    # The record's data model (Record, HandRecord, Score) is the rules engine's input:
-    # replay, scoring and sitting take a HandRecord/Record. audit.record.model imports only
-    # audit.rules.cards and audit.rules.ruleset, so no module cycle results. Moving it
-    # under audit/rules/ is a rename across every importer: left until the parallel
-    # branches of issue 11 have landed.
-    ("audit.rules.replay", "audit.record.model"): "the record's data model",
-    ("audit.rules.scoring", "audit.record.model"): "the record's data model",
-    ("audit.rules.sitting", "audit.record.model"): "the record's data model",
-    ("audit.rules.explain", "audit.record.model"): "the record's data model (Score)",
-}
-"""Module imports that break the layers on purpose, each with the reason."""
-
 CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # Circles inside one package, each closed by an import that does not run at import
     # time; left out of the cycle check, each with its way out.
@@ -218,7 +205,7 @@ def violations(graph: Mapping[str, set[str]]) -> list[str]:
             continue
         for target in sorted(targets):
             there = layer_of(target)
-            if there is None or there == here or (module, target) in EXCEPTIONS:
+            if there is None or there == here:
                 continue
             layer_graph.setdefault(here, set()).add(there)
             if not allowed(here, there):
@@ -237,8 +224,7 @@ def test_every_import_goes_down_and_none_in_a_circle() -> None:
 
 
 def test_every_exception_is_still_an_import() -> None:
-    edges = [*EXCEPTIONS, *CYCLE_EXCEPTIONS]
-    stale = [edge for edge in edges if edge[1] not in GRAPH.get(edge[0], set())]
+    stale = [edge for edge in CYCLE_EXCEPTIONS if edge[1] not in GRAPH.get(edge[0], set())]
     assert stale == []
 
 

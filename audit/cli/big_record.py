@@ -30,7 +30,7 @@ from audit.native import Entries, audit_stream
 from audit.record.codec import collector_paused
 from audit.record.fastload import load_hand, top_level
 from audit.record.lazyload import Decline, open_stream
-from audit.record.model import HandRecord
+from audit.rules.model import HandRecord
 
 __all__ = ["audit_streamed", "json_chunks"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from audit.record.model import Record
 from audit.rules.cards import SUIT_LETTERS, Side
+from audit.rules.model import Record
 from audit.rules.sitting import ScoredRecord
 
 
