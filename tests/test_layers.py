@@ -64,9 +64,6 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # The event's certificate builds (api.certificate.Builds) belong to its Tournaments,
     # whose bundle they build. Way out: the Tournaments type as a protocol.
     ("api.certificate", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
-    # The admission check of an event re-encodes it canonically; canonical_json lives
-    # in events, which admits with schemas. Way out: the canonical form in its own module.
-    ("audit.log.schemas", "audit.log.events"): "inside a function: canonical_json",
 }
 """Module imports left out of the cycle check, each with the reason."""
 
