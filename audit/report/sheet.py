@@ -14,6 +14,15 @@ from audit.rules.cards import SUIT_LETTERS, Side
 from audit.rules.model import Record
 from audit.rules.sitting import ScoredRecord
 
+__all__ = [
+    "GAME_NAMES",
+    "SUIT_CONTRACTS",
+    "contract_label",
+    "render_sheet",
+    "sheet_rows",
+    "side_label",
+]
+
 
 def side_label(side: Side, players: Mapping[str, str] | None) -> str:
     if not players:
