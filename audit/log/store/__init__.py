@@ -13,7 +13,7 @@ same schema (:mod:`audit.log.migrations`) and behave the same.
 - :mod:`~audit.log.store.reads`: size, root, leaves and events read back;
 - :mod:`~audit.log.store.proofs`: inclusion and consistency proofs;
 - :mod:`~audit.log.store.checkpoints`: signed checkpoints, issued, stored and checked;
-- :mod:`~audit.log.store.serving`: proofs as JSON or tlog-proof text with their checkpoint.
+- :mod:`~audit.log.store.serving`: proofs as JSON or tlog-proof text, with their checkpoint.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Proofs as they are handed out: JSON and tlog-proof text naming their checkpoint.
 
-What the HTTP service (:mod:`api.hand_log`) and the command line serve: each proof is
-computed against a checkpoint (the current one, issued if needed, or one the caller
-names) and carries that checkpoint's note, so a client checks the two together.
+Each proof is computed against a checkpoint (the current one, issued if needed, or one
+the caller names) and carries that checkpoint's note, so a client checks the two
+together. ``fairplay log`` prints :meth:`LogServing.tlog_proof`; the HTTP service builds
+its own answers (:mod:`api.hand_log`) from the same proofs and checkpoints.
 """
 
 from __future__ import annotations
