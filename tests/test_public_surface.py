@@ -19,11 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PUBLIC = (
     "audit.log.merkle",
+    "audit.log.canonical",
     "audit.log.note",
     "audit.log.checkpoint",
     "audit.log.keys",
     "audit.log.bundle",
     "audit.log.verify",
+    "audit.log.store",
     "shuffle",
     "shuffle.protocol",
     "shuffle.verify",
