@@ -7,7 +7,7 @@ seats: it commits and reveals at once, waits ``bot_pace`` seconds before each ca
 card (so a person can follow the play) and ``bot_pause`` seconds after a hand ends.
 
 The bots hold no state of their own. A bot's key and its seed for each hand are derived
-from the log's key (HKDF, like the server's own seeds, ``api/ledger.py``): the bot
+from the log's key (HKDF, like the server's own seeds, ``api/hand_log.py``): the bot
 ``house-<nonce>-<seat>`` has the key derived from its name, so any worker process can
 drive the bots of a table it did not open (the person's page asks for it when it opens
 its stream, :meth:`House.ensure`), and a process that restarts mid-ceremony reveals the
@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from api import rows as store
+from api import rows
 from api.ceremony import seat_commitment
 from api.errors import TooManyRequests
 from api.room import Live, repair
@@ -108,7 +108,7 @@ class House:
 
     # ------------------------------------------------------------------- tables
 
-    def open_table(self, person: str, name: str) -> store.Table:
+    def open_table(self, person: str, name: str) -> rows.Table:
         """Register three bots and open a table with ``person`` at S; its bots start."""
         conn = self.live.db.connection()
         nonce = secrets.token_hex(6)
@@ -118,9 +118,9 @@ class House:
             pid = player_id(signer.verifier())
             self.live.ledger.register_player(pid, signer.verifier())
             with conn.transaction():
-                store.insert_player(
+                rows.insert_player(
                     conn,
-                    store.Player(pid, f"bot {seat.name}", signer.verifier_key(), self.live.now()),
+                    rows.Player(pid, f"bot {seat.name}", signer.verifier_key(), self.live.now()),
                 )
             seats[seat] = pid
         ruleset = Ruleset.from_json({}, extensions=False).to_json()  # the defaults, written out
@@ -128,12 +128,12 @@ class House:
         self.ensure(table.id)
         return table
 
-    def bots_of(self, table: store.Table) -> list[Bot]:
+    def bots_of(self, table: rows.Table) -> list[Bot]:
         """The seats of ``table`` held by house bots (their keys re-derived and checked)."""
         conn = self.live.db.connection()
         bots = []
         for seat, pid in table.seats.items():
-            player = store.get_player(conn, pid)
+            player = rows.get_player(conn, pid)
             key_name = player.public_key.split("+", 1)[0]
             if not key_name.startswith(PREFIX):
                 continue
@@ -157,7 +157,7 @@ class House:
     def ensure(self, table_id: str) -> bool:
         """Drive the house bots of ``table_id`` in this process, if it has any and no
         thread here drives them yet; ``True`` when a thread runs for it."""
-        table = store.get_table(self.live.db.connection(), table_id)
+        table = rows.get_table(self.live.db.connection(), table_id)
         bots = self.bots_of(table)
         if not bots:
             return False
@@ -214,8 +214,8 @@ class House:
         timed out), ``""`` when none was taken."""
         live = self.live
         conn = live.db.connection()
-        table = store.get_table(conn, table_id)
-        hand = store.get_hand(conn, table_id, table.hand_count)
+        table = rows.get_table(conn, table_id)
+        hand = rows.get_hand(conn, table_id, table.hand_count)
         if repair.expire(live, hand):
             return "void"
         mine = {b.seat: b for b in bots}
@@ -255,7 +255,7 @@ class House:
         self._act(hand, bot, "play", body)
         return "play"
 
-    def _act(self, hand: store.HandRow, bot: Bot, kind: str, body: dict[str, object]) -> None:
+    def _act(self, hand: rows.HandRow, bot: Bot, kind: str, body: dict[str, object]) -> None:
         event = make_event(
             origin=self.live.ledger.origin,
             table=hand.table_id,

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from api import rows as store
+from api import rows
 from api.config import Config
 from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, Unauthorized
@@ -162,7 +162,7 @@ def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: 
             details={"path": "ts", "server_time": int(now)},
         )
     try:
-        key = store.get_player(conn, player).public_key
+        key = rows.get_player(conn, player).public_key
     except NotFound:
         raise InvalidSignature(f"player: unknown player {player!r}") from None
     try:
@@ -174,7 +174,7 @@ def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: 
     return player
 
 
-def check_seat_reader(table: store.Table, seat: Seat, reader: str) -> None:
+def check_seat_reader(table: rows.Table, seat: Seat, reader: str) -> None:
     if table.seats[seat] != reader:
         raise Forbidden(
             f"only the player at {seat.name} may follow this seat's stream",
@@ -188,7 +188,7 @@ def sse(event: str, data: Any, ident: str | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-Render = Callable[[store.Table, int, bool], dict[str, Any]]
+Render = Callable[[rows.Table, int, bool], dict[str, Any]]
 """(table, current hand number, whether the hand is new to this stream) → a message."""
 
 
@@ -208,8 +208,8 @@ def messages(
     while not live.changes.closed:
         try:
             conn = live.db.connection()  # reopened after the database came back
-            table = store.get_table(conn, table_id)
-            hand = store.get_hand(conn, table_id, table.hand_count)
+            table = rows.get_table(conn, table_id)
+            hand = rows.get_hand(conn, table_id, table.hand_count)
             if repair.expire(live, hand):
                 continue
         except DatabaseUnavailable as exc:
