@@ -541,10 +541,7 @@ class Live:
             raise WrongPhase(f"the hand is {hand.phase}")
         c = hand.ceremony  # this request's own copy of the row: nothing is kept on failure
         if kind == "commit":
-            if hand.phase != "committing":
-                raise WrongPhase(f"the hand is {hand.phase}; commitments are closed")
-            if seat.name in c["commitments"]:
-                raise WrongPhase(f"{seat.name} has already committed")
+            phase = ceremony.step(hand.phase, kind, seat, c["commitments"])
             if not c["commitments"]:
                 c["since"] = self.now()  # the ceremony's clock (api.room.repair.expire)
             commitment = ceremony.parse_commitment(body.get("commitment"))
@@ -553,22 +550,17 @@ class Live:
             )
             c["commitments"][seat.name] = commitment
             self.log_event(hand, event)
-            if len(c["commitments"]) == 4:
-                hand.phase = "revealing"
+            hand.phase = phase
             return None
         if kind == "reveal":
-            if hand.phase != "revealing":
-                raise WrongPhase(
-                    f"the hand is {hand.phase}; seeds are revealed after all four commit"
-                )
-            if seat.name in c["seeds"]:
-                raise WrongPhase(f"{seat.name} has already revealed")
+            phase = ceremony.step(hand.phase, kind, seat, c["seeds"])
             seed = ceremony.parse_seed(body.get("seed"))
             ceremony.check_reveal(
                 seed, c["commitments"][seat.name], seat, table.seats[seat], table.id, hand.number
             )
             c["seeds"][seat.name] = seed.hex()
             self.log_event(hand, event)
+            hand.phase = phase
             if len(c["seeds"]) == 4:
                 self._deal(table, hand)
                 return self.state(hand)
@@ -612,7 +604,7 @@ class Live:
         c["deal_number"] = str(derived.deal_number)
         c["pattern"] = list(ruleset_pattern(table.ruleset))
         c["players"] = {s.name: p for s, p in table.seats.items()}
-        hand.phase = "calling"
+        hand.phase = ceremony.dealt(hand.phase)
 
     # --------------------------------------------------------------------------- end
 

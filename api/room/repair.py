@@ -28,7 +28,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from api import rows
+from api import ceremony, rows
 from api.database import Connection
 from api.errors import Conflict, NotFound, WrongPhase
 from api.handstate import PLAYER_KINDS, next_start
@@ -40,11 +40,9 @@ from audit.rules.cards import Seat
 if TYPE_CHECKING:
     from api.room import Live
 
-__all__ = ["CEREMONY", "catch_up", "expire", "recover", "void"]
+__all__ = ["catch_up", "expire", "recover", "void"]
 
 log = logging.getLogger(__name__)
-
-CEREMONY = ("committing", "revealing")
 
 
 def _refuse(hand: rows.HandRow, seq: int, kind: str, why: str) -> Conflict:
@@ -81,10 +79,10 @@ def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow
             hand.finished_at = live.now()
             hand.end_score = next_start(hand.end_report)
             live.log_event(hand, ev)
-        elif kind == "void" and hand.phase in ("committing", "revealing"):
+        elif kind == "void" and ceremony.in_ceremony(hand.phase):
             if body.get("server_seed") != hand.server_seed:
                 raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
-            hand.phase = "void"
+            hand.phase = ceremony.voided(hand.phase)
             hand.finished_at = live.now()
             live.log_event(hand, ev)
         else:
@@ -213,8 +211,7 @@ def _void_once(
     live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow, reason: str
 ) -> dict[str, Any] | None:
     """Log and write the void of ``hand``; ``None`` if another host's event came first."""
-    if hand.phase not in CEREMONY:
-        raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
+    void_phase = ceremony.voided(hand.phase)
     number = hand.number
     answer = {"table": table.id, "hand": number, "phase": "void", "next_hand": number + 1}
     before = hand.event_count
@@ -230,7 +227,7 @@ def _void_once(
             "server_seed": hand.server_seed,
         },
     )
-    hand.phase = "void"
+    hand.phase = void_phase
     hand.finished_at = live.now()
     following = live.open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
     try:
@@ -260,7 +257,7 @@ def expire(live: Live, hand: rows.HandRow) -> bool:
     """
     timeout = live.config.ceremony_timeout
     since = hand.ceremony.get("since") or hand.started_at
-    if timeout <= 0 or hand.phase not in CEREMONY or not isinstance(since, str):
+    if timeout <= 0 or not ceremony.in_ceremony(hand.phase) or not isinstance(since, str):
         return False
     started = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp()
     if live.config.clock() - started <= timeout:
