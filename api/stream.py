@@ -39,7 +39,7 @@ from api import rows
 from api.config import Config
 from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, Unauthorized
-from api.room import Live, repair
+from api.room import Room, repair
 from api.signing import parse_player_key, read_message
 from api.text import check_text
 from audit.errors import DatabaseUnavailable
@@ -193,7 +193,7 @@ Render = Callable[[rows.Table, int, bool], dict[str, Any]]
 
 
 def messages(
-    live: Live,
+    room: Room,
     table_id: str,
     first: dict[str, Any],
     render: Render,
@@ -204,13 +204,13 @@ def messages(
     yield sse("table", first)
     last: tuple[int, int, str] | None = None
     start = beat = time.monotonic()
-    seen = live.changes.version
-    while not live.changes.closed:
+    seen = room.changes.version
+    while not room.changes.closed:
         try:
-            conn = live.db.connection()  # reopened after the database came back
+            conn = room.db.connection()  # reopened after the database came back
             table = rows.get_table(conn, table_id)
             hand = rows.get_hand(conn, table_id, table.hand_count)
-            if repair.expire(live, hand):
+            if repair.expire(room, hand):
                 continue
         except DatabaseUnavailable as exc:
             # The stream stays open through an outage and goes on where it was.
@@ -218,7 +218,7 @@ def messages(
                 yield sse("bye", {"reconnect": True})
                 return
             yield ": database unavailable\n\n"
-            seen = live.changes.wait(seen, min(float(exc.retry_after), WAKE_SECONDS * 3))
+            seen = room.changes.wait(seen, min(float(exc.retry_after), WAKE_SECONDS * 3))
             continue
         head = (hand.number, hand.event_count, hand.phase)
         if head != last:
@@ -233,4 +233,4 @@ def messages(
         if now - beat > HEARTBEAT_SECONDS:
             beat = now
             yield ": ping\n\n"
-        seen = live.changes.wait(seen, WAKE_SECONDS)
+        seen = room.changes.wait(seen, WAKE_SECONDS)

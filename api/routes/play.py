@@ -65,7 +65,7 @@ SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
 def house() -> House:
     ext = current_app.extensions
     if "fairplay_house" not in ext:
-        ext["fairplay_house"] = House(services().live)
+        ext["fairplay_house"] = House(services().room)
     return ext["fairplay_house"]  # type: ignore[no-any-return]
 
 
@@ -192,7 +192,7 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
     def body() -> Iterator[str]:
         try:
-            yield from messages(s.live, table_id, first, render)
+            yield from messages(s.room, table_id, first, render)
         finally:
             release()
 
