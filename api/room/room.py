@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Room"]
 
-log = logging.getLogger("api.room")
+log = logging.getLogger("api.room")  # the name its lines have always carried
 
 Finished = tuple[str, dict[str, Any], dict[str, Any], rows.HandRow | None]
 """A finished hand's report id, report, record and following hand (``None``: none)."""
