@@ -18,7 +18,7 @@ from api.errors import register_error_handlers
 from api.hand_log import HandLog
 from api.inputs import check_request
 from api.migrations import migrate
-from api.room import Live
+from api.room import Room
 from api.room.repair import recover
 from api.services import Services
 from api.tournament import Tournaments
@@ -43,14 +43,14 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     ledger = HandLog(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
-    live = Live(db, cfg, ledger)
-    live.tournaments = Tournaments(live)
-    recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
-    app.extensions["fairplay"] = Services(cfg, db, ledger, live)
+    room = Room(db, cfg, ledger)
+    room.tournaments = Tournaments(room)
+    recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
+    app.extensions["fairplay"] = Services(cfg, db, ledger, room)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
-    app.before_request(live.tournaments.certificates.serving)
+    app.before_request(room.tournaments.certificates.serving)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
     from api.routes.tournament_pages import bp as tournament_pages

@@ -11,7 +11,7 @@ from __future__ import annotations
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
-from api.room import Live
+from api.room import Room
 
 __all__ = ["Services"]
 
@@ -19,16 +19,16 @@ __all__ = ["Services"]
 class Services:
     """What a request handler needs, attached to the app."""
 
-    def __init__(self, config: Config, db: Database, ledger: HandLog, live: Live) -> None:
+    def __init__(self, config: Config, db: Database, ledger: HandLog, room: Room) -> None:
         self.config = config
         self.db = db
         self.ledger = ledger
-        self.live = live
-        assert live.tournaments is not None
-        self.tournaments = live.tournaments
+        self.room = room
+        assert room.tournaments is not None
+        self.tournaments = room.tournaments
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams."""
-        self.live.changes.close()
+        self.room.changes.close()
         self.db.close()
         self.ledger.close()
