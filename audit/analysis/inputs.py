@@ -16,8 +16,8 @@ from typing import Any
 from audit.analysis.judge import HandPlay
 from audit.errors import RecordError
 from audit.record.codec import load_record
-from audit.record.model import HandRecord, Record
 from audit.rules.cards import Seat, mask_of
+from audit.rules.model import HandRecord, Record
 from audit.rules.replay import contract_of, replay_hand
 
 __all__ = ["BUNDLE_FORMAT", "hands_of"]
