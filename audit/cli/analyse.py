@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from audit.cli.audit import _alpha
-from audit.cli.output import expand
-from audit.errors import FairplayError, RecordError
-from audit.record.codec import read_json_file
+from audit.cli.output import read_documents, write_text
+from audit.errors import FairplayError
 
 __all__ = ["register", "run"]
 
@@ -90,19 +89,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _read(paths: Sequence[str]) -> list[tuple[str, Any]]:
-    files = [f for f, _rel in expand(paths)]
-    if not files:
-        raise FairplayError(f"no .json records found in {' '.join(paths)}")
-    docs = []
-    for f in files:
-        try:
-            docs.append((str(f), read_json_file(f)))
-        except RecordError as exc:
-            raise RecordError(str(f), exc.problem) from None
-    return docs
-
-
 class _Progress:
     """``done/total hands`` on stderr: one line rewritten on a terminal, else a line at
     every tenth."""
@@ -157,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     from audit.analysis.render import render_html, render_text
     from audit.analysis.report import analyse
 
-    hands, skipped = hands_of(_read(args.paths))
+    hands, skipped = hands_of(read_documents(args.paths))
     if not hands:
         raise FairplayError("no hand played out to judge in " + " ".join(args.paths))
     settings = Settings(from_card=args.from_card, leads=args.leads, samples=args.samples)
@@ -173,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_text(doc)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_text(Path(args.output), text)
     else:
         sys.stdout.write(text)
     return 1 if doc["flagged"] else 0
