@@ -35,7 +35,15 @@ PAIRS_PER_EVENT = 14
 FPR_BOARDS = 4
 ALPHAS = (0.001, 0.01, 0.05)
 
-Side = list[Choice]
+Side = list[tuple[float, bool, bool]]
+"""A side's open decisions on one board: ``(p, found, favourite)``."""
+
+
+def tag(sides: list[Side]) -> list[Choice]:
+    """A pair's choices over its boards, each with the pair's favourite rate."""
+    flat = [c for s in sides for c in s]
+    rate = sum(c[2] for c in flat) / len(flat) if flat else 0.5
+    return [(p, f, fav, rate) for p, f, fav in flat]
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -47,14 +55,19 @@ def auc(cheat: list[float], honest: list[float]) -> float:
     return wins / (len(cheat) * len(honest))
 
 
-def field_of(pool: list[Side], boards: int, rng: random.Random) -> list[Choice]:
-    return [c for _ in range((PAIRS_PER_EVENT - 1) * boards) for c in rng.choice(pool)]
+def field_of(pool: dict[int, list[Side]], boards: int, rng: random.Random) -> list[Choice]:
+    """The other 13 pairs of an event of ``boards`` boards, each of one random skill."""
+    out: list[Choice] = []
+    for _ in range(PAIRS_PER_EVENT - 1):
+        k = rng.choice(list(pool))
+        out += tag([rng.choice(pool[k]) for _ in range(boards)])
+    return out
 
 
 _curves: dict[int, list[Calibration]] = {}
 
 
-def curve_for(pool: list[Side], boards: int, rng: random.Random) -> Calibration:
+def curve_for(pool: dict[int, list[Side]], boards: int, rng: random.Random) -> Calibration:
     """One of 24 curves fitted to fields of ``boards`` boards (fitting is the slow part)."""
     if boards not in _curves:
         _curves[boards] = [fit(field_of(pool, boards, rng)) for _ in range(24)]
@@ -73,7 +86,7 @@ def main() -> int:
     honest: dict[int, list[Side]] = defaultdict(list)
     peek: dict[int, list[Side]] = defaultdict(list)
     for r in rows:
-        side = [(p, bool(f), bool(fav)) for p, f, fav in r["tests"]]
+        side: Side = [(p, bool(f), bool(fav)) for p, f, fav in r["tests"]]
         (peek if r["peeking"] else honest)[r["skill"]].append(side)
     pool = [s for k in honest for s in honest[k]]
     boards = len({r["board"] for r in rows})
@@ -85,16 +98,16 @@ def main() -> int:
     print("\neach skill's open decisions against the curve fitted to the other skills'")
     print("skill (draws, noise)  decisions  found - g a decision  z")
     for k, bot in enumerate(SKILLS):
-        own = [c for s in honest[k] for c in s]
-        rest = [c for j in honest if j != k for s in honest[j] for c in s]
-        z, _p, expected = pair_test(own, fit(rest))
+        own = [c for i in range(0, len(honest[k]), 28) for c in tag(honest[k][i : i + 28])]
+        rest = {j: honest[j] for j in honest if j != k}
+        z, _p, expected = pair_test(own, fit(field_of(rest, 300, rng)))
         found = sum(c[1] for c in own)
         print(
             f"{k} ({bot.draws:2d}, {bot.noise:.2f})       {len(own):9d}  "
             f"{(found - expected) / len(own):+19.3f}  {z:+.2f}"
         )
-    own = [c for k in peek for s in peek[k] for c in s]
-    z, _p, expected = pair_test(own, fit([c for s in pool for c in s]))
+    own = [c for k in peek for c in tag(peek[k])]
+    z, _p, expected = pair_test(own, fit(field_of(honest, 300, rng)))
     found = sum(c[1] for c in own)
     print(f"peeking               {len(own):9d}  {(found - expected) / len(own):+19.3f}  {z:+.2f}")
     print(f"\nfalse positives: honest pairs of {FPR_BOARDS} boards, disjoint, one skill each")
@@ -106,9 +119,8 @@ def main() -> int:
         rng.shuffle(sides)
         pvals = []
         for i in range(0, len(sides) - FPR_BOARDS + 1, FPR_BOARDS):
-            own = [c for s in sides[i : i + FPR_BOARDS] for c in s]
-            others = [s for j, s in enumerate(pool) if not i <= j < i + FPR_BOARDS]
-            pvals.append(pair_test(own, fit(field_of(others, 28, rng)))[1])
+            own = tag(sides[i : i + FPR_BOARDS])
+            pvals.append(pair_test(own, curve_for(honest, 28, rng))[1])
             if len(pvals) % 50 == 0:
                 print(f"  {k}: {len(pvals)} pairs", file=sys.stderr, flush=True)
         pairs += len(pvals)
@@ -122,16 +134,16 @@ def main() -> int:
     print("\nhonest pairs of N boards of one skill, resampled: share with p < 0.01 / p < 0.05")
     print("boards  " + "  ".join(f"skill {k}     " for k in range(len(SKILLS))))
     for nb in (28, 100, 200):
-        cells = []
+        shares: list[str] = []
         for k in range(len(SKILLS)):
             pv = []
             for _ in range(reps):
-                own = [c for _ in range(nb) for c in rng.choice(honest[k])]
-                pv.append(pair_test(own, curve_for(pool, nb, rng))[1])
-            cells.append(
+                own = tag([rng.choice(honest[k]) for _ in range(nb)])
+                pv.append(pair_test(own, curve_for(honest, nb, rng))[1])
+            shares.append(
                 f"{sum(p < 0.01 for p in pv) / reps:.3f}/{sum(p < 0.05 for p in pv) / reps:.3f}"
             )
-        print(f"{nb:6d}  " + "  ".join(f"{c:13s}" for c in cells), flush=True)
+        print(f"{nb:6d}  " + "  ".join(f"{c:13s}" for c in shares), flush=True)
     print("\npower (flagged at alpha 0.001 after Holm over 14 pairs) and AUC, resampled:")
     print("boards  f     power  AUC")
     skills = [k for k in peek if peek[k] and honest[k]]
@@ -139,18 +151,16 @@ def main() -> int:
         hp = []
         for _ in range(reps):
             k = rng.randrange(len(SKILLS))
-            own = [c for _ in range(nb) for c in rng.choice(honest[k])]
-            hp.append(pair_test(own, curve_for(pool, nb, rng))[1])
+            own = tag([rng.choice(honest[k]) for _ in range(nb)])
+            hp.append(pair_test(own, curve_for(honest, nb, rng))[1])
         for f in (1.0, 0.5, 0.25):
             cp = []
             for _ in range(reps):
                 k = rng.choice(skills)
-                own = [
-                    c
-                    for _ in range(nb)
-                    for c in rng.choice(peek[k] if rng.random() < f else honest[k])
-                ]
-                cp.append(pair_test(own, curve_for(pool, nb, rng))[1])
+                own = tag(
+                    [rng.choice(peek[k] if rng.random() < f else honest[k]) for _ in range(nb)]
+                )
+                cp.append(pair_test(own, curve_for(honest, nb, rng))[1])
             power = sum(PAIRS_PER_EVENT * p <= 0.001 for p in cp) / reps
             print(f"{nb:6d}  {f:<4}  {power:5.2f}  {auc(cp, hp):.3f}", flush=True)
     return 0

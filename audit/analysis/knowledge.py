@@ -11,8 +11,9 @@ quite one draw: the cards played before carry information the draws ignore (a pl
 who could have won the trick cheaply and did not), and honest players find the best card
 less often than ``p`` says, by an amount that depends on the kind of card chosen. So the
 chance is measured on the field: a logistic curve
-``logit g = a + b logit p + c favourite`` fitted to every other pair's decisions of the
-event. A pair's z is ``sum(found - g)`` over the root of ``sum g (1 - g)`` plus the fit's
+``logit g = a + b logit p + c favourite + d (rate - 1/2)`` fitted to every other pair's
+decisions of the event, where ``rate`` is the share of the player's open decisions in
+which he played the draws' favourite: his skill as his view shows it. A pair's z is ``sum(found - g)`` over the root of ``sum g (1 - g)`` plus the fit's
 own variance; its p-value the normal upper tail.
 """
 
@@ -22,10 +23,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IDENTITY", "MIN_FIELD", "Calibration", "Choice", "fit", "honest", "pair_test"]
+__all__ = ["IDENTITY", "K", "MIN_FIELD", "Calibration", "Choice", "fit", "honest", "pair_test"]
 
-Choice = tuple[float, bool, bool]
-"""``(p, found, favourite)`` of one decision the view left open."""
+Choice = tuple[float, bool, bool, float]
+"""``(p, found, favourite, rate)`` of one decision the view left open; ``rate`` is the
+share of its player's open decisions where he played the draws' favourite (his skill, as
+his view shows it)."""
+
+K = 4
+"""Parameters of the curve."""
 
 MIN_FIELD = 40
 """Below this many field decisions the curve is not fitted: ``g = p``."""
@@ -37,11 +43,11 @@ _RIDGE = 1.0
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    """``logit g = a + b logit p + c favourite``, and the inverse of the fit's
-    information (the covariance of ``(a, b, c)``, row by row)."""
+    """``logit g = a + b logit p + c favourite + d (rate - 1/2)``, and the inverse of
+    the fit's information (the covariance of ``(a, b, c, d)``, row by row)."""
 
-    coef: tuple[float, float, float] = (0.0, 1.0, 0.0)
-    cov: tuple[tuple[float, ...], ...] = ((0.0, 0.0, 0.0),) * 3
+    coef: tuple[float, ...] = (0.0, 1.0, 0.0, 0.0)
+    cov: tuple[tuple[float, ...], ...] = ((0.0,) * K,) * K
 
 
 IDENTITY = Calibration()
@@ -56,58 +62,59 @@ def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x)) if x > -700 else 0.0
 
 
-def _features(c: Choice) -> tuple[float, float, float]:
-    return (1.0, _logit(c[0]), 1.0 if c[2] else 0.0)
+def _features(c: Choice) -> tuple[float, ...]:
+    return (1.0, _logit(c[0]), 1.0 if c[2] else 0.0, c[3] - 0.5)
 
 
-def _solve3(m: list[list[float]], v: list[float]) -> list[float] | None:
-    """``m x = v`` by Gaussian elimination with partial pivoting (3 by 3)."""
+def _solve(m: list[list[float]], v: list[float]) -> list[float] | None:
+    """``m x = v`` by Gauss-Jordan elimination with partial pivoting."""
+    n = len(v)
     a = [row[:] + [v[i]] for i, row in enumerate(m)]
-    for col in range(3):
-        piv = max(range(col, 3), key=lambda r: abs(a[r][col]))
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
         if abs(a[piv][col]) < 1e-12:
             return None
         a[col], a[piv] = a[piv], a[col]
-        for r in range(3):
+        for r in range(n):
             if r != col:
                 f = a[r][col] / a[col][col]
-                for k in range(col, 4):
+                for k in range(col, n + 1):
                     a[r][k] -= f * a[col][k]
-    return [a[i][3] / a[i][i] for i in range(3)]
+    return [a[i][n] / a[i][i] for i in range(n)]
 
 
 def fit(field: Sequence[Choice]) -> Calibration:
     """The curve fitted to ``field`` by maximum likelihood (Newton's method)."""
     if len(field) < MIN_FIELD:
         return IDENTITY
-    prior = (0.0, 1.0, 0.0)
+    prior = IDENTITY.coef
     coef = list(prior)
     rows = [(_features(c), 1.0 if c[1] else 0.0) for c in field]
     hess: list[list[float]] = []
     for _ in range(30):
-        grad = [-_RIDGE * (coef[i] - prior[i]) for i in range(3)]
-        hess = [[_RIDGE if i == j else 0.0 for j in range(3)] for i in range(3)]
+        grad = [-_RIDGE * (coef[i] - prior[i]) for i in range(K)]
+        hess = [[_RIDGE if i == j else 0.0 for j in range(K)] for i in range(K)]
         for x, y in rows:
-            q = _sigmoid(coef[0] * x[0] + coef[1] * x[1] + coef[2] * x[2])
+            q = _sigmoid(sum(coef[i] * x[i] for i in range(K)))
             w = q * (1 - q)
-            for i in range(3):
+            for i in range(K):
                 grad[i] += (y - q) * x[i]
-                for j in range(3):
+                for j in range(K):
                     hess[i][j] += w * x[i] * x[j]
-        step = _solve3(hess, grad)
+        step = _solve(hess, grad)
         if step is None:
             return IDENTITY
-        coef = [coef[i] + step[i] for i in range(3)]
+        coef = [coef[i] + step[i] for i in range(K)]
         if sum(map(abs, step)) < 1e-9:
             break
     cols = []
-    for j in range(3):
-        col = _solve3(hess, [1.0 if i == j else 0.0 for i in range(3)])
+    for j in range(K):
+        col = _solve(hess, [1.0 if i == j else 0.0 for i in range(K)])
         if col is None:
             return IDENTITY
         cols.append(col)
-    cov = tuple(tuple(cols[j][i] for j in range(3)) for i in range(3))
-    return Calibration((coef[0], coef[1], coef[2]), cov)
+    cov = tuple(tuple(cols[j][i] for j in range(K)) for i in range(K))
+    return Calibration(tuple(coef), cov)
 
 
 def honest(choice: Choice, curve: Calibration) -> float:
@@ -115,7 +122,7 @@ def honest(choice: Choice, curve: Calibration) -> float:
     if curve == IDENTITY:
         return choice[0]
     x = _features(choice)
-    return _sigmoid(curve.coef[0] * x[0] + curve.coef[1] * x[1] + curve.coef[2] * x[2])
+    return _sigmoid(sum(curve.coef[i] * x[i] for i in range(K)))
 
 
 def pair_test(own: Sequence[Choice], curve: Calibration) -> tuple[float, float, float]:
@@ -123,12 +130,12 @@ def pair_test(own: Sequence[Choice], curve: Calibration) -> tuple[float, float, 
     the best cards an honest pair would find in its spots."""
     expected = [honest(c, curve) for c in own]
     variance = math.fsum(g * (1 - g) for g in expected)
-    grad = [0.0, 0.0, 0.0]
+    grad = [0.0] * K
     for c, g in zip(own, expected, strict=True):
         x = _features(c)
-        for i in range(3):
+        for i in range(K):
             grad[i] += g * (1 - g) * x[i]
-    variance += sum(grad[i] * curve.cov[i][j] * grad[j] for i in range(3) for j in range(3))
+    variance += sum(grad[i] * curve.cov[i][j] * grad[j] for i in range(K) for j in range(K))
     if variance <= 0:
         return 0.0, 1.0, math.fsum(expected)
     z = (sum(c[1] for c in own) - math.fsum(expected)) / math.sqrt(variance)

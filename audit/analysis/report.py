@@ -80,16 +80,32 @@ def _by(cards: list[_Card], key: Callable[[_Card], str]) -> dict[str, Any]:
     return {k: _errors(v) for k, v in sorted(groups.items())}
 
 
-def _choices(cards: Iterable[_Card]) -> list[Choice]:
-    return [(c.d.p_view or 0.0, c.d.cost == 0, bool(c.d.favourite)) for c in cards if c.d.hidden]
+def _choices(cards: Iterable[_Card], rates: dict[str, float]) -> list[Choice]:
+    return [
+        (c.d.p_view or 0.0, c.d.cost == 0, bool(c.d.favourite), rates[c.player])
+        for c in cards
+        if c.d.hidden
+    ]
 
 
-def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
+def _favourite_rates(cards: Iterable[_Card]) -> dict[str, float]:
+    """Each player's share of his open decisions where he played the draws' favourite
+    (one half without any)."""
+    seen: dict[str, list[int]] = {}
+    for c in cards:
+        n = seen.setdefault(c.player, [0, 0])
+        if c.d.hidden:
+            n[0] += 1
+            n[1] += bool(c.d.favourite)
+    return {p: (k / n if n else 0.5) for p, (n, k) in seen.items()}
+
+
+def _pair_test(cards: list[_Card], field: list[_Card], rates: dict[str, float]) -> dict[str, Any]:
     """The test of :mod:`audit.analysis.knowledge` against the curve fitted to the field
     (every other pair of the event) and, beside it, the exact tail against the view
     alone (which the history's information makes conservative, docs/analysis.md)."""
-    own = _choices(cards)
-    curve = fit(_choices(field))
+    own = _choices(cards, rates)
+    curve = fit(_choices(field, rates))
     z, p_value, expected = pair_test(own, curve)
     probs = [c[0] for c in own]
     found = sum(c[1] for c in own)
@@ -102,7 +118,7 @@ def _pair_test(cards: list[_Card], field: list[_Card]) -> dict[str, Any]:
         "p_view_only": poisson_binomial_tail(probs, found),
         "field_curve": {
             "coef": [round(x, 4) for x in curve.coef],
-            "decisions": len(_choices(field)),
+            "decisions": len(_choices(field, rates)),
         },
     }
 
@@ -176,11 +192,12 @@ def gather(
                 "field": {"errors": _errors(others), "opening_leads": _leads(others)},
             }
         )
+    rates = _favourite_rates(cards)
     pair_docs = []
     for key, ids in pairs.items():
         mine = [c for pid in ids for c in by_player.get(pid, [])]
         others = field(mine, set(key))
-        test = _pair_test(mine, [c for c in cards if c.player not in key])
+        test = _pair_test(mine, [c for c in cards if c.player not in key], rates)
         pair_docs.append(
             {
                 "players": list(ids),

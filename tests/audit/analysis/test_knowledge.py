@@ -49,28 +49,32 @@ def test_honest_choices_give_uniform_p_values_and_a_peeker_small_ones() -> None:
     def truth(p: float) -> float:
         return max(0.0, p - 0.15)
 
-    def choices(n: int, skill: float, boost: float) -> list[tuple[float, bool, bool]]:
+    def choices(n: int, skill: float, boost: float) -> list[tuple[float, bool, bool, float]]:
+        rate = 0.8 if skill else 0.3
         out = []
         for _ in range(n):
             p = rng.choice([0.25, 0.5, 0.75, 0.9] if skill else [0.1, 0.3, 0.5, 0.7])
-            fav = rng.random() < (0.8 if skill else 0.3)
-            out.append((p, rng.random() < min(1.0, truth(p) + 0.05 * fav + boost), fav))
+            fav = rng.random() < rate
+            found = rng.random() < min(1.0, truth(p) + 0.05 * fav + 0.05 * skill + boost)
+            out.append((p, found, fav, rate))
         return out
 
     field = [c for skill in (0, 1) for c in choices(300, skill, 0.0)]
     curve = fit(field)
-    assert curve != IDENTITY and honest((0.75, False, True), curve) == pytest.approx(0.65, abs=0.08)
+    assert curve != IDENTITY and honest((0.75, False, True, 0.8), curve) == pytest.approx(
+        0.7, abs=0.08
+    )
     pvals = [pair_test(choices(42, i % 2, 0.0), curve)[1] for i in range(1000)]
     assert 0.02 < sum(p < 0.05 for p in pvals) / 1000 < 0.08
     peeking = [pair_test(choices(150, i % 2, 0.3), curve)[1] for i in range(50)]
     assert sum(p < 0.001 for p in peeking) >= 40
     view_only = [pair_test(choices(42, 1, 0.0), IDENTITY)[1] for _ in range(200)]
-    assert sum(p < 0.05 for p in view_only) == 0  # conservative without the curve
+    assert sum(p < 0.05 for p in view_only) <= 3  # conservative without the curve
 
 
 def test_a_small_field_is_not_fitted() -> None:
-    assert fit([(0.5, True, True)] * 10) == IDENTITY
-    assert honest((0.3, True, False), IDENTITY) == 0.3
+    assert fit([(0.5, True, True, 0.5)] * 10) == IDENTITY
+    assert honest((0.3, True, False, 0.5), IDENTITY) == 0.3
 
 
 def test_draws_keep_lengths_voids_and_a_seen_hand() -> None:
