@@ -16,7 +16,7 @@ from audit.analysis.knowledge import Choice, fit, pair_test
 from audit.analysis.stats import holm, poisson_binomial_tail, wilson
 from audit.rules.cards import Seat
 
-__all__ = ["FORMAT", "Judged", "analyse", "judge_hand"]
+__all__ = ["FORMAT", "Judged", "analyse", "gather", "judge_hand"]
 
 FORMAT = "cayenne-analysis/1"
 EVIDENCE_P = 0.5
@@ -161,6 +161,7 @@ def gather(
     alpha: float,
     skipped: Sequence[str] = (),
 ) -> dict[str, Any]:
+    """The document of hands already judged."""
     cards = list(_cards(results))
     by_player: dict[str, list[_Card]] = {}
     by_board: dict[str, list[_Card]] = {}

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from audit.analysis.inputs import hands_of
-from audit.analysis.judge import Settings, decisions
-from audit.analysis.report import analyse
+from audit.analysis.judge import Decision, HandPlay, Settings, decisions
+from audit.analysis.report import Judged, analyse, gather
 from audit.analysis.solver import position, solve
 from audit.cli import main
 from audit.record.codec import read_json_file
+from audit.rules.cards import Seat
+from audit.rules.contract import Contract
 from tests.tournament.events import mitchell_event
 
 WORKED = Path(__file__).resolve().parents[3] / "audit/record/examples/worked-example.json"
@@ -124,3 +126,52 @@ def test_bad_input_is_named_not_a_traceback(
         main(["analyse", str(WORKED), "--from-card", "60"])
     assert exit_.value.code == 2
     assert "--from-card 60 must be from 1 to 51" in capsys.readouterr().err
+
+
+def test_a_pair_that_always_finds_the_hidden_best_card_is_flagged_with_its_evidence() -> None:
+    """Judged hands made by hand: in every open spot (the view gives the card played a
+    chance of 0.3) the pair N-S of table 0 finds the best card, the field about as
+    often as the view says. Holm flags that pair alone, and its evidence is those cards,
+    beside the field's rate in such spots."""
+    rng = random.Random(5)
+    results = []
+    for board in range(30):
+        for table in range(7):
+            ns = (f"N{table}", f"S{table}")
+            ew = (f"E{table}", f"W{table}")
+            hand = HandPlay(
+                source=f"board {board} table {table}",
+                board=f"b{board}",
+                contract=Contract.S,
+                leader=Seat.E,
+                players=(ns[0], ew[0], ns[1], ew[1]),
+                deal=(0, 0, 0, 0),
+                moves=(),
+            )
+            cards = []
+            for i, seat in enumerate((Seat.N, Seat.E, Seat.S, Seat.W) * 2):
+                found = table == 0 and seat in (Seat.N, Seat.S) or rng.random() < 0.3
+                cards.append(
+                    Decision(
+                        index=30 + i,
+                        seat=seat,
+                        role="declarer" if seat & 1 == 0 else "defence",
+                        move="2S",
+                        cost=0 if found else 1,
+                        best=("2S",) if found else ("3S",),
+                        options=2,
+                        p_view=0.3,
+                        favourite=rng.random() < 0.5,
+                    )
+                )
+            results.append(Judged(hand, tuple(cards)))
+    doc = gather(results, Settings(), alpha=0.001)
+    assert doc["flagged"] == [["N0", "S0"]]
+    top = doc["pairs"][0]
+    assert top["players"] == ["N0", "S0"] and top["p_value"] < 1e-6 and top["flagged"]
+    assert all(not p["flagged"] for p in doc["pairs"][1:])
+    assert len(top["evidence"]) == 12
+    for e in top["evidence"]:
+        assert e["player"] in ("N0", "S0") and e["cost"] == 0 and e["p_view"] == 0.3
+        field = e["field_in_such_spots"]
+        assert field["n"] == 52 and field["rate"] < 0.6  # every other player on that board
