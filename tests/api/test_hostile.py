@@ -350,6 +350,97 @@ def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     assert client.call("POST", f"{path}/start", {}, admin)["phase"] == "revealing"
 
 
+def test_the_director_removes_entrants_before_the_start_logged_and_certified(
+    service: Running, tmp_path: Any, capsys: Any
+) -> None:
+    """Two strangers who enter naming each other take the last place: nothing could
+    remove them. The director removes each with a reason (a ``tournament_remove`` event;
+    8 identical requests at once, one event), they cannot enter again, the pair they
+    kept out enters, the event is played and its certificate verifies with the removals
+    in it; after the start no entrant is removed."""
+    import random
+
+    import pytest
+
+    from api.client import ApiCallError
+    from api.tournament_bot import TournamentBots
+    from audit.cli import main as audit_main
+
+    from .test_tournaments import BEACON
+
+    client = service.client()
+    admin = client.admin()
+    spec = {"name": "Removed", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
+    path = f"/v1/tournaments/{tid}"
+    client.call("POST", f"{path}/registration", {"open": True}, admin)
+    client.call("POST", f"{path}/beacon", BEACON, admin)
+    bots = TournamentBots(client, tid, {}, random.Random(6))
+    bots.enter_pairs(1)
+    entered = set(bots.entrants)
+    strangers = TournamentBots(client, tid, {}, random.Random(7))
+    strangers.enter_pairs(1, prefix="stranger")
+    with pytest.raises(ApiCallError) as full:
+        bots.enter_pairs(1, prefix="late")
+    assert full.value.status == 409 and "full" in str(full.value)
+    bots.entrants = {p: e for p, e in bots.entrants.items() if p in entered}
+    one, two = sorted(strangers.entrants)
+    # an id that has not entered, and no reason, are refused, naming the field
+    for body, field in (
+        ({"entrant": "u-nobody", "reason": "x"}, "entrant"),
+        ({"entrant": one}, "reason"),
+    ):
+        status, _, payload = client.raw("POST", f"{path}/actions/remove", body, admin)
+        assert status == 400 and json.loads(payload)["details"]["path"] == field, payload
+    body = {"entrant": one, "reason": "unknown to the club"}
+    statuses = _at_once(
+        8, lambda: service.client().raw("POST", f"{path}/actions/remove", body, admin)[:2]
+    )
+    assert all(s < 500 for s in statuses) and 200 in statuses, statuses
+    client.call("POST", f"{path}/actions/remove", body, admin)  # a retry: no change
+    client.call("POST", f"{path}/actions/remove", {"entrant": two, "reason": "his partner"}, admin)
+    events = [e["event"] for e in client.call("GET", f"{path}/events")["events"]]
+    removals = [e["body"] for e in events if e["type"] == "tournament_remove"]
+    assert removals == [
+        {"entrant": one, "reason": "unknown to the club"},
+        {"entrant": two, "reason": "his partner"},
+    ]
+    doc = client.call("GET", path)
+    assert doc["removed"] == [one, two]
+    assert {e["player"] for e in doc["entrants"] if e["removed"]} == {one, two}
+    # a removed entrant cannot enter again; the pair kept out now enters
+    from api.tournament_bot import registration as registration_event
+
+    e = strangers.entrants[one]
+    status, _, payload = client.raw(
+        "POST",
+        f"{path}/entrants",
+        registration_event(bots.origin, tid, e.ident, e.partner, e.seed),
+    )
+    assert status == 409 and "removed" in json.loads(payload)["message"], payload
+    bots.enter_pairs(1, prefix="kept")
+    client.call("POST", f"{path}/registration", {"open": False}, admin)
+    started = client.call("POST", f"{path}/start", {}, admin)
+    players = {p for pair in started["pair_list"] for p in pair["players"]}
+    assert players == set(bots.entrants) and not started["unpaired"]
+    status, _, _ = client.raw(
+        "POST", f"{path}/actions/remove", {"entrant": players.pop(), "reason": "late"}, admin
+    )
+    assert status == 409
+    assert bots.run(timeout=120)["phase"] == "over"
+    bundle = bots.certificate_bundle(timeout=120)
+    actions = bundle["certificate"]["actions"]
+    assert [a for a in actions if a["action"] == "remove"] == [
+        {"action": "remove", **r} for r in removals
+    ]
+    (tmp_path / "bundle.json").write_text(json.dumps(bundle))
+    capsys.readouterr()
+    verified = audit_main(
+        ["tournament", "verify", str(tmp_path / "bundle.json"), "--key", bots.log_key().text()]
+    )
+    assert verified == 0, capsys.readouterr()
+
+
 # ---------------------------------------------------------------- 7. abandoned bot tables
 
 
