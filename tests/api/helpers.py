@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import secrets
 import socket
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,3 +93,21 @@ def tournament_verify(
     code = audit_main(["tournament", "verify", str(path), "--key", key])
     out = capsys.readouterr()
     return code, out.out + out.err
+
+
+def at_once(n: int, call: Callable[[], tuple[int, Any]]) -> list[int]:
+    """``n`` identical requests released together (``call`` in ``n`` threads held at a
+    barrier); their statuses."""
+    gate = threading.Barrier(n)
+    out: list[int] = []
+
+    def one() -> None:
+        gate.wait()
+        out.append(call()[0])
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out

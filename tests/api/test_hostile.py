@@ -17,6 +17,7 @@ from audit.log.cosignature import witness_key_of
 from audit.log.keys import generate_signer
 
 from .conftest import Running
+from .helpers import at_once
 
 
 def post_raw(
@@ -75,31 +76,13 @@ def test_a_checkpoint_parses_its_size_and_a_proof_its_index_strictly() -> None:
 # ---------------------------------------------------------------- 1. round actions
 
 
-def _at_once(n: int, call: Callable[[], tuple[int, Any]]) -> list[int]:
-    """``n`` identical requests released together; their statuses."""
-    import threading
-
-    gate = threading.Barrier(n)
-    out: list[int] = []
-
-    def one() -> None:
-        gate.wait()
-        out.append(call()[0])
-
-    threads = [threading.Thread(target=one) for _ in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return out
-
-
 def test_n_identical_director_and_round_requests_have_one_effect(
-    make_service: Callable[..., Running],
+    backend: str, make_service: Callable[..., Running], tmp_path: Any
 ) -> None:
     """8 identical concurrent requests to each director and round route log one event;
     a retry of ``rounds/end`` once its round is over changes nothing (it ended the next
-    round, and 8 at once ended the whole event)."""
+    round, and 8 at once ended the whole event). The requests go in turn to two services
+    on one database and log (two workers or hosts), on SQLite and PostgreSQL."""
     import random
 
     from api.client import Identity
@@ -107,7 +90,9 @@ def test_n_identical_director_and_round_requests_have_one_effect(
 
     from .test_tournaments import BEACON
 
-    service = make_service()
+    shared = str(tmp_path / "shared")  # one database file (SQLite) and one log key
+    service = make_service(backend, data_dir=shared)
+    services = (service, make_service(backend, data_dir=shared))
     client = service.client()
     admin = client.admin()
     spec = {"name": "Race", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 1}
@@ -120,8 +105,12 @@ def test_n_identical_director_and_round_requests_have_one_effect(
 
     def each(route: str, body: dict[str, Any], kind: str, n: int = 8) -> None:
         before = kinds().count(kind)
-        statuses = _at_once(  # a client (a connection) each
-            n, lambda: service.client().raw("POST", f"{path}/{route}", body, admin)[:2]
+        turn = iter(range(n))
+        statuses = at_once(  # a client (a connection) each, to either service in turn
+            n,
+            lambda: (
+                services[next(turn) % 2].client().raw("POST", f"{path}/{route}", body, admin)[:2]
+            ),
         )
         assert all(s < 500 for s in statuses), (route, statuses)
         assert 200 in statuses, (route, statuses)
@@ -130,7 +119,12 @@ def test_n_identical_director_and_round_requests_have_one_effect(
     each("registration", {"open": True}, "tournament_registration")
     each("beacon", BEACON, "tournament_beacon")
     bots = TournamentBots(client, tid, {}, random.Random(5))
-    bots.enter_pairs(6)
+    bots.enter_pairs(5)
+    strangers = TournamentBots(client, tid, {}, random.Random(6))
+    strangers.enter_pairs(1, prefix="stranger")  # the last place taken
+    for pid in sorted(strangers.entrants):
+        each("actions/remove", {"entrant": pid, "reason": "unknown"}, "tournament_remove")
+    bots.enter_pairs(1, prefix="sixth")
     each("registration", {"open": False}, "tournament_registration")
     each("start", {}, "tournament_start")
     doc = client.call("GET", path)
@@ -393,7 +387,7 @@ def test_the_director_removes_entrants_before_the_start_logged_and_certified(
         status, _, payload = client.raw("POST", f"{path}/actions/remove", body, admin)
         assert status == 400 and json.loads(payload)["details"]["path"] == field, payload
     body = {"entrant": one, "reason": "unknown to the club"}
-    statuses = _at_once(
+    statuses = at_once(
         8, lambda: service.client().raw("POST", f"{path}/actions/remove", body, admin)[:2]
     )
     assert all(s < 500 for s in statuses) and 200 in statuses, statuses
