@@ -190,6 +190,31 @@ def test_an_uploaded_record_named_twice_is_refused_before_any_is_loaded(
     assert "named already (records[1])" in answer["message"]
 
 
+def test_the_uploaded_records_one_scores_request_names_are_bounded_in_size(
+    service: Running, monkeypatch: Any
+) -> None:
+    """At the 2000-reference cap distinct large uploads still cost minutes and gigabytes:
+    their stored sizes are summed before any is loaded, and past the bound the request
+    is a 400 naming the first reference over it (the bound made small here)."""
+    import api.routes.audits
+    from tests.tournament.test_score_cli import hand_computed_mitchell
+
+    client = service.client(admin=False)
+    records = hand_computed_mitchell()
+    ids = [client.call("POST", "/v1/audits", r)["id"] for r in records[:3]]
+    one = len(json.dumps(records[0]))
+    monkeypatch.setattr(api.routes.audits, "EVENT_UPLOADED_BYTES_MAX", 2 * one + one // 2)
+    loaded: list[str] = []
+    real = api.routes.audits.rows.get_report
+    monkeypatch.setattr(
+        api.routes.audits.rows, "get_report", lambda c, i, *a: loaded.append(i) or real(c, i, *a)
+    )
+    status, _, payload = client.raw("POST", "/v1/tournaments/scores", {"records": ids})
+    answer = json.loads(payload)
+    assert status == 400 and answer["details"]["path"] == "records[2]", answer
+    assert answer["details"]["limit"] == 2 * one + one // 2 and not loaded, answer
+
+
 # ---------------------------------------------------------------- 9. substitutes
 
 
