@@ -10,10 +10,10 @@ from api.config import Config
 from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, NotFound, Unauthorized
 from api.rows import get_player
-from api.signing import parse_player_key, parse_read_header, read_message
+from api.signing import parse_player_key, parse_read_header, read_message, write_message
 from audit.log.errors import LogSignatureInvalid
 
-__all__ = ["is_admin", "require_admin", "signed_reader"]
+__all__ = ["is_admin", "require_admin", "signed_reader", "signed_writer"]
 
 
 def is_admin(config: Config) -> bool:
@@ -60,3 +60,39 @@ def signed_reader(conn: Connection, config: Config) -> str | None:
             "the request's signature does not verify with the player's key"
         ) from None
     return cred.player
+
+
+def signed_writer(conn: Connection, config: Config) -> tuple[str, str] | None:
+    """The player who signed this write (its body and nonce, api/signing.py) and the
+    nonce, ``None`` when unsigned; raises when forged, expired or without a nonce."""
+    header = request.headers.get("Authorization")
+    if not header or header.startswith("Bearer "):
+        return None
+    cred = parse_read_header(header)
+    if cred.nonce is None:
+        raise Unauthorized(
+            "Authorization: a write is signed with a nonce and its body "
+            "(cayenne-fairplay/write/v1)",
+            details={"path": "Authorization"},
+        )
+    now = config.clock()
+    if abs(now - cred.ts) > config.signature_window:
+        raise Unauthorized(
+            f"signed request expired: ts must be within {config.signature_window}s "
+            "of the server clock",
+            details={"server_time": int(now)},
+        )
+    try:
+        player = get_player(conn, cred.player)
+    except NotFound:
+        raise InvalidSignature(f"unknown player {cred.player!r}") from None
+    path = request.full_path if request.query_string else request.path
+    message = write_message(request.method, path, cred.ts, cred.nonce, request.get_data())
+    try:
+        parse_player_key(player.public_key).verify(message, cred.signature)
+    except LogSignatureInvalid:
+        raise InvalidSignature(
+            "the request's signature does not verify with the player's key (its method, "
+            "path, time, nonce and body)"
+        ) from None
+    return cred.player, cred.nonce

@@ -6,6 +6,7 @@ import json
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,3 +112,17 @@ def at_once(n: int, call: Callable[[], tuple[int, Any]]) -> list[int]:
     for t in threads:
         t.join()
     return out
+
+
+def signed_write(
+    identity: Identity, path: str, body: Any, ts: int | None = None, nonce: str | None = None
+) -> dict[str, str]:
+    """The headers of a signed write of ``body`` (as :class:`api.client.Client` sends it)
+    to ``path``: a fresh nonce unless one is given."""
+    from api.signing import sign_write
+
+    when = int(time.time()) if ts is None else ts
+    once = secrets.token_hex(16) if nonce is None else nonce
+    data = json.dumps(body).encode()
+    auth = sign_write(identity.signer, identity.id, "POST", path, when, once, data)
+    return {"Authorization": auth}

@@ -17,7 +17,7 @@ from audit.log.cosignature import witness_key_of
 from audit.log.keys import generate_signer
 
 from .conftest import Running
-from .helpers import at_once
+from .helpers import at_once, signed_write
 
 
 def post_raw(
@@ -473,16 +473,15 @@ def test_house_bots_at_an_abandoned_table_stop(
 
     import api.house
     from api.client import Identity
-    from api.signing import sign_read
 
     monkeypatch.setattr(api.house, "IDLE_SECONDS", 3.0)
     service = make_service(bot_tables=True, ceremony_timeout=1, bot_pause=0.0, bot_pace=0.0)
     client = service.client()
     person = Identity.generate("person")
     client.register(person, "person")
-    auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
+    body = {"name": "left alone"}
     status, _, payload = client.raw(
-        "POST", "/v1/bot-tables", {"name": "left alone"}, headers={"Authorization": auth}
+        "POST", "/v1/bot-tables", body, headers=signed_write(person, "/v1/bot-tables", body)
     )
     assert status == 201, payload
     table_id = json.loads(payload)["id"]
@@ -506,11 +505,9 @@ def test_a_refused_bot_table_leaves_nothing_behind(
 ) -> None:
     """With every runner slot taken, ``POST /v1/bot-tables`` answered 429 after the
     table and its three bot players were made: a refusal changes nothing."""
-    import time
 
     import api.house
     from api.client import Identity
-    from api.signing import sign_read
 
     monkeypatch.setattr(api.house, "MAX_RUNNERS", 1)
     service = make_service(bot_tables=True, bot_pause=0.0, bot_pace=0.0)
@@ -525,9 +522,8 @@ def test_a_refused_bot_table_leaves_nothing_behind(
         assert tables is not None and players is not None
         return int(tables[0]), int(players[0])
 
-    def open_one() -> int:
-        auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
-        headers = {"Authorization": auth}
+    def open_one() -> int:  # a fresh nonce each: two requests, not one replayed
+        headers = signed_write(person, "/v1/bot-tables", {"name": "t"})
         return client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)[0]
 
     assert open_one() == 201
@@ -572,7 +568,9 @@ def test_spectators_cannot_shut_the_players_streams_out(
 
 
 def test_a_bot_table_request_is_not_replayed(make_service: Callable[..., Running]) -> None:
-    """The same Authorization header opened two tables: a signature opens one."""
+    """The same Authorization header opened two tables: the request signs its body and a
+    nonce (cayenne-fairplay/write/v1), the service takes a player's nonce once, and a
+    changed body or a signature without a nonce is refused."""
     import time
 
     from api.client import Identity
@@ -582,11 +580,22 @@ def test_a_bot_table_request_is_not_replayed(make_service: Callable[..., Running
     client = service.client()
     person = Identity.generate("person")
     client.register(person, "person")
-    auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
-    headers = {"Authorization": auth}
-    first = client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)
-    again = client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)
+    route = "/v1/bot-tables"
+    headers = signed_write(person, route, {"name": "t"}, nonce="ab" * 16)
+    first = client.raw("POST", route, {"name": "t"}, headers=headers)
+    again = client.raw("POST", route, {"name": "t"}, headers=headers)
     assert first[0] == 201 and again[0] == 409, (first[0], again[0])
     assert json.loads(again[2])["details"]["path"] == "Authorization"
+    # the same nonce signed again a second later: taken already
+    later = signed_write(person, route, {"name": "t"}, int(time.time()) + 1, "ab" * 16)
+    assert client.raw("POST", route, {"name": "t"}, headers=later)[0] == 409
+    # the body is signed: another name under the same header is refused
+    fresh = signed_write(person, route, {"name": "t"})
+    status, _, payload = client.raw("POST", route, {"name": "other"}, headers=fresh)
+    assert status == 401 and "signature" in json.loads(payload)["message"], payload
+    # a read's signature (no nonce, no body) no longer opens a table
+    read = sign_read(person.signer, person.id, "POST", route, int(time.time()))
+    status, _, payload = client.raw("POST", route, {"name": "t"}, headers={"Authorization": read})
+    assert status == 401 and "nonce" in json.loads(payload)["message"], payload
     conn = service.app.extensions["fairplay"].db.connection()
     assert int(conn.one("SELECT COUNT(*) FROM api_tables")[0]) == 1
