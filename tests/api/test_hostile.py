@@ -169,6 +169,59 @@ def test_n_identical_director_and_round_requests_have_one_effect(
             assert not open_, (r["round"], t["id"])
 
 
+def test_a_board_of_an_ended_event_takes_no_more_plays_on_any_host(
+    backend: str, make_service: Callable[..., Running], tmp_path: Any
+) -> None:
+    """After ``tournament_end``, bots played a board of an ended round to its end (54 new
+    log events): a host that had the hand in its cache still took plays. The round's end
+    on one service voids the hand; the next play, sent to the other, is refused and
+    nothing more is logged at the table, nor any board dealt there."""
+    import random
+
+    import pytest
+
+    from api.client import ApiCallError
+    from api.tournament_bot import TournamentBots
+
+    from .test_tournaments import BEACON
+
+    shared = str(tmp_path / "shared")
+    first = make_service(backend, data_dir=shared)
+    second = make_service(backend, data_dir=shared)
+    client = first.client()
+    spec = {"name": "Ended", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 2}
+    bots = TournamentBots.open(client, spec, 2, random.Random(8), BEACON)
+    path = f"/v1/tournaments/{bots.tid}"
+    bots.reveal_all(client.call("GET", path))
+    sitting = client.call("GET", path)["rounds_played"][0]["tables"][0]
+    table = sitting["id"]
+    bots.client = second.client()  # the other host plays, and keeps the hand in its cache
+    for _ in range(12):
+        bots._step(bots.origin, sitting, once=True)
+    seat, ident = next((s, bots.entrants[p].ident) for s, p in sitting["seats"].items())
+    hand = bots._signed_get(ident, f"/v1/tables/{table}/hands/1")
+    assert hand["phase"] == "playing", hand["phase"]
+    seat = hand["waiting_for"][0]
+    ident = bots.entrants[sitting["seats"][seat]].ident
+    kind, body = bots._action(table, 1, seat, ident, hand["phase"])
+
+    def logged() -> int:  # the table's events in the log (both hosts write one log)
+        log = first.app.extensions["fairplay"].ledger.log
+        return sum(len(log.hand_events(table, str(n))) for n in (1, 2))
+
+    admin = client.admin()
+    client.call("POST", f"{path}/rounds/end", {"round": 1, "reason": "time"}, admin)
+    assert client.call("GET", path)["phase"] == "over"
+    before = logged()
+    with pytest.raises(ApiCallError) as refused:
+        second.client().act(
+            ident, bots.origin, table, 1, hand["next_seq"], hand["last_hash"], kind, body
+        )
+    assert refused.value.status == 409, refused.value
+    assert logged() == before
+    assert int(client.call("GET", f"/v1/tables/{table}")["current_hand"]) == 1
+
+
 # ---------------------------------------------------------------- 2. event scores
 
 
