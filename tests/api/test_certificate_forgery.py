@@ -117,6 +117,12 @@ def test_the_forger_alone_changes_nothing(
         assert [e["index"] for e in forged["events"]] == list(range(len(forged["events"])))
         code, out = verify(forged, events.key, tmp_path, capsys)
         assert code == 0, out
+        # the verdict says how the boards were dealt, and what version 1 leaves open
+        said = {
+            "mitchell": "cayenne-tournament-deals/1: the log key's holder could choose them",
+            "robin": "each hand dealt by its own ceremony",
+        }
+        assert said[kind] in out, out
 
 
 @pytest.mark.parametrize("kind", ["mitchell", "robin"])

@@ -114,6 +114,8 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
     assert audit_main(["tournament", "verify", str(path), "--key", key.text()]) == 0, (
         capsys.readouterr()
     )
+    said = capsys.readouterr().out  # the verdict says how the boards were dealt
+    assert f"by {VERSION_2} from drand round {start['beacon']['round']}" in said, said
     # the verifier's deals check: a deal logged with another round than the start named,
     # however validly signed, or with none, is refused (the events as an operator with
     # the log key would log them; certify checks the deals, not the signatures)
