@@ -394,6 +394,19 @@ def test_event_names_schedules_and_reasons_follow_the_names_rule(service: Runnin
 # ---------------------------------------------------------------- 3. registration when full
 
 
+def _registering(client: Any, name: str) -> tuple[str, str]:
+    """A one-table event (two pairs) open for registration, with its beacon: id, path."""
+    from .test_tournaments import BEACON
+
+    admin = client.admin()
+    spec = {"name": name, "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
+    path = f"/v1/tournaments/{tid}"
+    client.call("POST", f"{path}/registration", {"open": True}, admin)
+    client.call("POST", f"{path}/beacon", BEACON, admin)
+    return tid, path
+
+
 def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     """With its pairs entered, two strangers naming each other made ``start`` answer 409
     for ever ("needs 2 pairs and 3 have entered"): they are refused, the event starts."""
@@ -404,15 +417,9 @@ def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     from api.client import ApiCallError
     from api.tournament_bot import TournamentBots
 
-    from .test_tournaments import BEACON
-
     client = service.client()
     admin = client.admin()
-    spec = {"name": "Full", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
-    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
-    path = f"/v1/tournaments/{tid}"
-    client.call("POST", f"{path}/registration", {"open": True}, admin)
-    client.call("POST", f"{path}/beacon", BEACON, admin)
+    tid, path = _registering(client, "Full")
     bots = TournamentBots(client, tid, {}, random.Random(4))
     bots.enter_pairs(2)
     with pytest.raises(ApiCallError) as refused:
@@ -438,15 +445,9 @@ def test_the_director_removes_entrants_before_the_start_logged_and_certified(
     from api.tournament_bot import TournamentBots
     from audit.cli import main as audit_main
 
-    from .test_tournaments import BEACON
-
     client = service.client()
     admin = client.admin()
-    spec = {"name": "Removed", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
-    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
-    path = f"/v1/tournaments/{tid}"
-    client.call("POST", f"{path}/registration", {"open": True}, admin)
-    client.call("POST", f"{path}/beacon", BEACON, admin)
+    tid, path = _registering(client, "Removed")
     bots = TournamentBots(client, tid, {}, random.Random(6))
     bots.enter_pairs(1)
     entered = set(bots.entrants)
