@@ -86,8 +86,16 @@ def mitchell(t: int, rnd: int, table: int) -> tuple[int, int]:
     return (table - rnd - skip) % t + 1, (table + rnd - 2) % t + 1
 
 
-def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fraction, Fraction]]]:
-    """The standings document, from the certificate's event, rounds, actions and hands."""
+def text(x: Fraction) -> str:
+    """An exact value as the vector writes it: "7/4", "2"."""
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def recompute() -> tuple[
+    dict[str, Any], dict[tuple[int, int, int], tuple[Fraction, Fraction]], list[dict[str, Any]]
+]:
+    """The standings document, from the certificate's event, rounds, actions and hands;
+    each entry's matchpoints; and each board's steps (N, n, raw matchpoints, Neuberg)."""
     ev = CERT["event"]
     tables, per_round = ev["tables"], ev["boards_per_round"]
     players = {p["pair"]: p["players"] for p in CERT["pairs"]}
@@ -133,20 +141,25 @@ def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fracti
     possible: dict[int, Fraction] = {}
     mps: dict[tuple[int, int, int], tuple[Fraction, Fraction]] = {}
     boards = []
+    steps: list[dict[str, Any]] = []
     for b in sorted(entries):
         es = sorted(entries[b], key=lambda e: (e["round"], e["table"]))
         scores = [e["ns_score"] for e in es if "ns_score" in e]
         n = len(scores)
         results = []
+        entry_steps = []
         for e in es:
+            step: dict[str, Any] = {"round": e["round"], "table": str(e["table"])}
             if "ns_score" in e:
                 s = e["ns_score"]
-                m = sum(Fraction(1) for o in scores if o < s) + HALF * (scores.count(s) - 1)
-                if n < most:
-                    m = (m + HALF) * most / n - HALF
+                raw = sum(Fraction(1) for o in scores if o < s) + HALF * (scores.count(s) - 1)
+                m = (raw + HALF) * most / n - HALF if n < most else raw
                 pair_mp = (m, top - m)
+                step |= {"ns_score": s, "matchpoints": text(raw), "neuberg": text(m)}
             else:
                 pair_mp = (SHARE[e["adjusted"][0]] * top, SHARE[e["adjusted"][1]] * top)
+                step["adjusted"] = {"ns": e["adjusted"][0], "ew": e["adjusted"][1]}
+            entry_steps.append(step | {"ns": text(pair_mp[0]), "ew": text(pair_mp[1])})
             mps[(e["round"], e["table"], b)] = pair_mp
             for p, mp in zip((e["ns"], e["ew"]), pair_mp, strict=True):
                 won[p] = won.get(p, Fraction(0)) + mp
@@ -164,6 +177,7 @@ def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fracti
                 x["adjusted"] = {"ns": e["adjusted"][0], "ew": e["adjusted"][1]}
             results.append(x)
         boards.append({"board": b, "top": r2(top), "results": results})
+        steps.append({"board": b, "N": most, "n": n, "top": text(top), "entries": entry_steps})
     standings = []
     for field, pairs in (("NS", range(1, tables + 1)), ("EW", range(tables + 1, 2 * tables + 1))):
         pct = {p: Fraction(50) if possible[p] == 0 else 100 * won[p] / possible[p] for p in pairs}
@@ -189,7 +203,7 @@ def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fracti
         "standings": standings,
         "boards": boards,
     }
-    return doc, mps
+    return doc, mps, steps
 
 
 def as_certified(obj: Any) -> Any:
@@ -212,7 +226,13 @@ def test_each_board_score_follows_the_five_steps() -> None:
 
 
 def test_matchpoints_neuberg_and_the_adjusted_and_unplayed_boards() -> None:
-    doc, mps = recompute()
+    doc, mps, steps = recompute()
+    # every board's intermediate values as the vector lists them (the project's scorer)
+    assert steps == V["boards"]
+    neubergs = [
+        x for b in steps for x in b["entries"] if x.get("neuberg", "") != x.get("matchpoints", "")
+    ]
+    assert {(x["matchpoints"], x["neuberg"]) for x in neubergs} == {("0", "1/4"), ("1", "7/4")}
     # N = 3 (board 3 has three results); boards 1 and 2 have n = 2: Neuberg
     sheets = {b["board"]: b for b in doc["boards"]}
     assert {b: sum(x["ns_score"] is not None for x in s["results"]) for b, s in sheets.items()} == {
@@ -243,7 +263,7 @@ def test_matchpoints_neuberg_and_the_adjusted_and_unplayed_boards() -> None:
 
 
 def test_the_standings_document_and_its_hash() -> None:
-    doc, _ = recompute()
+    doc, _, _ = recompute()
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert doc == V["standings_document"]
     assert text == V["standings_document_text"]

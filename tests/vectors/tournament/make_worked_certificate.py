@@ -18,7 +18,9 @@ repository's root (it takes about a minute)::
     .venv/bin/python tests/vectors/tournament/make_worked_certificate.py
 
 The keys and seeds are fresh at each run, so each run writes another (equally valid)
-vector; the file holds one run, and the test reads only the file.
+vector; the file holds one run, and the test reads only the file. With ``--refresh`` the
+bundle already in the file is kept and only the intermediate values are written again
+from it (each board's N, n, raw matchpoints and Neuberg, from audit.tournament.matchpoints).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import random
 import sys
 import tempfile
 import threading
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +47,14 @@ from audit.rules.replay import replay_hand  # noqa: E402
 from audit.rules.sitting import hand_facts  # noqa: E402
 from audit.tournament.boardscore import board_score  # noqa: E402
 from audit.tournament.certificate import standings_digest  # noqa: E402
+from audit.tournament.matchpoints import (  # noqa: E402
+    Adjustment,
+    BoardResult,
+    matchpoints,
+    most_results,
+    neuberg,
+    score_board,
+)
 
 OUT = Path(__file__).with_name("worked_certificate.json")
 ADMIN = "worked-certificate-admin"
@@ -82,6 +93,63 @@ def _facts(record: dict[str, Any]) -> dict[str, Any] | None:
         "ew": score.ew,
         "ns_score": score.result,
     }
+
+
+def _fraction(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def board_steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each board's matchpoints on the way to its sheet: N (the most results any board
+    has), its n, the top, and per entry the raw matchpoints among the n results, the
+    Neuberg value and both pairs' exact matchpoints (fractions as text, "7/4")."""
+    sheets = document["boards"]
+    entries = [
+        [
+            BoardResult(None, (Adjustment(x["adjusted"]["ns"]), Adjustment(x["adjusted"]["ew"])))
+            if "adjusted" in x
+            else BoardResult(x["ns_score"])
+            for x in sheet["results"]
+        ]
+        for sheet in sheets
+    ]
+    most = most_results(entries)
+    out = []
+    for sheet, results in zip(sheets, entries, strict=True):
+        scores = [r.ns_score for r in results if r.ns_score is not None]
+        raw = iter(matchpoints(scores))
+        final = score_board(results, most)
+        steps = []
+        for x, r, (ns, ew) in zip(sheet["results"], results, final, strict=True):
+            step: dict[str, Any] = {"round": x["round"], "table": x["table"]}
+            if r.ns_score is None:
+                step["adjusted"] = x["adjusted"]
+            else:
+                m = next(raw)
+                step |= {
+                    "ns_score": r.ns_score,
+                    "matchpoints": _fraction(m),
+                    "neuberg": _fraction(neuberg(m, len(scores), most)),
+                }
+            steps.append(step | {"ns": _fraction(ns), "ew": _fraction(ew)})
+        out.append(
+            {
+                "board": sheet["board"],
+                "N": most,
+                "n": len(scores),
+                "top": _fraction(Fraction(most - 1)),
+                "entries": steps,
+            }
+        )
+    return out
+
+
+def refresh() -> None:
+    """Write the intermediate values again from the bundle the file holds."""
+    vector = json.loads(OUT.read_text(encoding="utf-8"))
+    vector["boards"] = board_steps(vector["standings_document"])
+    OUT.write_text(json.dumps(vector, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"refreshed {OUT}")
 
 
 def main() -> None:
@@ -158,6 +226,7 @@ def main() -> None:
         "adjusted": ADJUST,
         "unplayed": {"round": 3, "table": 3, "board": 2},
         "hands": hands,
+        "boards": board_steps(document),
         "standings_document": document,
         "standings_document_text": json.dumps(
             document, sort_keys=True, separators=(",", ":"), ensure_ascii=False
@@ -170,4 +239,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    refresh() if sys.argv[1:] == ["--refresh"] else main()
