@@ -13,6 +13,7 @@ business, the scoring from them is this file's.
 
 from __future__ import annotations
 
+import base64
 import copy
 import hashlib
 import json
@@ -309,3 +310,33 @@ def test_the_bundle_verifies_and_a_changed_matchpoint_does_not() -> None:
     with pytest.raises(FairplayError):
         verify_bundle(bad, V["log_key"])
     assert issubclass(CertificateMismatch, FairplayError)
+
+
+def test_the_checklists_own_steps_hold() -> None:
+    """The two checks docs/tournaments.md adds to the checklist, from its words alone: each
+    player id derives from its key, and (version 1) the beacon was fixed before
+    registration closed."""
+    for entry in CERT["roster"]:
+        raw = base64.b64decode(entry["key"].split("+", 2)[2])
+        assert len(raw) == 33 and raw[0] == 0x01
+        assert entry["player"] == "p-" + hashlib.sha256(raw[1:]).hexdigest()[:20]
+    chain = [
+        i["event"]
+        for i in V["bundle"]["events"]
+        if i["event"]["table"] == CERT["event"]["id"] and i["event"]["hand"] == "event"
+    ]
+    kinds = [e["type"] for e in chain]
+    assert CERT["deal_inputs"]["protocol"] == "cayenne-tournament-deals/1"
+    assert kinds.count("tournament_beacon") == 1
+    closed = next(
+        n
+        for n, e in enumerate(chain)
+        if e["type"] == "tournament_registration" and e["body"]["open"] is False
+    )
+    assert kinds.index("tournament_beacon") < closed
+    beacon = chain[kinds.index("tournament_beacon")]["body"]
+    assert (
+        CERT["event"]["beacon"]
+        == beacon
+        == {k: CERT["deal_inputs"]["beacon"][k] for k in ("source", "round", "randomness")}
+    )
