@@ -6,7 +6,9 @@ score, the Mitchell, which entries a board has (a director's adjustment, an unpl
 board), matchpoints, Neuberg, shares, percentages, places, the standings document, its
 text and SHA-256, and the certificate's number forms. It imports nothing of the scorer;
 the one call into the project is the end-to-end ``verify_bundle`` check of the bundle
-(and of a tampered copy). The hands' facts (tricks, honours, revokes) are the project's
+(and of a tampered copy), and the receipts' checks. The event is dealt by
+cayenne-tournament-deals/2: the beacon's round, randomness and deadline are checked from
+the docs' words. The hands' facts (tricks, honours, revokes) are the project's
 replay of each record, as the generator wrote them: the rules of play are docs/rules.md's
 business, the scoring from them is this file's.
 """
@@ -286,7 +288,9 @@ def test_deal_inputs_and_forms() -> None:
     assert [e["id"] for e in d["entrants"]] == [
         p for pair in CERT["pairs"] for p in pair["players"]
     ]
-    assert ("beacon" in d) == (ev["beacon"] is not None)
+    # version 2: the beacon is the drand round in deal_inputs, none in the event
+    assert d["protocol"] == "cayenne-tournament-deals/2"
+    assert "beacon" in d and ev["beacon"] is None
     assert all(isinstance(x["table"], str) for r in CERT["results"] for x in r["results"])
     assert all(isinstance(h["table"], int) for h in CERT["hands"])
     assert all(
@@ -313,9 +317,10 @@ def test_the_bundle_verifies_and_a_changed_matchpoint_does_not() -> None:
 
 
 def test_the_checklists_own_steps_hold() -> None:
-    """The two checks docs/tournaments.md adds to the checklist, from its words alone: each
-    player id derives from its key, and (version 1) the beacon was fixed before
-    registration closed."""
+    """The checks docs/tournaments.md adds to the checklist, from its words alone: each
+    player id derives from its key, and (version 2) the beacon is the drand chain's first
+    round after the reveal deadline the signed start names, its randomness the SHA-256
+    of its signature, and no beacon was fixed by hand."""
     for entry in CERT["roster"]:
         raw = base64.b64decode(entry["key"].split("+", 2)[2])
         assert len(raw) == 33 and raw[0] == 0x01
@@ -326,17 +331,50 @@ def test_the_checklists_own_steps_hold() -> None:
         if i["event"]["table"] == CERT["event"]["id"] and i["event"]["hand"] == "event"
     ]
     kinds = [e["type"] for e in chain]
-    assert CERT["deal_inputs"]["protocol"] == "cayenne-tournament-deals/1"
-    assert kinds.count("tournament_beacon") == 1
-    closed = next(
-        n
-        for n, e in enumerate(chain)
-        if e["type"] == "tournament_registration" and e["body"]["open"] is False
-    )
-    assert kinds.index("tournament_beacon") < closed
-    beacon = chain[kinds.index("tournament_beacon")]["body"]
-    assert (
-        CERT["event"]["beacon"]
-        == beacon
-        == {k: CERT["deal_inputs"]["beacon"][k] for k in ("source", "round", "randomness")}
-    )
+    assert "tournament_beacon" not in kinds
+    start = chain[kinds.index("tournament_start")]["body"]
+    deal = chain[kinds.index("tournament_deal")]["body"]
+    d = CERT["deal_inputs"]
+    deadline, b = start["reveal_deadline"], d["beacon"]
+    assert d["reveal_deadline"] == deadline
+    assert {k: b[k] for k in ("scheme", "public_key", "genesis", "period", "round")} == {
+        k: start["beacon"][k] for k in ("scheme", "public_key", "genesis", "period", "round")
+    }
+    first_after = 1 if deadline < b["genesis"] else (deadline - b["genesis"]) // b["period"] + 2
+    assert b["round"] == first_after
+    assert b["genesis"] + (b["round"] - 1) * b["period"] > deadline
+    assert b["genesis"] + (b["round"] - 2) * b["period"] <= deadline
+    assert b["randomness"] == hashlib.sha256(bytes.fromhex(b["signature"])).hexdigest()
+    assert {k: b[k] for k in deal["beacon"]} == deal["beacon"]
+
+
+def test_every_entrant_holds_a_receipt_the_deal_honours() -> None:
+    """The receipts (version 2) are outside the bundle, one per entrant: each is the log
+    key's, names its entrant, its reveal's hash and a time before the deadline, and its
+    entrant is in the deal's ``revealed``; a receipt of an entrant left out proves it."""
+    from audit.log.events import event_hash
+    from audit.log.keys import Verifier
+    from audit.tournament.receipt import DroppedReveal, check_dealt, verify_receipt
+
+    chain = [
+        i["event"]
+        for i in V["bundle"]["events"]
+        if i["event"]["table"] == CERT["event"]["id"] and i["event"]["hand"] == "event"
+    ]
+    start = next(e["body"] for e in chain if e["type"] == "tournament_start")
+    deal = next(e["body"] for e in chain if e["type"] == "tournament_deal")
+    reveals = {
+        i["event"]["actor"]: event_hash(i["event"])
+        for i in V["bundle"]["events"]
+        if i["event"]["type"] == "tournament_reveal"
+    }
+    assert sorted(V["receipts"]) == sorted(e["id"] for e in CERT["deal_inputs"]["entrants"])
+    for pid, text in V["receipts"].items():
+        r = verify_receipt(text, Verifier.from_text(V["log_key"]))
+        assert (r.entrant, r.tournament) == (pid, CERT["event"]["id"])
+        assert r.reveal_sha256 == reveals[pid]
+        assert r.received < r.deadline == start["reveal_deadline"]
+        check_dealt(r, start, deal)
+    dropped = dict(deal, revealed=[p for p in deal["revealed"] if p != pid])
+    with pytest.raises(DroppedReveal):
+        check_dealt(r, start, dropped)
