@@ -98,6 +98,14 @@ class Cluster:
         with psycopg.connect(self.url, autocommit=True) as conn:
             return {r[0] for r in conn.execute("SELECT event_hash FROM log_entries")}
 
+    def reset(self) -> None:
+        """Drop everything the hosts made: the next test's hosts start on an empty database."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA public CASCADE")
+            conn.execute("CREATE SCHEMA public")
+
     def destroy(self) -> None:
         with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
             self._ctl("-m", "immediate", "stop")
@@ -170,11 +178,7 @@ def hosts(
     finally:
         for h in started:
             h.stop()
-        import psycopg
-
-        with psycopg.connect(cluster.url, autocommit=True) as conn:
-            conn.execute("DROP SCHEMA public CASCADE")
-            conn.execute("CREATE SCHEMA public")
+        cluster.reset()
 
 
 def verify_log(cluster: Cluster) -> None:

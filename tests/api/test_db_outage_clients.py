@@ -82,11 +82,7 @@ def hosts(
     finally:
         for h in started:
             h.stop()
-        import psycopg
-
-        with psycopg.connect(cluster.url, autocommit=True) as conn:
-            conn.execute("DROP SCHEMA public CASCADE")
-            conn.execute("CREATE SCHEMA public")
+        cluster.reset()
 
 
 class Stream:
