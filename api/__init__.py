@@ -17,7 +17,7 @@ from api.database import Database
 from api.errors import register_error_handlers
 from api.hand_log import Ledger
 from api.migrations import migrate
-from api.room import Live
+from api.room import Room
 from api.room.repair import recover
 from api.text import check_request
 from api.tournament import Tournaments
@@ -42,14 +42,14 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     ledger = Ledger(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
-    live = Live(db, cfg, ledger)
-    live.tournaments = Tournaments(live)
-    recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
-    app.extensions["fairplay"] = Services(cfg, db, ledger, live)
+    room = Room(db, cfg, ledger)
+    room.tournaments = Tournaments(room)
+    recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
+    app.extensions["fairplay"] = Services(cfg, db, ledger, room)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
     # The certificate builds the start-up repair found start once this process serves.
-    app.before_request(live.tournaments.certificates.serving)
+    app.before_request(room.tournaments.certificates.serving)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
     from api.routes.tournament_pages import bp as tournament_pages
@@ -63,16 +63,16 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 class Services:
     """What a request handler needs, attached to the app."""
 
-    def __init__(self, config: Config, db: Database, ledger: Ledger, live: Live) -> None:
+    def __init__(self, config: Config, db: Database, ledger: Ledger, room: Room) -> None:
         self.config = config
         self.db = db
         self.ledger = ledger
-        self.live = live
-        assert live.tournaments is not None
-        self.tournaments = live.tournaments
+        self.room = room
+        assert room.tournaments is not None
+        self.tournaments = room.tournaments
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams."""
-        self.live.changes.close()
+        self.room.changes.close()
         self.db.close()
         self.ledger.close()

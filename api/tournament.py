@@ -65,7 +65,7 @@ from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
 
 if TYPE_CHECKING:
-    from api.room import Live
+    from api.room import Room
 
 __all__ = [
     "CHAIN",
@@ -176,7 +176,7 @@ def _round_named(body: Any) -> int:
 class Tournaments:
     """The tournaments of one process (state in ``api_tournaments``, truth in the log)."""
 
-    def __init__(self, live: Live) -> None:
+    def __init__(self, live: Room) -> None:
         self.live = live
         self.db = live.db
         self.ledger = live.ledger

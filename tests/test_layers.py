@@ -73,11 +73,9 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # beside create_app (which imports the routes). Way out: Services in its own module,
     # after the parallel branches on api/routes/ have landed.
     ("api.routes", "api"): "TYPE_CHECKING only: the Services type",
-    # repair is part of the room: its functions take the Live room they repair.
-    ("api.room.repair", "api.room"): "TYPE_CHECKING only: the Live type",
     # A tournament table's room hands the end of a hand to the event (Tournaments), which
-    # opens the next board in the room (Live). Way out: a hook protocol in api.room.
-    ("api.room", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
+    # opens the next board in the room (Room). Way out: a hook protocol in api.room.
+    ("api.room.room", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
     # The event's certificate builds (api.certificate.Builds) belong to its Tournaments,
     # whose bundle they build. Way out: the Tournaments type as a protocol.
     ("api.certificate", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
