@@ -19,7 +19,7 @@ def test_an_outage_while_a_state_is_rendered_keeps_the_stream(
 ) -> None:
     service = make_service()
     bots = TableBots.open(service.client(), random.Random(1), name="render")
-    live = service.app.extensions["fairplay"].live
+    room = service.app.extensions["fairplay"].room
     rendered: list[int] = []
 
     def render(table: Any, number: int, new: bool) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def test_an_outage_while_a_state_is_rendered_keeps_the_stream(
             raise unavailable("service's", None, 1)
         return {"hand": number, "new": new}
 
-    stream = messages(live, bots.table, {"table": bots.table}, render, seconds=30)
+    stream = messages(room, bots.table, {"table": bots.table}, render, seconds=30)
     said = [next(stream) for _ in range(4)]
     assert said[0].startswith("retry:") and said[1].startswith("event: table")
     assert said[2] == ": database unavailable\n\n"
