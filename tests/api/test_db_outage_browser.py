@@ -87,6 +87,8 @@ def test_a_player_in_the_browser_rides_out_an_outage(
     wait_for(lambda: browser.execute_script("return document.body.dataset.ready"), 10, "page")
     browser.find_element(By.ID, "create-key").click()
     wait_for(lambda: [e for e in found(browser, "#backup-link") if e.is_displayed()], 10)
+    # the page asks whether the key is registered before it enables the button
+    wait_for(lambda: browser.find_element(By.ID, "register").is_enabled(), 30, "register")
     browser.find_element(By.ID, "register").click()
     wait_for(lambda: browser.find_element(By.ID, "play-bots").is_enabled(), 30, "registered")
     browser.find_element(By.ID, "play-bots").click()
