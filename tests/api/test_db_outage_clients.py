@@ -38,6 +38,7 @@ from tests.api.test_db_outage import Cluster, Watched, check_after, verify_log
 from tests.api.test_two_hosts import Host, next_action
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.xdist_group("db_outage_clients")  # one private cluster, not one a worker
 
 
 @pytest.fixture(scope="module")
