@@ -48,8 +48,8 @@ from api.errors import (
     WrongPhase,
 )
 from api.handstate import ZERO_SCORE, ruleset_pattern
+from api.inputs import check_name
 from api.signing import parse_player_key
-from api.text import check_name
 from audit.errors import DatabaseUnavailable, FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
