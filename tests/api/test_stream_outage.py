@@ -1,4 +1,4 @@
-"""A table's stream through a database outage, in one process (api/stream.py): the
+"""A table's stream through a database outage, in one process (api/sse.py): the
 outage may come while a state is rendered (the hand read again for its JSON) as well as
 while the table is read; either way the stream says so and goes on, never ends."""
 
@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from api.bot import TableBots
-from api.stream import messages
+from api.sse import messages
 from audit.log.reconnect import unavailable
 from tests.api.conftest import Running
 
