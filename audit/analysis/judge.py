@@ -32,6 +32,7 @@ __all__ = [
     "Decision",
     "HandPlay",
     "Settings",
+    "Table",
     "decisions",
     "sample_view",
 ]
@@ -186,6 +187,51 @@ def _sample_constrained(
             return (out[0], out[1], out[2], out[3])
 
 
+class Table:
+    """The play of one hand as it goes: the cards still held, the suits each hand has
+    shown out of, the trick in progress, the contract side's tricks (what a judge and a
+    simulated player read, :meth:`position`; :meth:`play` moves it on)."""
+
+    def __init__(self, deal: Sequence[Mask], contract: Contract, leader: Seat) -> None:
+        self.contract = contract
+        self.counted = leader.side.other
+        self.hands = list(deal)
+        self.voids = [0, 0, 0, 0]
+        self.leader = leader
+        self.won = 0
+        self.trick: list[Move] = []
+
+    @property
+    def to_play(self) -> Seat:
+        return Seat((self.leader + len(self.trick)) & 3)
+
+    def position(self) -> Position:
+        h = self.hands
+        return Position(
+            (h[0], h[1], h[2], h[3]),
+            self.contract,
+            int(self.counted),
+            self.won,
+            self.leader,
+            tuple(self.trick),
+        )
+
+    def play(self, move: Move) -> None:
+        card, _high = move
+        seat = self.to_play
+        if self.trick and SUIT_OF[card] != SUIT_OF[self.trick[0][0]]:
+            self.voids[seat] |= 1 << SUIT_OF[self.trick[0][0]]
+        self.hands[seat] &= ~(1 << card)
+        self.trick.append(move)
+        if len(self.trick) == 4:
+            high_mask = sum(1 << c for c, h in self.trick if h)
+            cards = [c for c, _ in self.trick]
+            winner = trick_winner(cards, self.leader, self.contract, high_mask)
+            self.won += winner.side == self.counted
+            self.leader = winner
+            self.trick = []
+
+
 def decisions(
     hand: HandPlay,
     settings: Settings = Settings(),
@@ -195,37 +241,14 @@ def decisions(
     # a bundle are judged alike
     played = ",".join(move_text(c, h) for c, h in hand.moves)
     rng = random.Random(f"{settings.seed}:{hand.board}:{hand.contract.text}:{played}")
-    kind = hand.contract
-    counted = hand.leader.side.other
-    hands = list(hand.deal)
-    voids = [0, 0, 0, 0]
-    leader = hand.leader
-    won = 0
-    trick: list[Move] = []
+    table = Table(hand.deal, hand.contract, hand.leader)
     out: list[Decision] = []
-    for index, (card, high) in enumerate(hand.moves):
-        seat = Seat((leader + len(trick)) & 3)
+    for index, move in enumerate(hand.moves):
         judged = index >= settings.from_card or (index == 0 and settings.leads)
-        if judged and any(hands):
-            pos = Position(
-                (hands[0], hands[1], hands[2], hands[3]),
-                kind,
-                int(counted),
-                won,
-                leader,
-                tuple(trick),
-            )
-            out.append(_judge(pos, seat, (card, high), index, voids, settings, rng))
-        if trick and SUIT_OF[card] != SUIT_OF[trick[0][0]]:
-            voids[seat] |= 1 << SUIT_OF[trick[0][0]]
-        hands[seat] &= ~(1 << card)
-        trick.append((card, high))
-        if len(trick) == 4:
-            high_mask = sum(1 << c for c, h in trick if h)
-            winner = trick_winner([c for c, _ in trick], leader, kind, high_mask)
-            won += winner.side == counted
-            leader = winner
-            trick = []
+        if judged and any(table.hands):
+            pos = table.position()
+            out.append(_judge(pos, table.to_play, move, index, table.voids, settings, rng))
+        table.play(move)
     return out
 
 

@@ -22,7 +22,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from audit.analysis.judge import HandPlay, sample_view
+from audit.analysis.judge import HandPlay, Table, sample_view
 from audit.analysis.solver import Position, solve_position
 from audit.rules.cards import RANK_OF, SUIT_MASK, SUIT_OF, Card, Mask, Seat, cards_of
 from audit.rules.contract import Contract
@@ -109,32 +109,18 @@ def play_board(
     kind = board.contract
     counted = board.leader.side.other
     maximiser = counted ^ 1 if kind == Contract.NULLO else counted
-    hands = list(board.deal)
-    voids = [0, 0, 0, 0]
-    leader = board.leader
-    won = 0
-    trick: list[Move] = []
+    table = Table(board.deal, kind, board.leader)
     moves: list[Move] = []
     for index in range(52):
-        seat = Seat((leader + len(trick)) & 3)
+        seat = table.to_play
         if index < from_card:
-            move: Move = (_rule_card(hands, seat, trick, leader, kind), False)
+            card = _rule_card(table.hands, seat, table.trick, table.leader, kind)
+            move: Move = (card, False)
         else:
-            pos = Position(
-                (hands[0], hands[1], hands[2], hands[3]), kind, counted, won, leader, tuple(trick)
-            )
-            move = _bot_move(pos, seat, bots[seat], voids, rng, seat in peeking, maximiser)
-        card = move[0]
-        if trick and SUIT_OF[card] != SUIT_OF[trick[0][0]]:
-            voids[seat] |= 1 << SUIT_OF[trick[0][0]]
-        hands[seat] &= ~(1 << card)
-        trick.append(move)
+            pos = table.position()
+            move = _bot_move(pos, seat, bots[seat], table.voids, rng, seat in peeking, maximiser)
+        table.play(move)
         moves.append(move)
-        if len(trick) == 4:
-            winner = trick_winner([c for c, _ in trick], leader, kind)
-            won += winner.side == counted
-            leader = winner
-            trick = []
     return HandPlay(
         source=source or f"board {board.number}",
         board=f"board {board.number}",
