@@ -4,8 +4,10 @@ simulation's bots."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +118,45 @@ def test_bots_play_legal_hands_and_the_simulation_reports_every_side() -> None:
         (1, 0, False),
         (1, 1, False),
     ]
+
+
+SIMULATED = Path(__file__).resolve().parents[3] / "bench/results/analysis_sim.jsonl"
+
+
+def test_the_recorded_simulations_honest_pairs_are_flagged_at_most_alpha() -> None:
+    """The boards bench/analysis_sim.py played (bots that play from what they see, four
+    skills, 7 tables a board): 1,000 and more honest pairs of 4 boards, each of one skill,
+    against curves fitted to event fields of honest pairs; the peeking sides above the
+    curve. (bench/analysis_calibration.py measures the power on the same boards.)"""
+    rows = [json.loads(line) for line in SIMULATED.read_text().splitlines()]
+    honest: dict[int, list[list[tuple[float, bool, bool]]]] = {}
+    peeking = []
+    for r in rows:
+        side = [(p, bool(f), bool(fav)) for p, f, fav in r["tests"]]
+        if r["peeking"]:
+            peeking.append(side)
+        else:
+            honest.setdefault(r["skill"], []).append(side)
+
+    def tag(sides: list[list[tuple[float, bool, bool]]]) -> list[tuple[float, bool, bool, float]]:
+        flat = [c for s in sides for c in s]
+        rate = sum(c[2] for c in flat) / len(flat) if flat else 0.5
+        return [(p, f, fav, rate) for p, f, fav in flat]
+
+    rng = random.Random(22)
+    curves = []
+    for _ in range(4):
+        field = []
+        for _ in range(13):
+            pool = honest[rng.randrange(len(SKILLS))]
+            field += tag([rng.choice(pool) for _ in range(28)])
+        curves.append(fit(field))
+    pvals = []
+    for sides in honest.values():
+        for i in range(0, len(sides) - 3, 4):
+            pvals.append(pair_test(tag(sides[i : i + 4]), rng.choice(curves))[1])
+    assert len(pvals) >= 1000
+    assert sum(p < 0.001 for p in pvals) <= 4  # 1,000 x 0.001 within its sampling error
+    assert sum(p < 0.05 for p in pvals) / len(pvals) < 0.06
+    z, _p, _expected = pair_test(tag(peeking), curves[0])
+    assert z > 2
