@@ -55,6 +55,22 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         return o
 
     return {
+        "/v1/directors": {
+            "post": op(
+                "Grant a director's key (the operator's admin token; logged as a "
+                "director_grant event): 201 when new, 200 when granted already",
+                201,
+                obj,
+                (400, 401, 403),
+                request={
+                    "type": "object",
+                    "required": ["public_key"],
+                    "properties": {"public_key": {"type": "string"}},
+                },
+                security=True,
+            ),
+            "get": op("The granted directors: id, key, the grant's log index", 200, obj),
+        },
         "/v1/tournaments": {
             "post": op(
                 "Create an event (admin): format pairs-duplicate (tables, boards_per_round, "

@@ -38,6 +38,7 @@ from api import rows as store
 from api.beacon import BeaconSource, HttpDrand
 from api.certificate import Builds
 from api.database import Connection
+from api.directors import granted
 from api.errors import (
     BadRequest,
     Conflict,
@@ -56,6 +57,7 @@ from audit.log.events import check_event, event_hash, make_event, sign_event, ve
 from audit.log.schemas import check_cayenne_event
 from audit.rules.cards import Seat
 from audit.tournament import online
+from audit.tournament.directors import check_ruling
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
 from audit.tournament.matchpoints import Adjustment
 from audit.tournament.movement import Round, boards_of_set, mitchell, round_robin
@@ -112,6 +114,10 @@ MAX_ENTRANTS = 2000
 unpaired): 2000 service player ids (22 characters) take about 50 KB, within the log's
 64 KiB bound on an event (audit.log.schemas.MAX_EVENT_BYTES) and its schema's 2000
 unpaired; a duplicate event seats at most 400 and a round robin 200."""
+
+
+Ruling = dict[str, Any] | None
+"""A director's signed request a ruling answers (its ``by``), ``None`` for the operator's."""
 
 
 class _Moved(Conflict):
@@ -339,7 +345,12 @@ class Tournaments:
             raise Conflict("the tournament changed meanwhile; try again")
 
     def _event(
-        self, conn: Connection, doc: dict[str, Any], kind: str, body: dict[str, Any]
+        self,
+        conn: Connection,
+        doc: dict[str, Any],
+        kind: str,
+        body: dict[str, Any],
+        by: Ruling = None,
     ) -> dict[str, Any]:
         """Sign and append one event of the tournament's own chain, at the head the row
         ``doc`` holds (``doc["head"]``, moved on to the new event).
@@ -351,6 +362,9 @@ class Tournaments:
         """
         tid = doc["id"]
         seq, prev = doc["head"]
+        if by is not None:  # a director's ruling: his signed request with it, checked
+            body = {**body, "by": by}
+            check_ruling(tid, kind, body, None, granted(self.ledger))
         event = make_event(
             origin=self.ledger.origin,
             table=tid,
@@ -438,7 +452,7 @@ class Tournaments:
 
     # ------------------------------------------------------------------ director
 
-    def create(self, body: Any) -> dict[str, Any]:
+    def create(self, body: Any, by: Ruling = None) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise _bad("$", "the body must be an object")
         from audit.errors import RecordError, RulesetError
@@ -491,7 +505,7 @@ class Tournaments:
         }
         with self._lock:
             first: dict[str, Any] = {"id": tid, "head": [0, None]}
-            self._event(self.db.connection(), first, "tournament_create", spec)
+            self._event(self.db.connection(), first, "tournament_create", spec, by)
             doc = {
                 "id": tid,
                 "head": first["head"],
@@ -525,7 +539,7 @@ class Tournaments:
             )
         return doc
 
-    def registration(self, tid: str, opening: bool) -> dict[str, Any]:
+    def registration(self, tid: str, opening: bool, by: Ruling = None) -> dict[str, Any]:
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
@@ -533,12 +547,12 @@ class Tournaments:
             if doc["phase"] != want[0]:
                 verb = "opened" if opening else "closed"
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration cannot be {verb}")
-            self._event(conn, doc, "tournament_registration", {"open": opening})
+            self._event(conn, doc, "tournament_registration", {"open": opening}, by)
             doc["phase"] = want[1]
             self._keep(conn, doc)
             return self._load(conn, tid)
 
-    def beacon(self, tid: str, body: Any) -> dict[str, Any]:
+    def beacon(self, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise _bad("$", "the body must be an object {source, round, randomness}")
         source = body.get("source")
@@ -565,12 +579,12 @@ class Tournaments:
             if doc["beacon"] is not None:
                 raise Conflict("the beacon of this tournament is already fixed")
             beacon = {"source": source, "round": rnd, "randomness": randomness}
-            self._event(conn, doc, "tournament_beacon", beacon)
+            self._event(conn, doc, "tournament_beacon", beacon, by)
             doc["beacon"] = beacon
             self._keep(conn, doc)
             return self._load(conn, tid)
 
-    def start(self, tid: str, body: Any = None) -> dict[str, Any]:
+    def start(self, tid: str, body: Any = None, by: Ruling = None) -> dict[str, Any]:
         """Registration is over: fix the pairs and ask the entrants for their seeds.
 
         With a beacon (version 2) the start also fixes the reveal deadline (now plus
@@ -615,14 +629,14 @@ class Tournaments:
                     "reveal_deadline": deadline,
                     "beacon": chain.to_json() | {"round": chain.round_after(deadline)},
                 }
-            self._event(conn, doc, "tournament_start", start)
+            self._event(conn, doc, "tournament_start", start, by)
             doc |= {"phase": "revealing", "pair_list": pairs, "unpaired": unpaired}
             if "reveal_deadline" in start:
                 doc |= {"reveal_deadline": start["reveal_deadline"], "drand": start["beacon"]}
             self._keep(conn, doc)
             return self._load(conn, tid)
 
-    def next_round(self, tid: str, body: Any = None) -> dict[str, Any]:
+    def next_round(self, tid: str, body: Any = None, by: Ruling = None) -> dict[str, Any]:
         """The director's word: deal (withdrawing whoever has not revealed) or move on.
 
         The request names the round it starts (``{"round": n}``): once round ``n`` is
@@ -641,18 +655,18 @@ class Tournaments:
                 )
             if doc["phase"] == "revealing":
                 if doc.get("reveal_deadline") is None:
-                    self._deal(conn, doc)  # version 1: the director's word
+                    self._deal(conn, doc, by=by)  # version 1: the director's word
                 else:
-                    self._deal_by_rule(conn, doc, asked=True)
+                    self._deal_by_rule(conn, doc, asked=True, by=by)
             elif doc["phase"] == "playing":
                 if _round_on(doc):  # else the event is moving on already
-                    self._end_round(conn, doc, "the director started the next round")
+                    self._end_round(conn, doc, "the director started the next round", by)
             else:
                 raise WrongPhase(f"the tournament is {doc['phase']}; no round to start")
             self._advance(conn, tid)
             return self._load(conn, tid)
 
-    def end_round(self, tid: str, body: Any) -> dict[str, Any]:
+    def end_round(self, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
         """End the round the request names (``{"round": n, "reason"}``) early; once it is
         over, the same request again (a retry, or many at once) changes nothing."""
         reason = _reason(body)
@@ -669,7 +683,7 @@ class Tournaments:
                     f"{wanted} is not being played",
                     details={"path": "round", "round": doc["round"]},
                 )
-            self._end_round(conn, doc, reason)
+            self._end_round(conn, doc, reason, by)
             self._advance(conn, tid)
             return self._load(conn, tid)
 
@@ -679,13 +693,13 @@ class Tournaments:
             raise WrongPhase("the pairs are fixed when the tournament starts")
         return pair
 
-    def director(self, tid: str, action: str, body: Any) -> dict[str, Any]:
+    def director(self, tid: str, action: str, body: Any, by: Ruling = None) -> dict[str, Any]:
         """substitute, adjust, withdraw or void_board: a logged event with its reason."""
         if not isinstance(body, dict):
             raise _bad("$", "the body must be an object")
         reason = _reason(body)
         if action == "remove":
-            return self._remove(tid, body, reason)
+            return self._remove(tid, body, reason, by)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
@@ -768,14 +782,16 @@ class Tournaments:
             else:  # pragma: no cover - the routes name the actions
                 raise NotFound(f"no director action {action!r}")
             event["reason"] = reason
-            self._event(conn, doc, f"tournament_{action}", event)
-            doc["actions"].append({"action": action, **event})
+            self._event(conn, doc, f"tournament_{action}", event, by)
+            doc["actions"].append(_action(action, event, by))
             self._keep(conn, doc)
             if action == "withdraw":
                 self._advance(conn, tid)
             return self._load(conn, tid)
 
-    def _remove(self, tid: str, body: dict[str, Any], reason: str) -> dict[str, Any]:
+    def _remove(
+        self, tid: str, body: dict[str, Any], reason: str, by: Ruling = None
+    ) -> dict[str, Any]:
         """The director removes an entrant before the start (``{entrant, reason}``),
         logged as ``tournament_remove``: it is in no pair, and may not register again in
         this event (its chain's registration is taken). Strangers who entered naming each
@@ -796,9 +812,9 @@ class Tournaments:
             if pid not in doc["entrants"]:
                 raise _bad("entrant", f"{pid!r} has not entered this tournament")
             event = {"entrant": pid, "reason": reason}
-            self._event(conn, doc, "tournament_remove", event)
+            self._event(conn, doc, "tournament_remove", event, by)
             doc["removed"] = [*doc.get("removed", []), pid]
-            doc["actions"].append({"action": "remove", **event})
+            doc["actions"].append(_action("remove", event, by))
             self._keep(conn, doc)
             return self._load(conn, tid)
 
@@ -1040,7 +1056,9 @@ class Tournaments:
         t = self.transcript(doc)
         return deals.derive_boards(replace(t, boards=number))[number - 1]
 
-    def _deal_by_rule(self, conn: Connection, doc: dict[str, Any], *, asked: bool) -> bool:
+    def _deal_by_rule(
+        self, conn: Connection, doc: dict[str, Any], *, asked: bool, by: Ruling = None
+    ) -> bool:
         """Version 2: deal once the drand round the start named is out, from the reveals
         received before the deadline (no later one was taken); whether it dealt. Nobody
         chooses the moment: before the round, nothing (``asked``: 409 NOT_READY)."""
@@ -1062,11 +1080,15 @@ class Tournaments:
                 retry_after=wait,
                 details={"round": rnd, "published_at": due},
             )
-        self._deal(conn, doc, beacon)
+        self._deal(conn, doc, beacon, by)
         return True
 
     def _deal(
-        self, conn: Connection, doc: dict[str, Any], beacon: DrandRound | None = None
+        self,
+        conn: Connection,
+        doc: dict[str, Any],
+        beacon: DrandRound | None = None,
+        by: Ruling = None,
     ) -> None:
         revealed = sorted(p for p in doc["reveals"])
         withdrawn = [
@@ -1079,7 +1101,7 @@ class Tournaments:
         body: dict[str, Any] = {"revealed": revealed, "withdrawn": withdrawn}
         if beacon is not None:
             body["beacon"] = beacon.to_json()
-        self._event(conn, doc, "tournament_deal", body)
+        self._event(conn, doc, "tournament_deal", body, by)
         doc |= {"phase": "playing", "revealed": revealed, "absent": withdrawn}
         if beacon is not None:
             doc["drand"] = doc["drand"] | beacon.to_json()
@@ -1403,7 +1425,9 @@ class Tournaments:
                 return False
         return True
 
-    def _end_round(self, conn: Connection, doc: dict[str, Any], reason: str | None) -> None:
+    def _end_round(
+        self, conn: Connection, doc: dict[str, Any], reason: str | None, by: Ruling = None
+    ) -> None:
         current = doc["rounds_played"][-1]
         abandoned = []
         for t in current["tables"]:
@@ -1417,7 +1441,7 @@ class Tournaments:
         }
         if reason is not None:
             body["reason"] = reason
-        self._event(conn, doc, "tournament_round_end", body)
+        self._event(conn, doc, "tournament_round_end", body, by)
         self._void_abandoned(conn, abandoned)
         current |= {"over": True, "early": bool(abandoned), "abandoned": abandoned}
         self._keep(conn, doc)  # the next round or the end: the caller's _advance
@@ -1515,6 +1539,14 @@ class Tournaments:
     def standings(self, doc: dict[str, Any]) -> dict[str, Any]:
         """The live standings (only finished hands and rounds count), by the spec."""
         return online.standings(doc, self.finished(doc))
+
+
+def _action(action: str, event: dict[str, Any], by: Ruling) -> dict[str, Any]:
+    """The action as the event's document lists it (online.fold: who ruled, by id)."""
+    out = {"action": action, **event}
+    if by is not None:
+        out["by"] = by["director"]
+    return out
 
 
 def _round_on(doc: dict[str, Any]) -> bool:

@@ -1,4 +1,5 @@
-"""Tournaments: the director's routes (admin token), the entrants' signed registrations
+"""Tournaments: the director's routes (a granted director's signed ruling, or the
+operator's admin token), the entrants' signed registrations
 and reveals, and the event's public state, standings, boards and pairs' cards.
 
 Privacy (docs/tournaments.md): until a duplicate event is over, a board's cards, its
@@ -13,9 +14,10 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api.auth import require_admin, signed_reader
+from api.auth import once, require_admin, signed_director, signed_reader
 from api.database import Connection
-from api.errors import BadRequest, Forbidden, NotFound
+from api.directors import granted
+from api.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from api.routes import json_body, services
 from api.tournament import Tournaments, public_json
 from audit.tournament.event import DUPLICATE
@@ -39,6 +41,7 @@ __all__ = [
     "list_tournaments",
     "next_round",
     "register",
+    "ruler",
     "registration",
     "reveal",
     "start",
@@ -72,6 +75,24 @@ def guard_table(table_id: str, reader: str | None = None) -> None:
         )
 
 
+def ruler() -> dict[str, Any] | None:
+    """Who rules: a granted director's signed request (its ``by``, the nonce taken once),
+    or ``None`` for the operator's admin token; 401 without either."""
+    s = services()
+    if request.headers.get("Authorization", "").startswith("Bearer "):
+        require_admin(s.config)
+        return None
+    by = signed_director(s.config, granted(s.ledger))
+    if by is None:
+        raise Unauthorized(
+            "Authorization: sign this ruling with a granted director's key "
+            "(Cayenne-Ed25519, cayenne-fairplay/write/v1), or give the operator's token",
+            details={"path": "Authorization"},
+        )
+    once(s.db.connection(), f"{by['director']} {by['nonce']}", s.config.clock(), s.config)
+    return by
+
+
 def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
     out = public_json(doc)
     tid = doc["id"]
@@ -85,8 +106,8 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
 
 @bp.post("/v1/tournaments")
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
-    require_admin(services().config)
-    doc = _t().create(json_body())
+    by = ruler()
+    doc = _t().create(json_body(), by)
     return (
         jsonify(_doc_json(doc)),
         201,
@@ -113,47 +134,47 @@ def get_tournament(tid: str) -> Response:
 
 @bp.post("/v1/tournaments/<tid>/registration")
 def registration(tid: str) -> Response:
-    require_admin(services().config)
+    by = ruler()
     body = json_body()
     opening = body.get("open") if isinstance(body, dict) else None
     if not isinstance(opening, bool):
         raise BadRequest(
             "open: true to open registration, false to close it", details={"path": "open"}
         )
-    return jsonify(_doc_json(_t().registration(tid, opening)))
+    return jsonify(_doc_json(_t().registration(tid, opening, by)))
 
 
 @bp.post("/v1/tournaments/<tid>/beacon")
 def beacon(tid: str) -> Response:
-    require_admin(services().config)
-    return jsonify(_doc_json(_t().beacon(tid, json_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().beacon(tid, json_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/start")
 def start(tid: str) -> Response:
-    require_admin(services().config)
+    by = ruler()
     body = json_body() if request.get_data(cache=True) else {}
-    return jsonify(_doc_json(_t().start(tid, body)))
+    return jsonify(_doc_json(_t().start(tid, body, by)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/next")
 def next_round(tid: str) -> Response:
-    require_admin(services().config)
-    return jsonify(_doc_json(_t().next_round(tid, json_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().next_round(tid, json_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/end")
 def end_round(tid: str) -> Response:
-    require_admin(services().config)
-    return jsonify(_doc_json(_t().end_round(tid, json_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().end_round(tid, json_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/actions/<action>")
 def director_action(tid: str, action: str) -> Response:
-    require_admin(services().config)
     if action not in ACTIONS:
         raise NotFound(f"no director action {action!r} (one of {list(ACTIONS)})")
-    return jsonify(_doc_json(_t().director(tid, action, json_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().director(tid, action, json_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/entrants")

@@ -43,6 +43,7 @@ from audit.log.sigbatch import SignatureBatch
 from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.rules.cards import CARD_TEXT
+from audit.tournament import directors as rulers
 from audit.tournament import online
 from audit.tournament import signed as signed_events
 from audit.tournament.errors import TournamentError
@@ -190,6 +191,8 @@ def certify(
     hands, finished = _hands(doc, chains, records, boards)
     standings = online.standings(doc, finished)
     audit = _event_audit(online.records(doc, finished))
+    grants = rulers.grants_of(events)
+    rulings = rulers.check_rulings(tournament, own, grants)
     event = {"id": tournament, **{k: doc[k] for k in online.SPEC_FIELDS if k in doc}}
     event["beacon"] = doc["beacon"]
     cert: dict[str, Any] = {
@@ -223,6 +226,12 @@ def certify(
         "audit": {"verdict": audit["verdict"], "findings": audit["findings"]},
         "checkpoint": checkpoint,
     }
+    ruled = list(dict.fromkeys(r["by"] for r in rulings if r["by"] != rulers.OPERATOR))
+    if ruled:  # who took each ruling (none: every one the operator's, as before directors)
+        cert["directors"] = [
+            {"director": d, "key": grants[d][0], "granted_at": grants[d][1]} for d in ruled
+        ]
+        cert["rulings"] = rulings
     return exact(cert)  # type: ignore[no-any-return]
 
 
@@ -587,6 +596,12 @@ def verify_bundle(
         own = chains.get((tournament, EVENT_CHAIN), [])
         doc = online.fold(tournament, [(ev["type"], ev["body"]) for ev in own])
         signed_events.check_chains(tournament, doc, chains)
+        own_items = [
+            e
+            for e in events
+            if (e["event"]["table"], e["event"]["hand"]) == (tournament, EVENT_CHAIN)
+        ]
+        rulings = rulers.check_rulings(tournament, own_items, rulers.grants_of(events))
     except FairplayError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
@@ -625,6 +640,7 @@ def verify_bundle(
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
         "deals": _deals_said(cert["deal_inputs"]),
+        "rulings": rulings,
     }
 
 

@@ -106,6 +106,8 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
         elif kind.removeprefix("tournament_") in ACTIONS:
             action = kind.removeprefix("tournament_")
             event = dict(body)
+            if "by" in event:  # a director's signed request: the action names its director
+                event["by"] = event["by"]["director"]
             if action == "substitute":
                 doc["substitutions"].append(event)
             elif action == "withdraw":
