@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 from flask import Flask
 
+from api.certificate import Builds
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -19,8 +20,10 @@ from api.hand_log import Ledger
 from api.migrations import migrate
 from api.room import Live
 from api.room.repair import recover
+from api.rows import now_iso
 from api.text import check_request
 from api.tournament import Tournaments
+from api.tournament.event_rows import read as read_event
 from api.witnesses import WitnessBook
 from audit.report.html import template_loader
 
@@ -42,14 +45,22 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     ledger = Ledger(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
-    live = Live(db, cfg, ledger)
-    live.tournaments = Tournaments(live)
+    # A finished event's certificate bundle, built off the request path.
+    certificates = Builds(db, ledger, lambda: now_iso(cfg.clock()), read_event)
+    # The room hands the end of an event table's hand to the event (Tournaments), which
+    # opens the next board in the room: the room makes it, given what it needs.
+    live = Live(
+        db, cfg, ledger, owner=lambda room: Tournaments(room, db, ledger, cfg, certificates.begin)
+    )
+    events = live.owner
+    assert isinstance(events, Tournaments)
     recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
-    app.extensions["fairplay"] = Services(cfg, db, ledger, live)
+    events.recover()  # then the events whose tables those hands are
+    app.extensions["fairplay"] = Services(cfg, db, ledger, live, events, certificates)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
     # The certificate builds the start-up repair found start once this process serves.
-    app.before_request(live.tournaments.certificates.serving)
+    app.before_request(certificates.serving)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
     from api.routes.tournament_pages import bp as tournament_pages
@@ -63,13 +74,21 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 class Services:
     """What a request handler needs, attached to the app."""
 
-    def __init__(self, config: Config, db: Database, ledger: Ledger, live: Live) -> None:
+    def __init__(
+        self,
+        config: Config,
+        db: Database,
+        ledger: Ledger,
+        live: Live,
+        tournaments: Tournaments,
+        certificates: Builds,
+    ) -> None:
         self.config = config
         self.db = db
         self.ledger = ledger
         self.live = live
-        assert live.tournaments is not None
-        self.tournaments = live.tournaments
+        self.tournaments = tournaments
+        self.certificates = certificates
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams."""

@@ -20,9 +20,12 @@ from audit.errors import (
     IllegalActionError,
     InvalidInput,
     NotFoundError,
+    NotReadyError,
     RecordError,
     RefusedError,
+    SignatureRefused,
     StateConflict,
+    WrongPhaseError,
 )
 from audit.log.reconnect import is_connection_lost, unavailable
 
@@ -137,6 +140,9 @@ _STATUS_BY_CODE: dict[str, int] = {
     RefusedError.code: 403,
     NotFoundError.code: 404,
     StateConflict.code: 409,
+    WrongPhaseError.code: 409,
+    NotReadyError.code: 409,
+    SignatureRefused.code: 401,
     RecordError.code: 422,
     DatabaseUnavailable.code: 503,
     "INVALID_CARD": 422,
@@ -202,7 +208,7 @@ def _fairplay(exc: FairplayError) -> Response:
     response = _page_error(status_of(exc), exc.message) or error_response(
         status_of(exc), exc.code, exc.message, exc.details
     )
-    if isinstance(exc, TooManyRequests | NotReady | DatabaseUnavailable):
+    if isinstance(exc, TooManyRequests | NotReady | NotReadyError | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

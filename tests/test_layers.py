@@ -67,7 +67,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
 """Module imports that break the layers on purpose, each with the reason."""
 
 CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # Three circles inside one package, each closed by an import that does not run at
+    # Circles inside one package, each closed by an import that does not run at
     # import time; left out of the cycle check, each with its way out.
     # api.routes types its `services()` with api.Services, defined in api/__init__.py
     # beside create_app (which imports the routes). Way out: Services in its own module,
@@ -75,12 +75,6 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("api.routes", "api"): "TYPE_CHECKING only: the Services type",
     # repair is part of the room: its functions take the Live room they repair.
     ("api.room.repair", "api.room"): "TYPE_CHECKING only: the Live type",
-    # A tournament table's room hands the end of a hand to the event (Tournaments), which
-    # opens the next board in the room (Live). Way out: a hook protocol in api.room.
-    ("api.room", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
-    # The event's certificate builds (api.certificate.Builds) belong to its Tournaments,
-    # whose bundle they build. Way out: the Tournaments type as a protocol.
-    ("api.certificate", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
     # The admission check of an event re-encodes it canonically; canonical_json lives
     # in events, which admits with schemas. Way out: the canonical form in its own module.
     ("audit.log.schemas", "audit.log.events"): "inside a function: canonical_json",

@@ -44,7 +44,8 @@ import hashlib
 import hmac
 import logging
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from api import ceremony, faults, rows
 from api.cache import Bounded
@@ -74,19 +75,57 @@ from audit.rules.play import HandState
 from shuffle.protocol import Transcript
 
 if TYPE_CHECKING:
-    from api.tournament import Tournaments
     from shuffle.tournament import BoardDeal
 
-__all__ = ["MAX_CACHED", "Live"]
+__all__ = ["MAX_CACHED", "Live", "TableOwner"]
 
 MAX_CACHED = 4096
 """Hands whose rules state (and lock) a process keeps."""
 
 
-class Live:
-    """The room of one process: the hands' lives (see the module docstring)."""
+class TableOwner(Protocol):
+    """Whoever owns some of the room's tables beyond their hands (an event owns its
+    tables: api/tournament): the room hands it the end of each of their hands."""
 
-    def __init__(self, db: Database, config: Config, ledger: Ledger) -> None:
+    def is_event_table(self, table_id: str) -> bool:
+        """Whether ``table_id`` is one of its tables (it never changes)."""
+        ...
+
+    def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
+        """The hand after ``hand`` at one of its tables, or ``None`` when it is done."""
+        ...
+
+    def hand_ended(self, table_id: str) -> None:
+        """A hand of one of its tables is over (logged and written)."""
+        ...
+
+
+class NoOwner:
+    """A room whose tables are all its own (no tournament)."""
+
+    def is_event_table(self, table_id: str) -> bool:
+        return False
+
+    def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
+        raise AssertionError("no table of this room has an owner")  # pragma: no cover
+
+    def hand_ended(self, table_id: str) -> None:
+        return None
+
+
+class Live:
+    """The room of one process: the hands' lives (see the module docstring).
+
+    ``owner`` makes, from the room, whoever owns some of its tables (the tournaments):
+    the room and its owner each need the other, so the room makes it once, here."""
+
+    def __init__(
+        self,
+        db: Database,
+        config: Config,
+        ledger: Ledger,
+        owner: Callable[[Live], TableOwner] | None = None,
+    ) -> None:
         self.db = db
         self.config = config
         self.ledger = ledger
@@ -101,8 +140,8 @@ class Live:
         """The last hand row this process wrote, per hand (checked against each event)."""
         self.changes = Changes()
         """Woken after every logged action (server-sent event streams, house bots)."""
-        self.tournaments: Tournaments | None = None
-        """Set by the app: tournament tables' following hands and rounds (api/tournament.py)."""
+        self.owner: TableOwner = NoOwner() if owner is None else owner(self)
+        """The owner of the tournament tables: their following hands and rounds."""
 
     def now(self) -> str:
         return rows.now_iso(self.config.clock())
@@ -373,7 +412,7 @@ class Live:
         """Whether a table is a tournament's (it never changes: cached per process)."""
         known = self._event_tables.get(table_id)
         if known is None:
-            known = self.tournaments is not None and self.tournaments.is_event_table(table_id)
+            known = self.owner.is_event_table(table_id)
             self._event_tables.put(table_id, known)
         return known
 
@@ -410,11 +449,11 @@ class Live:
             elif not self._logged_already(event):
                 raise  # the row is the log's: the refusal stands
         if self._logged_already(event):
-            if hand.phase == "over" and self.tournaments is not None:
+            if hand.phase == "over":
                 # The hand's end is logged (a resent last card): the host that logged it
                 # may have died before moving its event on; this one does (issue 24).
                 try:
-                    self.tournaments.hand_ended(table_id)
+                    self.owner.hand_ended(table_id)
                 except FairplayError:
                     logging.getLogger(__name__).exception("moving tournament of %s on", table_id)
             return self._result(event, hand)
@@ -469,9 +508,9 @@ class Live:
         if hand.phase != "over":
             hand.pending = []
             self._rows.put(key, hand)
-        if finished is not None and self.tournaments is not None:
+        if finished is not None:
             try:
-                self.tournaments.hand_ended(table.id)
+                self.owner.hand_ended(table.id)
             except FairplayError:  # the hand stands; the next reader or hand moves it on
                 logging.getLogger(__name__).exception("moving tournament of %s on", table.id)
         return self._result(event, hand, state)
@@ -664,8 +703,8 @@ class Live:
     def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
         """The hand after a finished one: the deal passes to the left and the packs
         alternate; a tournament table's next board, or none when its round is played."""
-        if self.tournaments is not None and self.tournaments.is_event_table(table.id):
-            return self.tournaments.following(table, hand)
+        if self.owner.is_event_table(table.id):
+            return self.owner.following(table, hand)
         return self.open_hand(
             table, hand.number + 1, hand.end_score or ZERO_SCORE, hand.dealer.left, 1 - hand.pack
         )

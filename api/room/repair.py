@@ -122,9 +122,9 @@ def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow
     if ended:
         live.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
-    if ended and live.tournaments is not None:
+    if ended:
         try:  # a tournament table's last hand of the round: the event moves on
-            live.tournaments.hand_ended(table.id)
+            live.owner.hand_ended(table.id)
         except FairplayError as exc:  # the hand stands; the next hand or a restart moves it
             log.error("tournament of table %s not moved on: %s", table.id, exc)
     return hand
@@ -180,8 +180,6 @@ def recover(live: Live) -> int:
                 repaired += 1
             except (Conflict, NotFound) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
-    if live.tournaments is not None:  # then the events whose tables those hands are
-        repaired += live.tournaments.recover()
     return repaired
 
 
