@@ -83,17 +83,9 @@ class Conflict(ApiError):
     code = "CONFLICT"
 
 
-class NotReady(Conflict):
-    """A resource the service is preparing (a finished event's certificate bundle): 409
-    with ``Retry-After``, the seconds after which to ask again (docs/api.md)."""
-
-    code = "NOT_READY"
-
-    def __init__(
-        self, message: str, retry_after: int, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
-        self.retry_after = retry_after
+class NotReady(NotReadyError, Conflict):
+    """A resource the service is preparing: 409 with ``Retry-After``, the seconds after
+    which to ask again (docs/api.md); the HTTP twin of :class:`audit.errors.NotReadyError`."""
 
 
 class PayloadTooLarge(ApiError):
@@ -208,7 +200,7 @@ def _fairplay(exc: FairplayError) -> Response:
     response = _page_error(status_of(exc), exc.message) or error_response(
         status_of(exc), exc.code, exc.message, exc.details
     )
-    if isinstance(exc, TooManyRequests | NotReady | NotReadyError | DatabaseUnavailable):
+    if isinstance(exc, TooManyRequests | NotReadyError | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

@@ -90,15 +90,6 @@ class Tournaments:
     def max_entrants(self, value: int) -> None:
         self.desk.max_entrants = value
 
-    @property
-    def beacon_source(self) -> BeaconSource | None:
-        """The drand chain new duplicate events are dealt from (version 2); ``None``: v1."""
-        return self.desk.beacon_source
-
-    @beacon_source.setter
-    def beacon_source(self, value: BeaconSource | None) -> None:
-        self.desk.beacon_source = value
-
     # ------------------------------------------------------------------ reading
 
     def load(self, tid: str) -> dict[str, Any]:
