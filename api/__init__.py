@@ -91,7 +91,9 @@ class Services:
         self.certificates = certificates
 
     def close(self) -> None:
-        """Close this process's connections (before a fork, or at shutdown); stop streams."""
+        """Close this process's connections (before a fork, or at shutdown); stop streams
+        and wait for the certificate builds under way."""
         self.live.changes.close()
+        self.certificates.close()
         self.db.close()
         self.ledger.close()

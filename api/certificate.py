@@ -254,7 +254,8 @@ class Builds:
         self._load = load
         """An event's row (:func:`api.tournament.event_rows.read`)."""
         self._lock = threading.Lock()
-        self._running: set[str] = set()
+        self._running: dict[str, threading.Thread] = {}
+        """This process's builds under way."""
         self._deferred: set[str] = set()
         self._serving = False
 
@@ -298,11 +299,21 @@ class Builds:
             if stored_text(self, tid) is not None:  # stored between the read and the claim
                 self._release(tid)
                 return True
-            self._running.add(tid)
-        threading.Thread(
-            target=self._build, args=(tid,), name=f"certificate-{tid}", daemon=True
-        ).start()
+            build = threading.Thread(
+                target=self._build, args=(tid,), name=f"certificate-{tid}", daemon=True
+            )
+            self._running[tid] = build
+        build.start()
         return False
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Wait (up to ``timeout`` seconds each) for this process's builds under way: a
+        service closing does not leave a build writing behind it. Builds begun later
+        (a process forked after the close serves) start as usual."""
+        with self._lock:
+            builds = list(self._running.values())
+        for build in builds:
+            build.join(timeout)
 
     def _claim(self, tid: str) -> bool:
         conn = self.db.connection()
@@ -386,7 +397,7 @@ class Builds:
             stop.set()
             heart.join()
             with self._lock:
-                self._running.discard(tid)
+                self._running.pop(tid, None)
                 try:
                     self._release(tid)
                 except Exception:  # noqa: BLE001 - a quiet heart is taken over
