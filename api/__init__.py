@@ -18,7 +18,7 @@ from api.database import Database
 from api.errors import register_error_handlers
 from api.hand_log import Ledger
 from api.migrations import migrate
-from api.room import Live
+from api.room import Room
 from api.room.repair import recover
 from api.rows import now_iso
 from api.text import check_request
@@ -49,14 +49,14 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     certificates = Builds(db, ledger, lambda: now_iso(cfg.clock()), read_event)
     # The room hands the end of an event table's hand to the event (Tournaments), which
     # opens the next board in the room: the room makes it, given what it needs.
-    live = Live(
+    room = Room(
         db, cfg, ledger, owner=lambda room: Tournaments(room, db, ledger, cfg, certificates.begin)
     )
-    events = live.owner
+    events = room.owner
     assert isinstance(events, Tournaments)
-    recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
+    recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
-    app.extensions["fairplay"] = Services(cfg, db, ledger, live, events, certificates)
+    app.extensions["fairplay"] = Services(cfg, db, ledger, room, events, certificates)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/text.py)
     # The certificate builds the start-up repair found start once this process serves.
@@ -79,21 +79,21 @@ class Services:
         config: Config,
         db: Database,
         ledger: Ledger,
-        live: Live,
+        room: Room,
         tournaments: Tournaments,
         certificates: Builds,
     ) -> None:
         self.config = config
         self.db = db
         self.ledger = ledger
-        self.live = live
+        self.room = room
         self.tournaments = tournaments
         self.certificates = certificates
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams
         and wait for the certificate builds under way."""
-        self.live.changes.close()
+        self.room.changes.close()
         self.certificates.close()
         self.db.close()
         self.ledger.close()

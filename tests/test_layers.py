@@ -73,8 +73,6 @@ CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # beside create_app (which imports the routes). Way out: Services in its own module,
     # after the parallel branches on api/routes/ have landed.
     ("api.routes", "api"): "TYPE_CHECKING only: the Services type",
-    # repair is part of the room: its functions take the Live room they repair.
-    ("api.room.repair", "api.room"): "TYPE_CHECKING only: the Live type",
     # The admission check of an event re-encodes it canonically; canonical_json lives
     # in events, which admits with schemas. Way out: the canonical form in its own module.
     ("audit.log.schemas", "audit.log.events"): "inside a function: canonical_json",

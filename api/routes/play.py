@@ -25,7 +25,7 @@ from flask import (
     stream_with_context,
 )
 
-from api import rows as store
+from api import rows
 from api.auth import signed_reader
 from api.config import Config
 from api.database import Connection
@@ -65,7 +65,7 @@ SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
 def house() -> House:
     ext = current_app.extensions
     if "fairplay_house" not in ext:
-        ext["fairplay_house"] = House(services().live)
+        ext["fairplay_house"] = House(services().room)
     return ext["fairplay_house"]  # type: ignore[no-any-return]
 
 
@@ -87,7 +87,7 @@ def play_page() -> Response:
 
 @bp.get("/play/<table_id>")
 def play_table_page(table_id: str) -> Response:
-    table = store.get_table(services().db.connection(), table_id)
+    table = rows.get_table(services().db.connection(), table_id)
     return page("play_table.html", table=table, log_key=services().ledger.verifier_key())
 
 
@@ -160,7 +160,7 @@ def once(conn: Connection, authorization: str, now: float, config: Config) -> No
 def _stream(table_id: str, seat: Seat | None) -> Response:
     s = services()
     conn = s.db.connection()
-    table = store.get_table(conn, table_id)
+    table = rows.get_table(conn, table_id)
     reader = None
     if seat is not None:
         reader = stream_reader(conn, s.config, request.args.to_dict(), request.path)
@@ -174,14 +174,14 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
         release = slots().take("watch", request.remote_addr or "unknown")
     else:  # a seated player's own stream: the seats' pool, counted per player
         release = slots().take("seat", reader)
-    names = store.player_names(conn, list(table.seats.values()))
+    names = rows.player_names(conn, list(table.seats.values()))
     first = {
         "table": table_json(table),
         "names": names,
         "seat": None if seat is None else seat.name,
     }
 
-    def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
+    def render(current: rows.Table, number: int, new: bool) -> dict[str, Any]:
         t, hand, state = load_hand(table_id, number, guarded=False)
         msg: dict[str, Any] = {"hand": hand_json(t, hand, state)}
         if new and number > 1:
@@ -192,7 +192,7 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
     def body() -> Iterator[str]:
         try:
-            yield from messages(s.live, table_id, first, render)
+            yield from messages(s.room, table_id, first, render)
         finally:
             release()
 
