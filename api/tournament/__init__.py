@@ -42,7 +42,7 @@ from api.config import Config
 from api.database import Connection, Database
 from api.hand_log import Ledger
 from api.tournament import director, documents, event_rows, recovery, registration, rounds
-from api.tournament.chain import CHAIN, Desk, Room, entrant_chain
+from api.tournament.chain import CHAIN, Desk, RoomSteps, entrant_chain
 from api.tournament.documents import public_json, sitting_round
 from audit.tournament import online
 from audit.tournament.movement import Round
@@ -72,7 +72,7 @@ class Tournaments:
 
     def __init__(
         self,
-        room: Room,
+        room: RoomSteps,
         db: Database,
         ledger: Ledger,
         config: Config,

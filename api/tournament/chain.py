@@ -31,7 +31,7 @@ from audit.rules.cards import Seat
 from audit.tournament import online
 from shuffle.tournament import BoardDeal
 
-__all__ = ["CHAIN", "Desk", "Moved", "Room", "entrant_chain"]
+__all__ = ["CHAIN", "Desk", "Moved", "RoomSteps", "entrant_chain"]
 
 log = logging.getLogger("api.tournament")
 
@@ -44,7 +44,7 @@ def entrant_chain(player: str) -> str:
     return f"entrant-{player}"
 
 
-class Room(Protocol):
+class RoomSteps(Protocol):
     """What an event asks of the room where its tables' hands are played."""
 
     def now(self) -> str: ...
@@ -71,7 +71,7 @@ class Desk:
 
     def __init__(
         self,
-        room: Room,
+        room: RoomSteps,
         db: Database,
         ledger: Ledger,
         config: Config,
