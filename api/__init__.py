@@ -16,12 +16,13 @@ from api.certificate import Builds
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
-from api.hand_log import Ledger
+from api.hand_log import HandLog
+from api.inputs import check_request
 from api.migrations import migrate
 from api.room import Room
 from api.room.repair import recover
 from api.rows import now_iso
-from api.text import check_request
+from api.services import Services
 from api.tournament import Tournaments
 from api.tournament.event_rows import read as read_event
 from api.witnesses import WitnessBook
@@ -43,7 +44,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     db = Database(cfg.resolved_database_url)
     migrate(db)
-    ledger = Ledger(cfg, db.url)
+    ledger = HandLog(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
     # A finished event's certificate bundle, built off the request path.
     certificates = Builds(db, ledger, lambda: now_iso(cfg.clock()), read_event)
@@ -58,7 +59,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     events.recover()  # then the events whose tables those hands are
     app.extensions["fairplay"] = Services(cfg, db, ledger, room, events, certificates)
     register_error_handlers(app)
-    app.before_request(check_request)  # path and query text (api/text.py)
+    app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
     app.before_request(certificates.serving)
 
@@ -69,31 +70,3 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
     return app
-
-
-class Services:
-    """What a request handler needs, attached to the app."""
-
-    def __init__(
-        self,
-        config: Config,
-        db: Database,
-        ledger: Ledger,
-        room: Room,
-        tournaments: Tournaments,
-        certificates: Builds,
-    ) -> None:
-        self.config = config
-        self.db = db
-        self.ledger = ledger
-        self.room = room
-        self.tournaments = tournaments
-        self.certificates = certificates
-
-    def close(self) -> None:
-        """Close this process's connections (before a fork, or at shutdown); stop streams
-        and wait for the certificate builds under way."""
-        self.room.changes.close()
-        self.certificates.close()
-        self.db.close()
-        self.ledger.close()

@@ -12,7 +12,7 @@ every request, on any worker or host, reads that row. It is built off the reques
 at a time; until it is stored the routes answer 409 ``NOT_READY`` with ``Retry-After``.
 The witnesses' cosignatures are the one part that may grow afterwards: the row keeps the
 checkpoint as the log signed it, and each answer appends the cosignatures held then
-(:meth:`api.hand_log.Ledger.cosigned`).
+(:meth:`api.hand_log.HandLog.cosigned`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from api import faults
 from api.database import Connection, Database
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from audit.errors import DatabaseUnavailable, NotReadyError, WrongPhaseError
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.note import parse as parse_note
@@ -243,7 +243,7 @@ class Builds:
     def __init__(
         self,
         db: Database,
-        ledger: Ledger,
+        ledger: HandLog,
         now: Callable[[], str],
         load: Callable[[Connection, str], dict[str, Any]],
     ) -> None:

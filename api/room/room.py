@@ -22,7 +22,7 @@ from api.changes import Changes
 from api.config import Config
 from api.database import Connection, Database
 from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, ZERO_SCORE, next_start, ruleset_pattern, waiting_for
 from api.room import repair
 from api.room.actions import Actions
@@ -51,7 +51,7 @@ class Room:
         self,
         db: Database,
         config: Config,
-        ledger: Ledger,
+        ledger: HandLog,
         owner: Callable[[Room], TableOwner] | None = None,
     ) -> None:
         """``owner`` makes, from the room, whoever owns some of its tables (the

@@ -4,7 +4,7 @@
 server), registers it and opens a table against the house bots; ``/play/{t}`` is the
 table as its seated player sees it. Both are driven by the ES modules under
 ``api/static/js`` (docs/browser.md), served from ``/static/js/``. The streams are
-:mod:`api.stream`'s; the bots are :mod:`api.house`'s.
+:mod:`api.sse`'s; the bots are :mod:`api.house`'s.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from api.routes.pages import page
 from api.routes.players import check_name
 from api.routes.tables import table_json
 from api.routes.tournaments import guard_table
-from api.stream import StreamSlots, check_seat_reader, messages, stream_reader
+from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 

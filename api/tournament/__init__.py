@@ -40,7 +40,7 @@ from api import rows
 from api.beacon import BeaconSource, HttpDrand
 from api.config import Config
 from api.database import Connection, Database
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.tournament import director, documents, event_rows, recovery, registration, rounds
 from api.tournament.chain import CHAIN, Desk, RoomSteps, entrant_chain
 from api.tournament.documents import public_json, sitting_round
@@ -74,7 +74,7 @@ class Tournaments:
         self,
         room: RoomSteps,
         db: Database,
-        ledger: Ledger,
+        ledger: HandLog,
         config: Config,
         on_end: Callable[[str], None],
     ) -> None:

@@ -21,7 +21,7 @@ from api import faults, rows
 from api.beacon import BeaconSource
 from api.config import Config
 from api.database import Connection, Database
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.tournament import event_rows
 from api.tournament.event_rows import BEFORE_START, ENTRANT_KEYS, WITH_ROWS
 from audit.errors import StateConflict
@@ -73,7 +73,7 @@ class Desk:
         self,
         room: RoomSteps,
         db: Database,
-        ledger: Ledger,
+        ledger: HandLog,
         config: Config,
         on_end: Callable[[str], None],
         beacon_source: BeaconSource | None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.errors import NotFound
-from api.text import check_name
+from api.inputs import check_name
 from audit.errors import InvalidInput, NotFoundError
 
 __all__ = ["MISSING", "TABLE_NAME_MAX", "bad", "integer", "reason", "round_named", "table_name"]

@@ -13,8 +13,8 @@ from typing import Any
 from api import faults, rows
 from api.database import Connection
 from api.handstate import ruleset_pattern
+from api.inputs import check_name
 from api.signing import parse_player_key
-from api.text import check_name
 from api.tournament import checks, event_rows, rounds
 from api.tournament.chain import Desk, entrant_chain
 from api.tournament.checks import bad, integer
