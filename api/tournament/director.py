@@ -1,6 +1,7 @@
-"""The director's actions on an event under way: substitute a player, withdraw a pair,
-give an adjusted score, void a board. Each is checked here, logged with its reason as
-``tournament_<action>`` and applied by :func:`audit.tournament.online.apply`."""
+"""The director's actions: substitute a player, withdraw a pair, give an adjusted score,
+void a board (an event under way), and remove an entrant (before the start). Each is
+checked here, logged with its reason as ``tournament_<action>`` and applied by
+:func:`audit.tournament.online.apply`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from api.database import Connection
 from api.tournament import checks, documents, rounds
 from api.tournament.chain import Desk
 from api.tournament.checks import bad, integer
+from api.tournament.event_rows import BEFORE_START
 from audit.errors import NotFoundError, StateConflict, WrongPhaseError
 from audit.tournament import online
 from audit.tournament.event import DUPLICATE
@@ -24,6 +26,8 @@ def act(desk: Desk, tid: str, action: str, body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise bad("$", "the body must be an object")
     reason = checks.reason(body)
+    if action == "remove":
+        return _remove(desk, tid, body, reason)
     with desk.lock:
         conn = desk.db.connection()
         doc = desk.current(conn, tid)
@@ -47,6 +51,31 @@ def act(desk: Desk, tid: str, action: str, body: Any) -> dict[str, Any]:
         desk.keep(conn, doc)
         if action == "withdraw":
             rounds.advance(desk, conn, tid)
+        return desk.load(conn, tid)
+
+
+def _remove(desk: Desk, tid: str, body: dict[str, Any], reason: str) -> dict[str, Any]:
+    """The director removes an entrant before the start (``{entrant, reason}``),
+    logged as ``tournament_remove``: it is in no pair, and may not register again in
+    this event (its chain's registration is taken). Strangers who entered naming each
+    other, or a pair the director refuses, no longer hold the event's places. Once
+    removed, the same request changes nothing."""
+    pid = body.get("entrant")
+    if not isinstance(pid, str):
+        raise bad("entrant", "the player id of an entrant of this tournament")
+    with desk.lock:
+        conn = desk.db.connection()
+        doc = desk.current(conn, tid)
+        if pid in doc.get("removed", []):
+            return desk.load(conn, tid)  # removed already: a retry
+        if doc["phase"] not in BEFORE_START:
+            raise WrongPhaseError(
+                f"the tournament is {doc['phase']}; entrants are removed before the start"
+            )
+        if pid not in doc["entrants"]:
+            raise bad("entrant", f"{pid!r} has not entered this tournament")
+        desk.event(conn, doc, "tournament_remove", {"entrant": pid, "reason": reason})
+        desk.keep(conn, doc)
         return desk.load(conn, tid)
 
 

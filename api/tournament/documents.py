@@ -135,6 +135,7 @@ def public_json(doc: dict[str, Any]) -> dict[str, Any]:
         "substitutions",
         "adjustments",
         "voided",
+        "removed",
         "actions",
     )
     out = {k: doc.get(k) for k in keys if k in doc}
@@ -142,6 +143,7 @@ def public_json(doc: dict[str, Any]) -> dict[str, Any]:
         {
             "player": pid,
             "partner": doc["entrants"][pid]["partner"],
+            "removed": pid in doc.get("removed", []),
             "commitment": doc["entrants"][pid]["commitment"],
             "revealed": pid in doc["reveals"] if doc["phase"] != "over" else pid in doc["revealed"],
         }

@@ -145,13 +145,15 @@ def count_entrants(conn: Connection, tid: str) -> int:
     return 0 if row is None else int(row[0])
 
 
-def count_formed_pairs(conn: Connection, tid: str) -> int:
-    """The pairs formed so far: two entrants naming each other."""
+def count_formed_pairs(conn: Connection, tid: str, gone: list[str]) -> int:
+    """The pairs formed so far: two entrants naming each other, neither of them ``gone``."""
+    out = " AND a.player NOT IN ({0}) AND b.player NOT IN ({0})".format(", ".join("?" * len(gone)))
     row = conn.one(
         "SELECT COUNT(*) FROM api_tournament_entrants a JOIN api_tournament_entrants b "
         "ON b.tournament_id = a.tournament_id AND b.player = a.partner "
-        "AND b.partner = a.player WHERE a.tournament_id = ? AND a.player < b.player",
-        (tid,),
+        "AND b.partner = a.player WHERE a.tournament_id = ? AND a.player < b.player"
+        + (out if gone else ""),
+        (tid, *gone, *gone),
     )
     return 0 if row is None else int(row[0])
 

@@ -167,11 +167,15 @@ def start(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
             raise WrongPhaseError(f"the tournament is {doc['phase']}; close registration first")
         pairs: list[list[str]] = []
         paired: set[str] = set()
-        position = {pid: n for n, pid in enumerate(doc["order"])}
-        for pid in doc["order"]:  # a pair forms at its second member's registration
+        removed = set(doc.get("removed", []))
+        order = [pid for pid in doc["order"] if pid not in removed]
+        position = {pid: n for n, pid in enumerate(order)}
+        for pid in order:  # a pair forms at its second member's registration
             partner = doc["entrants"][pid]["partner"]
             mate = doc["entrants"].get(partner)
-            if partner in paired or mate is None or mate["partner"] != pid:
+            if partner in paired or partner in removed or mate is None:
+                continue
+            if mate["partner"] != pid:
                 continue
             if position[partner] < position[pid]:
                 pairs.append([partner, pid])
@@ -181,7 +185,7 @@ def start(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
                 f"the tournament needs {doc['pairs']} pairs and {len(pairs)} have entered",
                 details={"pairs": len(pairs), "needed": doc["pairs"]},
             )
-        unpaired = [p for p in doc["order"] if p not in paired]
+        unpaired = [p for p in order if p not in paired]
         body = {"pairs": pairs, "unpaired": unpaired}
         if desk.beacon_source is not None and doc["format"] == DUPLICATE:
             chain = desk.beacon_source.chain()
@@ -241,13 +245,19 @@ def register(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
     answer = {"tournament": tid, "entrant": pid, "hash": event_hash(event)}
     with desk.lock:
         doc = desk.caught_up(conn, desk.load(conn, tid, entrants=False), entrants=False)
+        if pid in doc.get("removed", []):
+            raise StateConflict(
+                f"{pid} was removed from this tournament by the director",
+                details={"path": "event.actor"},
+            )
         if _registered(conn, tid, event):
             return answer  # a retry of a registration the log took
         if doc["phase"] != "registration":
             if _logged_registration(desk, conn, tid, event):
                 return answer  # taken by the log before a crash, its row not written
             raise WrongPhaseError(f"the tournament is {doc['phase']}; registration is not open")
-        if event_rows.count_formed_pairs(conn, tid) >= doc["pairs"]:
+        gone = list(doc.get("removed", []))  # removed entrants hold no place
+        if event_rows.count_formed_pairs(conn, tid, gone) >= doc["pairs"]:
             # Full: one pair more (two strangers naming each other) made it unstartable
             raise StateConflict(
                 f"the tournament is full: its {doc['pairs']} pairs have entered",

@@ -51,8 +51,9 @@ SPEC_FIELDS = (
     "service_commitment",
     "pattern",
 )
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board")
-"""The director's actions: each is logged as ``tournament_<action>`` with its reason."""
+ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
+"""The director's actions, each a ``tournament_<action>`` with its reason; ``remove`` (an
+entrant, before the start) is the only one taken before the pairs are fixed."""
 PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
 """An event's phases, in order (docs/tournaments.md)."""
 OPENING = "tournament_create"
@@ -72,6 +73,7 @@ def initial(tid: str) -> dict[str, Any]:
         "substitutions": [],
         "adjustments": [],
         "voided": [],
+        "removed": [],
         "actions": [],
         "round": 0,
         "rounds_played": [],
@@ -135,8 +137,10 @@ def _act(doc: dict[str, Any], action: str, event: dict[str, Any]) -> None:
         doc["adjustments"] = [
             a for a in doc["adjustments"] if (a["round"], a["table"], a["board"]) != key
         ] + [dict(event)]
-    else:
+    elif action == "void_board":
         doc["voided"].append(event["board"])
+    else:
+        doc["removed"] = [*doc.get("removed", []), event["entrant"]]  # a row kept before it
     doc["actions"].append({"action": action, **event})
 
 

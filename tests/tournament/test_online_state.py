@@ -17,6 +17,7 @@ CHAIN: list[tuple[str, dict[str, Any]]] = [
     ("tournament_create", SPEC | {"not_a_spec_field": 1}),
     ("tournament_registration", {"open": True}),
     ("tournament_beacon", {"source": "club", "round": 7, "randomness": "ab"}),
+    ("tournament_remove", {"entrant": "f", "reason": "entered twice"}),
     ("tournament_registration", {"open": False}),
     ("tournament_start", {"pairs": [["a", "b"], ["c", "d"]], "unpaired": ["e"]}),
     ("tournament_deal", {"revealed": ["a", "b"], "withdrawn": [2]}),
@@ -30,6 +31,7 @@ CHAIN: list[tuple[str, dict[str, Any]]] = [
 ]
 PHASE_AFTER = [
     "created",
+    "registration",
     "registration",
     "registration",
     "closed",
@@ -66,7 +68,14 @@ def test_fold_is_apply_over_the_chain() -> None:
     assert doc["round"] == 1 and doc["rounds_played"][0]["over"] is True
     # an adjusted score given again for the same board replaces the first; both are actions
     assert doc["adjustments"] == [ADJUST | {"ns": "average-plus", "reason": "on appeal"}]
-    assert [a["action"] for a in doc["actions"]] == ["adjust", "adjust", "withdraw", "void_board"]
+    assert [a["action"] for a in doc["actions"]] == [
+        "remove",
+        "adjust",
+        "adjust",
+        "withdraw",
+        "void_board",
+    ]
+    assert doc["removed"] == ["f"]
     assert set(a["action"] for a in doc["actions"]) <= set(ACTIONS)
     assert doc["withdrawn"] == {"1": 2} and doc["voided"] == [1]
     assert (doc["service_seed"], doc["standings_sha256"]) == ("00" * 32, "11" * 32)
@@ -74,9 +83,15 @@ def test_fold_is_apply_over_the_chain() -> None:
 
 def test_apply_keeps_no_reference_to_a_body_it_is_given() -> None:
     body = ADJUST | {"reason": "slow play"}
-    doc = apply(fold("e-1", CHAIN[:7]), "tournament_adjust", body)
+    doc = apply(fold("e-1", CHAIN[:8]), "tournament_adjust", body)
     body["ns"] = "average-minus"
-    assert doc["adjustments"][0]["ns"] == "average" and doc["actions"][0]["ns"] == "average"
+    assert doc["adjustments"][0]["ns"] == "average" and doc["actions"][-1]["ns"] == "average"
+
+
+def test_a_row_kept_before_removals_existed_takes_one() -> None:
+    doc = fold("e-1", CHAIN[:3])
+    del doc["removed"]
+    assert apply(doc, "tournament_remove", {"entrant": "f", "reason": "r"})["removed"] == ["f"]
 
 
 def test_a_chain_opens_with_the_event_s_creation() -> None:
