@@ -17,7 +17,6 @@ import copy
 import json
 import subprocess
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

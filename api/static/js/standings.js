@@ -38,7 +38,7 @@ export function pyFloat(x) {
   if (Math.abs(x) >= 1e16 || (x !== 0 && Math.abs(x) < 1e-4)) {
     const [m, e] = x.toExponential().split("e");
     const exp = Number(e);
-    return `${m.includes(".") ? m : m + ".0"}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+    return `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
   }
   const s = String(x);
   return Number.isInteger(x) ? `${s}.0` : s;
