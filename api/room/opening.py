@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from api import ceremony, rows
 from api.config import Config
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.handstate import ZERO_SCORE
 from audit.log.events import event_hash
 from audit.rules.cards import CARD_TEXT, Seat
@@ -27,7 +27,7 @@ __all__ = ["Openings"]
 class Openings:
     """The hands' openings and the server's events, logged under the log's key."""
 
-    def __init__(self, config: Config, ledger: Ledger) -> None:
+    def __init__(self, config: Config, ledger: HandLog) -> None:
         self.config = config
         self.ledger = ledger
 

@@ -11,7 +11,7 @@ card, the server's reveal, the ``end`` event and the next hand's opening while t
 know none of them. Nothing is lost: the log is the hand's history, every seed is in it
 once the hand is over, the record and the report are recomputed from it (the ``end``
 event's ``record_sha256`` must match), and the next hand's server seed is derived, not
-drawn (:meth:`api.hand_log.Ledger.server_seed`), so its logged commitment can be opened.
+drawn (:meth:`api.hand_log.HandLog.server_seed`), so its logged commitment can be opened.
 
 :func:`catch_up` replays a hand's logged events onto its row with the same checks as a
 live request and, at the end of a hand or after a void, writes the report and the next
@@ -34,7 +34,7 @@ from api import ceremony, rows
 from api.config import Config
 from api.database import Connection, Database
 from api.errors import Conflict, NotFound, WrongPhase
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, next_start
 from audit.errors import FairplayError
 from audit.log.errors import LogChainBroken
@@ -64,7 +64,7 @@ class Repairable(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def ledger(self) -> Ledger: ...
+    def ledger(self) -> HandLog: ...
     @property
     def tournaments(self) -> EventHooks | None: ...
 

@@ -21,7 +21,7 @@ from api.changes import Changes
 from api.config import Config
 from api.database import Connection, Database
 from api.errors import BadRequest, Forbidden, InvalidSignature, ReplayedEvent
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, ZERO_SCORE, next_start, ruleset_pattern, waiting_for
 from api.room import repair
 from api.room.actions import Actions
@@ -48,7 +48,7 @@ Finished = tuple[str, dict[str, Any], dict[str, Any], rows.HandRow | None]
 class Room:
     """The room of one process: the hands' lives (see the module docstring)."""
 
-    def __init__(self, db: Database, config: Config, ledger: Ledger) -> None:
+    def __init__(self, db: Database, config: Config, ledger: HandLog) -> None:
         self.db = db
         self.config = config
         self.ledger = ledger

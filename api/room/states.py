@@ -14,7 +14,7 @@ import threading
 from api import rows
 from api.cache import Bounded
 from api.database import Connection
-from api.hand_log import Ledger
+from api.hand_log import HandLog
 from api.handstate import Snapshot, apply_action
 from api.signing import parse_player_key
 from audit.log.keys import Verifier
@@ -30,7 +30,7 @@ MAX_CACHED = 4096
 class HandStates:
     """This process's caches of the hands' states, rows, locks, tables and keys."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: HandLog) -> None:
         self.ledger = ledger
         self._states: Bounded[tuple[str, int], tuple[int, HandState]] = Bounded(MAX_CACHED)
         """A dealt hand's rules state and the event count it reflects."""

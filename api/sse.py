@@ -39,9 +39,9 @@ from api import rows
 from api.config import Config
 from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, Unauthorized
+from api.inputs import check_text
 from api.room import Room, repair
 from api.signing import parse_player_key, read_message
-from api.text import check_text
 from audit.errors import DatabaseUnavailable
 from audit.log.errors import LogSignatureInvalid
 from audit.rules.cards import Seat
