@@ -97,6 +97,16 @@ def _renumbered(ev: Events) -> tuple[Any, str]:
     return f.finish(), "CHAIN_OUTSIDE_EVENT the start and the substitutions make pairs"
 
 
+def _partners(ev: Events) -> tuple[Any, str]:
+    """As test_partners_exchanged_in_a_re_signed_start_are_refused."""
+    f = Forger(ev.bundles["mitchell"], ev.signer)
+    start = next(e for e in f.chain(f.tid, "event") if e["type"] == "tournament_start")
+    pairs = start["body"]["pairs"]
+    pairs[0][1], pairs[1][1] = pairs[1][1], pairs[0][1]
+    f.mark(start)
+    return f.finish(), "CHAIN_OUTSIDE_EVENT pair 1: "
+
+
 def _genuine(kind: str) -> Case:
     return lambda ev: (ev.bundles[kind], "")
 
@@ -121,6 +131,7 @@ CASES: dict[str, Case] = {
     "forgery: another event's hand chain listed in a round": _foreign_in_a_round,
     "forgery: a round's seating rewritten": _seating,
     "forgery: pairs renumbered in the start": _renumbered,
+    "forgery: partners exchanged in the start": _partners,
     "not a bundle": lambda ev: ({"format": "x"}, "bundle.format: must be"),
 }
 

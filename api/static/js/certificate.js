@@ -31,7 +31,7 @@ const SPEC_FIELDS = [
   "name", "format", "movement", "tables", "pairs", "rounds", "boards_per_round",
   "hands_per_match", "ruleset", "schedule", "service_commitment", "pattern",
 ];
-const ACTIONS = ["substitute", "adjust", "withdraw", "void_board"];
+const ACTIONS = ["substitute", "adjust", "withdraw", "void_board", "remove"];
 const ZERO_SCORE = { points: { NS: 0, EW: 0 }, games: { NS: 0, EW: 0 } };
 
 /** The names of the checks, in the order they are reported. */
@@ -97,7 +97,7 @@ const leafOf = async (item) => ({ index: item.index, leaf_hash: toBase64(await l
 export function fold(tid, events) {
   const doc = {
     id: tid, beacon: null, pair_list: [], unpaired: [], revealed: [], absent: [], withdrawn: {},
-    substitutions: [], adjustments: [], voided: [], actions: [], round: 0, rounds_played: [],
+    substitutions: [], adjustments: [], voided: [], removed: [], actions: [], round: 0, rounds_played: [],
     service_seed: null, standings_sha256: null, phase: "created", reveal_deadline: null, drand: null,
   };
   events.forEach((ev, n) => {
@@ -129,7 +129,8 @@ export function fold(tid, events) {
       else if (action === "adjust") {
         const same = (a) => a.round === event.round && a.table === event.table && a.board === event.board;
         doc.adjustments = [...doc.adjustments.filter((a) => !same(a)), event];
-      } else doc.voided.push(event.board);
+      } else if (action === "void_board") doc.voided.push(event.board);
+      else doc.removed.push(event.entrant);
       doc.actions.push({ action, ...event });
     } else if (kind === "tournament_end") {
       Object.assign(doc, { phase: "over", service_seed: body.service_seed, standings_sha256: body.standings_sha256 });
@@ -153,6 +154,7 @@ function members(doc, pair, rnd) {
  * table seats the pairs its round names, their members as the start and the
  * substitutions say. Returns [{table, round, sit, hands}]. */
 function checkChains(tid, doc, chains) {
+  checkPairs(tid, doc, chains);
   const sittings = new Map();
   for (const r of doc.rounds_played) {
     for (const sit of r.tables) {
@@ -206,6 +208,24 @@ function checkChains(tid, doc, chains) {
     }
   }
   return plan;
+}
+
+/** signed._check_pairs: each pair of the start is two entrants whose own signed
+ * registrations name each other as partner, neither removed before the start. */
+function checkPairs(tid, doc, chains) {
+  const removed = new Set(doc.removed);
+  doc.pair_list.forEach((pair, i) => {
+    const n = i + 1;
+    for (const [me, mate] of [[pair[0], pair[1]], [pair[1], pair[0]]]) {
+      const reg = chains.get(JSON.stringify([tid, `entrant-${me}`]))?.[0] ?? {};
+      const body = isObject(reg.body) ? reg.body : {};
+      if (reg.type !== "tournament_register" || reg.actor !== me) throw err("CHAIN_OUTSIDE_EVENT", `pair ${n}: ${me} has no signed registration`);
+      if (body.partner !== mate) {
+        throw err("CHAIN_OUTSIDE_EVENT", `pair ${n}: ${me}'s signed registration names ${body.partner ?? "None"} as partner, not ${mate}`);
+      }
+      if (removed.has(me)) throw err("CHAIN_OUTSIDE_EVENT", `pair ${n}: ${me} was removed by the director before the start`);
+    }
+  });
 }
 
 const canonicalText = (v) => (v === undefined ? "undefined" : new TextDecoder().decode(canonicalJson(v)));
@@ -603,7 +623,10 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
   });
   await run("beacon signature", ["deals"], async () => {
     if (ctx.doc.format !== DUPLICATE) return "no beacon: a rubber event";
-    if (!ctx.v2) return ctx.doc.beacon ? `version 1: the beacon value (${ctx.doc.beacon.source} round ${ctx.doc.beacon.round}) is the one in the signed chain` : "version 1, no beacon";
+    if (!ctx.v2) {
+      const beacon = ctx.doc.beacon ? `the beacon value (${ctx.doc.beacon.source} round ${ctx.doc.beacon.round}) is the signed chain's; ` : "";
+      return `${VERSION_1}: ${beacon}the log key's holder could choose the boards (docs/shuffle-protocol.md II.10)`;
+    }
     throw new NotHere(`drand round ${ctx.doc.drand.round}'s BLS signature (its number and randomness are checked under "deals")`);
   });
   await run("hands", ["the event's chains", "deals"], async () => {
