@@ -142,6 +142,8 @@ class Checked:
         self.expected = expected
 
 
+# Not the forgery tests' fixture: the tampers of test_tournament_certificate are made for
+# its Mitchell with a director's adjustment (its standings differ), played here once.
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
     tmp = tmp_path_factory.mktemp("certjs")
