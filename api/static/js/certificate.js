@@ -5,8 +5,10 @@
 // chain a table's of the event, the deals from the entrants' seeds, every hand derived
 // from the players' signed events and equal to its record field by field, the boards'
 // scores, matchpoints (Neuberg), the standings and their hash in the signed
-// tournament_end. Every check runs, even after one failed (a check that needs a failed
-// one says so and fails too); a refusal names the field as the Python verifier does.
+// tournament_end (the event's chain: tevent.js; the hands: signed.js and cayenne.js; the
+// deals: tdeals.js; the scores: standings.js). Every check runs, even after one failed
+// (a check that needs a failed one says so and fails too); a refusal names the field as
+// the Python verifier does.
 //
 // Not done here (each shown as "not checked in the browser", ok: null): drand's BLS
 // signature of a version 2 beacon, each hand's statistical audit (its verdict), and a
@@ -14,24 +16,21 @@
 
 import { VerifyError, fromBase64, sha256, subtle, toBase64, toHex } from "./bytes.js";
 import { canonicalJson } from "./canonical.js";
-import { boardResult, replayHand } from "./cayenne.js";
+import { boardResult } from "./cayenne.js";
 import { checkPublicKey, checkSignatureEncoding } from "./ed25519.js";
 import { checkEvent, eventHash, signingInput } from "./events.js";
 import { leafHash, verifyInclusion } from "./merkle.js";
 import { parseNote, parseVerifierKey, verifyCheckpoint, verifyNote } from "./note.js";
-import { CARD_TEXT, SEATS, checkCommitments, derive, parseTranscript } from "./shuffle.js";
+import { CARD_TEXT } from "./shuffle.js";
+import { deriveRecord, difference } from "./signed.js";
 import { PyFloat, duplicateStandings, places, Frac, standingsDigest } from "./standings.js";
 import { VERSION_1, VERSION_2, boardJson, checkOpenings, deriveBoards } from "./tdeals.js";
+import { DUPLICATE, EVENT_CHAIN, SPEC_FIELDS, canonicalText, checkChains, fold, members, show } from "./tevent.js";
+
+export { DUPLICATE, fold };
 
 export const FORMAT = "cayenne-tournament-certificate/1";
 export const BUNDLE_FORMAT = "cayenne-tournament-certificate-bundle/1";
-export const DUPLICATE = "pairs-duplicate";
-const EVENT_CHAIN = "event";
-const SPEC_FIELDS = [
-  "name", "format", "movement", "tables", "pairs", "rounds", "boards_per_round",
-  "hands_per_match", "ruleset", "schedule", "service_commitment", "pattern",
-];
-const ACTIONS = ["substitute", "adjust", "withdraw", "void_board", "remove"];
 const ZERO_SCORE = { points: { NS: 0, EW: 0 }, games: { NS: 0, EW: 0 } };
 
 /** The names of the checks, in the order they are reported. */
@@ -44,11 +43,6 @@ export const CHECKS = [
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const err = (code, message) => new VerifyError(code, message);
 const unreadable = (m) => err("CERTIFICATE_UNREADABLE", m);
-const outside = (table, hand, problem) => err("CHAIN_OUTSIDE_EVENT", `table ${table} hand ${hand}: ${problem}`);
-const show = (v) => {
-  const text = JSON.stringify(v === undefined ? null : v);
-  return text.length <= 120 ? text : text.slice(0, 117) + "...";
-};
 class NotHere extends Error {}
 
 function need(obj, field, kind, where = "bundle") {
@@ -90,227 +84,6 @@ export function firstDifference(certified, recomputed, path = "$", ctx = [null, 
 }
 
 const leafOf = async (item) => ({ index: item.index, leaf_hash: toBase64(await leafHash(canonicalJson(item.event))) });
-
-// ------------------------------------------------------------------ the event's chain
-
-/** online.fold: the event's state after its chain's events, in order. */
-export function fold(tid, events) {
-  const doc = {
-    id: tid, beacon: null, pair_list: [], unpaired: [], revealed: [], absent: [], withdrawn: {},
-    substitutions: [], adjustments: [], voided: [], removed: [], actions: [], round: 0, rounds_played: [],
-    service_seed: null, standings_sha256: null, phase: "created", reveal_deadline: null, drand: null,
-  };
-  events.forEach((ev, n) => {
-    const kind = ev.type;
-    const body = ev.body;
-    if (n === 0 && kind !== "tournament_create") throw err("TOURNAMENT_ERROR", `the event's chain opens with '${kind}', not tournament_create`);
-    if (kind === "tournament_create") {
-      for (const k of SPEC_FIELDS) if (k in body) doc[k] = body[k];
-    } else if (kind === "tournament_beacon") doc.beacon = { ...body };
-    else if (kind === "tournament_start") {
-      doc.pair_list = body.pairs;
-      doc.unpaired = body.unpaired;
-      if ("reveal_deadline" in body) Object.assign(doc, { reveal_deadline: body.reveal_deadline, drand: { ...body.beacon } });
-    } else if (kind === "tournament_deal") {
-      Object.assign(doc, { revealed: body.revealed, absent: body.withdrawn });
-      if ("beacon" in body && doc.drand !== null) doc.drand = { ...doc.drand, ...body.beacon };
-    } else if (kind === "tournament_round") {
-      doc.round = body.round;
-      doc.rounds_played.push({ round: body.round, tables: body.tables, bye: body.bye, over: false });
-    } else if (kind === "tournament_round_end") {
-      for (const r of doc.rounds_played) {
-        if (r.round === body.round) Object.assign(r, { over: true, early: body.early, abandoned: body.abandoned });
-      }
-    } else if (kind.startsWith("tournament_") && ACTIONS.includes(kind.slice(11))) {
-      const action = kind.slice(11);
-      const event = { ...body };
-      if (action === "substitute") doc.substitutions.push(event);
-      else if (action === "withdraw") doc.withdrawn[String(event.pair)] = event.from_round;
-      else if (action === "adjust") {
-        const same = (a) => a.round === event.round && a.table === event.table && a.board === event.board;
-        doc.adjustments = [...doc.adjustments.filter((a) => !same(a)), event];
-      } else if (action === "void_board") doc.voided.push(event.board);
-      else doc.removed.push(event.entrant);
-      doc.actions.push({ action, ...event });
-    } else if (kind === "tournament_end") {
-      Object.assign(doc, { phase: "over", service_seed: body.service_seed, standings_sha256: body.standings_sha256 });
-    }
-  });
-  return doc;
-}
-
-/** The pair's two players in round `rnd` (substitutions from their round on). */
-function members(doc, pair, rnd) {
-  const out = [...doc.pair_list[pair - 1]];
-  for (const s of doc.substitutions) {
-    if (s.pair === pair && s.from_round <= rnd && out.includes(s.out)) out[out.indexOf(s.out)] = s.in;
-  }
-  return out;
-}
-
-/** signed.check_chains: every chain the event's own, an entrant's, or a hand of a table
- * of one of its rounds (each table once, hands 1, 2, ...), each opening seated as the
- * round seats the table, a board of this event and round, each board once; and each
- * table seats the pairs its round names, their members as the start and the
- * substitutions say. Returns [{table, round, sit, hands}]. */
-function checkChains(tid, doc, chains) {
-  checkPairs(tid, doc, chains);
-  const sittings = new Map();
-  for (const r of doc.rounds_played) {
-    for (const sit of r.tables) {
-      if (sittings.has(sit.id) || sit.id === tid) throw outside(sit.id, "*", "a table listed twice in the event's rounds");
-      sittings.set(sit.id, [r.round, sit]);
-    }
-  }
-  const numbers = new Map();
-  for (const [table, hand] of [...chains.keys()].map((k) => JSON.parse(k))) {
-    if (table === tid && (hand === EVENT_CHAIN || hand.startsWith("entrant-"))) continue;
-    if (!sittings.has(table)) throw outside(table, hand, `not a chain of event ${tid}`);
-    if (!/^[1-9][0-9]*$/.test(hand)) throw outside(table, hand, "not a hand number");
-    if (!numbers.has(table)) numbers.set(table, []);
-    numbers.get(table).push(Number(hand));
-  }
-  const plan = [];
-  for (const [table, [rnd, sit]] of sittings) {
-    const played = new Set();
-    const hands = (numbers.get(table) ?? []).sort((a, b) => a - b);
-    if (hands.some((n, i) => n !== i + 1)) throw outside(table, `[${hands.join(", ")}]`, "the table's hands are not numbered 1, 2, ...");
-    for (const n of hands) {
-      const opening = chains.get(JSON.stringify([table, String(n)]))[0];
-      const body = isObject(opening.body) ? opening.body : {};
-      if (canonicalText(body.seats) !== canonicalText(sit.seats)) {
-        throw outside(table, n, `the opening seats ${show(body.seats)}, the round seats ${show(sit.seats)}`);
-      }
-      if (doc.format === DUPLICATE) {
-        if (opening.type !== "board_open" || body.tournament !== tid || body.round !== rnd) {
-          throw outside(table, n, `not a board of round ${rnd} of ${tid}`);
-        }
-        if (!(sit.boards ?? []).includes(body.board) || played.has(body.board)) {
-          throw outside(table, n, `board ${body.board} is not one the table plays once`);
-        }
-        played.add(body.board);
-      } else if (opening.type !== "open") throw outside(table, n, "a rubber's hand opens with 'open'");
-    }
-    plan.push({ table, round: rnd, sit, hands });
-  }
-  for (const r of doc.rounds_played) {
-    for (const sit of r.tables) {
-      const [a, b] = members(doc, sit.ns, r.round);
-      const [c, d] = members(doc, sit.ew, r.round);
-      const want = { N: a, E: c, S: b, W: d };
-      if (canonicalText(want) !== canonicalText(sit.seats)) {
-        throw outside(
-          sit.id,
-          "*",
-          `round ${r.round} table ${sit.table} seats ${show(sit.seats)} as pairs ${sit.ns} and ${sit.ew}; the start and the substitutions make pairs ${sit.ns} and ${sit.ew} ${show(want)}`,
-        );
-      }
-    }
-  }
-  return plan;
-}
-
-/** signed._check_pairs: each pair of the start is two entrants whose own signed
- * registrations name each other as partner, neither removed before the start. */
-function checkPairs(tid, doc, chains) {
-  const removed = new Set(doc.removed);
-  doc.pair_list.forEach((pair, i) => {
-    const n = i + 1;
-    for (const [me, mate] of [[pair[0], pair[1]], [pair[1], pair[0]]]) {
-      const reg = chains.get(JSON.stringify([tid, `entrant-${me}`]))?.[0] ?? {};
-      const body = isObject(reg.body) ? reg.body : {};
-      if (reg.type !== "tournament_register" || reg.actor !== me) throw err("CHAIN_OUTSIDE_EVENT", `pair ${n}: ${me} has no signed registration`);
-      if (body.partner !== mate) {
-        throw err("CHAIN_OUTSIDE_EVENT", `pair ${n}: ${me}'s signed registration names ${body.partner ?? "None"} as partner, not ${mate}`);
-      }
-      if (removed.has(me)) throw err("CHAIN_OUTSIDE_EVENT", `pair ${n}: ${me} was removed by the director before the start`);
-    }
-  });
-}
-
-const canonicalText = (v) => (v === undefined ? "undefined" : new TextDecoder().decode(canonicalJson(v)));
-
-// ------------------------------------------------------------------ the hands
-
-/** A hand's record derived from its chain (signed.derive_record); `board` the event's
- * deal of a duplicate board. Throws HAND_NOT_DERIVABLE naming the event. */
-async function deriveRecord(chain, { name, start, board }) {
-  const opening = chain[0];
-  const at = `table ${opening.table} hand ${opening.hand} event ${opening.seq}`;
-  const body = opening.body;
-  const seats = body.seats ?? {};
-  const seatOf = new Map();
-  for (const s of SEATS) if (typeof seats[s] === "string") seatOf.set(seats[s], s);
-  if (seatOf.size !== 4) throw err("HAND_NOT_DERIVABLE", `${at}: the seats are not four players`);
-  const pattern = body.ruleset?.deal_pattern ?? [4, 4, 5];
-  let deal;
-  let cayenne;
-  let order;
-  let shuffle = null;
-  if (opening.type === "board_open") {
-    if (!board || board.board !== body.board) throw err("HAND_NOT_DERIVABLE", `${at}: board ${body.board} is not dealt`);
-    if (board.dealer !== body.dealer || board.pack !== body.pack) {
-      throw err("HAND_NOT_DERIVABLE", `${at}: the opening's dealer and pack are not board ${board.board}'s (${board.dealer}, ${board.pack})`);
-    }
-    ({ deal, cayenne, packOrder: order } = board);
-  } else {
-    const t = { protocol: "cayenne-shuffle/1", table: String(opening.table), hand: Number(opening.hand), dealer: body.dealer, pack: body.pack, pattern, server: { commitment: body.server_commitment }, seats: {} };
-    for (const s of SEATS) t.seats[s] = { player: seats[s] };
-    for (const ev of chain.slice(1)) {
-      const seat = seatOf.get(ev.actor);
-      if (ev.type === "commit" && seat) t.seats[seat].commitment = ev.body.commitment;
-      else if (ev.type === "reveal" && seat) t.seats[seat].seed = ev.body.seed;
-      else if (ev.type === "server_reveal" && ev.actor === "server") t.server.seed = ev.body.seed;
-    }
-    const missing = SEATS.filter((s) => !t.seats[s].commitment || !t.seats[s].seed);
-    if (missing.length) throw err("HAND_NOT_DERIVABLE", `${at}: no commitment or seed of ${show(missing)}`);
-    try {
-      const parsed = parseTranscript(t);
-      await checkCommitments(parsed);
-      const d = await derive(parsed);
-      ({ deal, cayenne, packOrder: order } = d);
-      shuffle = { ...t, deal_number: d.dealNumber.toString(), cayenne: CARD_TEXT[d.cayenne] };
-    } catch (e) {
-      throw err("HAND_NOT_DERIVABLE", `${at}: the ceremony: ${e.message}`);
-    }
-  }
-  const { hand, ...outcome } = replayHand(chain.slice(1), { deal, dealer: body.dealer, cayenne, seatOf });
-  hand.pack = body.pack;
-  hand.dealt_order = order.map((c) => CARD_TEXT[c]);
-  if (shuffle) hand.shuffle = shuffle;
-  else hand.board = body.board;
-  const record = {
-    format: "cayenne-record/1",
-    table: String(opening.table),
-    event: name,
-    players: Object.fromEntries(SEATS.map((s) => [s, seats[s]])),
-    ruleset: body.ruleset,
-    start: structuredClone(start),
-    hands: [hand],
-    "x-hand-number": Number(opening.hand),
-  };
-  return { record, outcome };
-}
-
-/** signed.difference: the first path where `given` and `derived` differ. */
-function difference(given, derived, path) {
-  if (isObject(given) && isObject(derived)) {
-    for (const k of [...new Set([...Object.keys(given), ...Object.keys(derived)])].sort()) {
-      if (!(k in given) || !(k in derived)) return [`${path}.${k}`, given[k], derived[k]];
-      const d = difference(given[k], derived[k], `${path}.${k}`);
-      if (d) return d;
-    }
-    return null;
-  }
-  if (Array.isArray(given) && Array.isArray(derived)) {
-    for (let i = 0; i < Math.min(given.length, derived.length); i++) {
-      const d = difference(given[i], derived[i], `${path}[${i}]`);
-      if (d) return d;
-    }
-    return given.length === derived.length ? null : [`${path}.length`, given.length, derived.length];
-  }
-  return given === derived ? null : [path, given, derived];
-}
 
 // ------------------------------------------------------------------ the checks
 
