@@ -19,7 +19,7 @@ import { canonicalJson } from "./canonical.js";
 import { boardResult } from "./cayenne.js";
 import { checkPublicKey, checkSignatureEncoding } from "./ed25519.js";
 import { checkEvent, eventHash, signingInput } from "./events.js";
-import { leafHash, verifyInclusion } from "./merkle.js";
+import { leafHash, nodeHash, verifyInclusion } from "./merkle.js";
 import { parseNote, parseVerifierKey, verifyCheckpoint, verifyNote } from "./note.js";
 import { CARD_TEXT } from "./shuffle.js";
 import { deriveRecord, difference } from "./signed.js";
@@ -278,9 +278,15 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
         throw unreadable(`${where}.inclusion: a list of base64 hashes`);
       }
     });
+    const nodes = new Map(); // the proofs share their upper nodes: each is hashed once
+    const hashNode = (left, right) => {
+      const k = toBase64(left) + toBase64(right);
+      if (!nodes.has(k)) nodes.set(k, nodeHash(left, right));
+      return nodes.get(k);
+    };
     const outcomes = await inBatches(ctx.events, async ({ event, index }, n) => {
       try {
-        await verifyInclusion(await leafHash(canonicalJson(event)), index, ctx.cp.size, proofs[n], ctx.cp.root);
+        await verifyInclusion(await leafHash(canonicalJson(event)), index, ctx.cp.size, proofs[n], ctx.cp.root, { hashNode });
         return null;
       } catch (e) {
         return e;
