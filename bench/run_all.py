@@ -23,6 +23,8 @@ BENCHES = [
     "tournament_bench.py",
     "certificate_js_bench.py",
     "dd_bench.py",
+    "analysis_bench.py",
+    "analysis_calibration.py",
 ]
 
 
