@@ -1,8 +1,8 @@
 // verifyCertificate (api/static/js/certificate.js) on the worked certificate of
 // tests/vectors/tournament (made by make_worked_certificate.py, verified by the Python in
 // tests/tournament/test_worked_certificate.py): every check passes but those left to the
-// command (drand's BLS signature, the hands' audit), a changed matchpoint re-signed or not is refused, and the standings' text
-// and hash are the vector's byte for byte.
+// command (drand's BLS signature, the hands' audit); a changed matchpoint is refused; the
+// standings' text and hash are the vector's byte for byte.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
