@@ -17,6 +17,7 @@ import copy
 import json
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -142,6 +143,26 @@ class Checked:
         self.expected = expected
 
 
+def verify_in_node(tmp: Path, key: str, bundles: list[Any]) -> list[dict[str, Any]]:
+    """verifyCertificateDetailed's result for each bundle, in one Node process."""
+    (tmp / "key.txt").write_text(key)
+    paths = []
+    for n, bundle in enumerate(bundles):
+        (tmp / f"case-{n}.json").write_text(json.dumps(bundle))
+        paths.append(str(tmp / f"case-{n}.json"))
+    done = subprocess.run(
+        [node(), "tests/js/verify_certificate.mjs", str(tmp / "key.txt"), *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == len(bundles), done.stderr
+    return lines
+
+
 # Not the forgery tests' fixture: the tampers of test_tournament_certificate are made for
 # its Mitchell with a director's adjustment (its standings differ), played here once.
 @pytest.fixture(scope="module")
@@ -163,23 +184,12 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
     finally:
         _stop(service)
     events = Events(bundles, signer)
-    (tmp / "key.txt").write_text(events.key)
-    paths, expected = [], {}
-    for n, (name, make) in enumerate(CASES.items()):
+    expected = {}
+    made = []
+    for name, make in CASES.items():
         bundle, expected[name] = make(events)
-        path = tmp / f"case-{n}.json"
-        path.write_text(json.dumps(bundle))
-        paths.append(str(path))
-    done = subprocess.run(
-        [node(), "tests/js/verify_certificate.mjs", str(tmp / "key.txt"), *paths],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(lines) == len(CASES), done.stderr
+        made.append(bundle)
+    lines = verify_in_node(tmp, events.key, made)
     yield Checked(dict(zip(CASES, lines, strict=True)), expected)
 
 

@@ -12,9 +12,7 @@ test_tournament_beacon's certify refuses them (SHUFFLE_BEACON_INVALID, SHUFFLE_I
 from __future__ import annotations
 
 import copy
-import json
 import random
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,18 +26,11 @@ from audit.log.keys import Signer
 from tests.api.conftest import ADMIN, Running
 from tests.api.forge import Forger
 from tests.api.serving import TestServer
+from tests.api.test_tournament_beacon import ONE_TABLE
 from tests.drandlocal import LocalDrand
-from tests.js.test_js import ROOT, node
+from tests.js.test_verify_certificate import verify_in_node
 
 pytestmark = pytest.mark.xdist_group("certificate_js_v2")
-
-ONE_TABLE = {
-    "name": "Beacon pairs",
-    "format": "pairs-duplicate",
-    "tables": 1,
-    "boards_per_round": 2,
-    "rounds": 1,
-}
 
 
 class Stale(Forger):
@@ -110,21 +101,11 @@ CASES: dict[str, tuple[Callable[[Played], Any], str, str]] = {
 
 @pytest.fixture(scope="module")
 def checked(played: Played, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    tmp = tmp_path_factory.mktemp("v2-cases")
-    (tmp / "key.txt").write_text(played.signer.verifier_key())
-    paths = []
-    for n, (make, _, _) in enumerate(CASES.values()):
-        (tmp / f"case-{n}.json").write_text(json.dumps(make(played)))
-        paths.append(str(tmp / f"case-{n}.json"))
-    done = subprocess.run(
-        [node(), "tests/js/verify_certificate.mjs", str(tmp / "key.txt"), *paths],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    bundles = [make(played) for make, _, _ in CASES.values()]
+    lines = verify_in_node(
+        tmp_path_factory.mktemp("v2-cases"), played.signer.verifier_key(), bundles
     )
-    assert done.returncode in (0, 1), done.stderr
-    return dict(zip(CASES, (json.loads(line) for line in done.stdout.splitlines()), strict=True))
+    return dict(zip(CASES, lines, strict=True))
 
 
 @pytest.mark.parametrize("name", list(CASES))
