@@ -580,7 +580,7 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     const d = firstDifference(ctx.cert.standings, standings, "$.standings");
     if (d) throw d;
     ctx.standings = standings;
-    const head = standings.filter((s) => s.place === "1").map((s) => `${s.field ? s.field + ": " : ""}pair ${s.pair_number ?? s.pair.join(" & ")}`);
+    const head = standings.filter((s) => s.place === "1" || s.place.startsWith("1-")).map((s) => `${s.field ? s.field + ": " : ""}pair ${s.pair_number ?? s.pair.join(" & ")}`);
     return `${standings.length} pairs placed; first: ${head.join(", ")}`;
   });
   await run("standings hash", ["standings"], async () => {

@@ -36,7 +36,7 @@ export function showCertificateChecks(out, result) {
       "p",
       { id: "verify-result", class: result.ok ? "verified" : "failed" },
       result.ok
-        ? `Certificate verified in this browser: every check it ran passed${left ? ` (${left} left to the command below)` : ""}.`
+        ? `Certificate verified in this browser: every check it ran passed${left ? ` (${left} left to the command above)` : ""}.`
         : `The certificate FAILED verification (${result.summary}): do not trust this service's account of the event.`,
     ),
     el("table", { class: "checks" }, el("tr", {}, el("th", {}, el("span", { class: "sr-only" }, "result")), el("th", {}, "check"), el("th", {}, "detail")), ...rows),
