@@ -63,3 +63,31 @@ test("the standings' text is Python's json.dumps, floats as repr", async () => {
   assert.equal(pyJson(typed), V.standings_document_text);
   assert.equal(await standingsDigest(typed), V.standings_sha256);
 });
+
+/** Every leaf of a JSON value: [parent, key] pairs. */
+function leaves(value, out = []) {
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== null && typeof v === "object") leaves(v, out);
+    else out.push([value, k]);
+  }
+  return out;
+}
+
+test("any value changed anywhere in the bundle is refused, and nothing throws", async () => {
+  let seed = 20;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let n = 0; n < 16; n++) {
+    const bad = structuredClone(V.bundle);
+    const all = leaves(bad);
+    const [parent, key] = all[next() % all.length];
+    const v = parent[key];
+    parent[key] = typeof v === "number" ? v + 1 : typeof v === "string" ? `${v}x` : v === null ? 0 : !v;
+    const result = await verifyCertificateDetailed(bad, V.log_key);
+    assert.equal(result.ok, false, `${key}: ${JSON.stringify(v)} changed, not refused`);
+    assert.ok(result.checks.every((c) => typeof c.detail === "string" && c.detail.length > 0));
+  }
+  for (const hostile of [null, [], "x", { format: "cayenne-tournament-certificate-bundle/1" }, { ...V.bundle, events: [1, 2] }]) {
+    const result = await verifyCertificateDetailed(hostile, V.log_key);
+    assert.equal(result.ok, false);
+  }
+});
