@@ -169,7 +169,7 @@ def main() -> int:
             f"{t:>6} {events:>7} {hands:>5} | {b['cli']:>9.2f}s {b['verify_bundle']:>12.2f}s | "
             f"{b['js']:>9.2f}s {b['node']:>8.2f}s | {b['js'] / b['cli']:>6.2f} "
             f"{b['js'] / b['verify_bundle']:>9.2f}  {'yes' if ok else 'NO'} "
-            f"({left} checks left to the command)"
+            f"({left} check{'' if left == 1 else 's'} left to the command)"
         )
     print(
         f"best of {args.repeat}; the browser's verifier under Node "
