@@ -21,6 +21,7 @@ from api.tournament_bot import Entrant, TournamentBots
 from audit.cli import main as audit_main
 from audit.log.keys import Signer
 from audit.tournament.directors import director_id
+from tests.js.test_verify_certificate import verify_in_node
 
 from .conftest import Running
 from .forge import Forger
@@ -204,7 +205,23 @@ def test_a_director_runs_an_event_and_the_certificate_names_him(
         forger.mark(void)
         return forger.finish(recompute=False)  # certify refuses it: the forger writes one
 
-    code, text = tournament_verify(forged_by(stranger), key, tmp_path, capsys)
+    by_stranger, misquoted = forged_by(stranger), forged_by(director, "a board of mine")
+    code, text = tournament_verify(by_stranger, key, tmp_path, capsys)
     assert code == 1 and "RULING_NOT_GRANTED" in text and "not granted" in text, text
-    code, text = tournament_verify(forged_by(director, "a board of mine"), key, tmp_path, capsys)
+    code, text = tournament_verify(misquoted, key, tmp_path, capsys)
     assert code == 1 and "RULING_NOT_GRANTED" in text and "reason" in text, text
+
+    # the browser's verifier (api/static/js/certificate.js) says the same
+    folder = tmp_path / "js"
+    folder.mkdir()
+    genuine, stranger_js, misquoted_js = verify_in_node(
+        folder, key, [bundle, by_stranger, misquoted]
+    )
+    # the rulings are checked with the event (its board scores are not: the browser does
+    # not yet score a withdrawn pair's tables, a gap of its own)
+    checked = {c["check"]: c for c in genuine["checks"]}
+    assert checked["the event"]["ok"] is True, checked["the event"]
+    for result, words in ((stranger_js, "not granted"), (misquoted_js, "reason")):
+        failed = [c for c in result["checks"] if c["ok"] is False]
+        assert failed[0]["check"] == "the event", failed
+        assert failed[0]["code"] == "RULING_NOT_GRANTED" and words in failed[0]["detail"]
