@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
+from api import idempotency
 from api.auth import require_admin, signed_reader
 from api.database import Connection
 from api.errors import BadRequest, Forbidden, NotFound
@@ -85,12 +86,19 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
 @bp.post("/v1/tournaments")
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
     require_admin(services().config)
-    doc = _t().create(json_body())
-    return (
-        jsonify(_doc_json(doc)),
-        201,
-        {"Location": url_for("tournaments.get_tournament", tid=doc["id"])},
-    )
+
+    def create() -> idempotency.Stored:
+        doc = _t().create(json_body())
+        location = url_for("tournaments.get_tournament", tid=doc["id"])
+        return 201, _doc_json(doc), {"Location": location}
+
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
+    if key is None:
+        status, body, headers = create()
+    else:  # sent again (a lost answer, a retry on another host): one event, one answer
+        data = request.get_data(cache=True)
+        status, body, headers = idempotency.once(services().db, key, request.path, data, create)
+    return jsonify(body), status, headers
 
 
 @bp.get("/v1/tournaments")
