@@ -475,7 +475,8 @@ export class TableView {
       );
       return;
     }
-    box.replaceChildren(el("span", { class: "muted" }, this.phaseText()));
+    // the seat's own turn to play is said by the banner above (#turn-cue), not twice
+    box.replaceChildren(h.phase === "playing" && this.waitingForMe() ? "" : el("span", { class: "muted" }, this.phaseText()));
   }
 
   // ---------------------------------------------------------- a finished hand
