@@ -229,6 +229,7 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
     assert not serious(driver), serious(driver)
     _press(driver, Keys.ENTER)
     wait_for(lambda: not driver.find_element(By.ID, "hand-pause").is_displayed(), 5, "continued")
+    assert driver.find_element(By.ID, "hand-pause").get_attribute("data-closed") == "continue"
     # the last trick, opened by keyboard, is axe-clean too
     assert _tab_to_id(driver, "last-trick-button")
     _press(driver, Keys.ENTER)

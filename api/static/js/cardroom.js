@@ -174,7 +174,7 @@ export class HandPause {
     const play = prev.play;
     const list = el("ol", { id: "pause-lines" });
     const left = el("span", { id: "pause-left" });
-    const button = el("button", { type: "button", class: "call", id: "pause-continue", onclick: () => this.close() }, "Continue");
+    const button = el("button", { type: "button", class: "call", id: "pause-continue", onclick: () => this.close("continue") }, "Continue");
     this.box.replaceChildren(
       el("h3", { id: "hand-pause-title" }, `Hand ${prev.hand} is over: the score`),
       el("p", {}, `${this.view.contractText(play)} \u2014 N-S ${play.tricks_won.NS} tricks, E-W ${play.tricks_won.EW}.`),
@@ -183,28 +183,35 @@ export class HandPause {
     );
     this.box.hidden = false;
     this.box.dataset.hand = String(prev.hand);
+    this.box.dataset.closed = "";
     const steps = lines && lines.length ? lines : [{ reason: "The score of this hand could not be explained: see its report." }];
     this.view.announce(`Hand ${prev.hand} is over. The score: ${steps.map((l) => l.reason).join(" ")}`);
     const active = document.activeElement;
     if (!active || active === document.body || !active.isConnected || (active.closest && active.closest("#my-hand, #actions"))) button.focus({ preventScroll: true });
+    // Each step stays alone for stepMs at least, even when the page is busy (the hand's
+    // verification runs at the same time): the next is timed from when one appeared.
     const t0 = performance.now();
-    steps.forEach((line, i) => {
-      this.timers.push(
-        setTimeout(() => {
-          list.append(el("li", { "data-kind": line.kind ?? "", "data-side": line.side ?? "", "data-at": String(Math.round(performance.now() - t0)) }, line.reason));
-          this.box.dataset.shown = String(i + 1);
-        }, i * this.stepMs),
-      );
-    });
-    const end = (steps.length - 1) * this.stepMs + this.holdMs;
+    this.t0 = t0;
+    const step = (i) => {
+      list.append(el("li", { "data-kind": steps[i].kind ?? "", "data-side": steps[i].side ?? "", "data-at": String(Math.round(performance.now() - t0)) }, steps[i].reason));
+      this.box.dataset.shown = String(i + 1);
+      if (i + 1 < steps.length) this.timers.push(setTimeout(() => step(i + 1), this.stepMs));
+      else this.hold();
+    };
+    step(0);
+  }
+
+  /** After the last step: a countdown, then the pause ends by itself. */
+  hold() {
+    const left = $("pause-left");
     const started = Date.now();
     const tick = () => {
-      const s = Math.max(0, Math.ceil((end - (Date.now() - started)) / 1000));
-      left.textContent = `The table goes on in ${s} s.`;
+      const s = Math.max(0, Math.ceil((this.holdMs - (Date.now() - started)) / 1000));
+      if (left) left.textContent = `The table goes on in ${s} s.`;
     };
     tick();
     this.timers.push(setInterval(tick, 1000));
-    this.timers.push(setTimeout(() => this.close(), end));
+    this.timers.push(setTimeout(() => this.close("time"), this.holdMs));
   }
 
   stop() {
@@ -212,9 +219,12 @@ export class HandPause {
     this.timers = [];
   }
 
-  close() {
+  /** `by`: "continue" (the person) or "time" (the pause ran out), kept on the panel. */
+  close(by) {
     this.stop();
     if (!this.box || this.box.hidden) return;
+    this.box.dataset.closed = by;
+    this.box.dataset.closedAt = String(Math.round(performance.now() - this.t0));
     const hadFocus = this.box.contains(document.activeElement);
     this.box.hidden = true;
     if (hadFocus) this.view.restoreFocus(null);
