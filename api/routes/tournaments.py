@@ -19,6 +19,7 @@ from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
 from api.tournament import Tournaments, public_json
 from audit.tournament.event import DUPLICATE
+from audit.tournament.online import ACTIONS
 
 __all__ = [
     "ACTIONS",
@@ -46,8 +47,6 @@ __all__ = [
 ]
 
 bp = Blueprint("tournaments", __name__)
-
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
 
 
 def _t() -> Tournaments:
@@ -308,7 +307,7 @@ def get_certificate(tid: str) -> Response:
     """The certificate of a finished event and the log key's signed note over it."""
     from api.certificate import bundle
 
-    b = bundle(_t(), tid)
+    b = bundle(services().certificates, tid)
     return jsonify({"certificate": b["certificate"], "note": b["note"]})
 
 
@@ -318,4 +317,4 @@ def get_certificate_bundle(tid: str) -> Response:
     from api.certificate import bundle_text
 
     # the stored text as it is (tens of megabytes for a large event): not parsed again
-    return Response(bundle_text(_t(), tid), mimetype="application/json")
+    return Response(bundle_text(services().certificates, tid), mimetype="application/json")
