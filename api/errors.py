@@ -171,7 +171,11 @@ def status_of(exc: FairplayError) -> int:
         # Out of turn and a finished hand are conflicts with the table's state; a card not
         # held or a revoke is a well-formed request the rules forbid.
         return 409 if exc.rule in ("out_of_turn", "hand_over") else 422
-    return _STATUS_BY_CODE.get(exc.code, 422)
+    for cls in type(exc).__mro__:  # a domain error's subclass answers as its parent
+        status = _STATUS_BY_CODE.get(getattr(cls, "code", ""))
+        if status is not None:
+            return status
+    return 422
 
 
 def error_response(

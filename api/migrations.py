@@ -181,6 +181,22 @@ MIGRATIONS: tuple[Migration, ...] = (
                 PRIMARY KEY (tournament_id, player))""",
         ),
     ),
+    Migration.portable(
+        8,
+        "requests with an Idempotency-Key",
+        (
+            # api/idempotency.py: the first request with a key claims it (claimed_at, unix
+            # seconds) and stores its answer (JSON [status, body, headers]); a request sent
+            # again with the key and the same body gets that answer.
+            """CREATE TABLE api_idempotency (
+                key TEXT PRIMARY KEY,
+                route TEXT NOT NULL,
+                body_sha256 TEXT NOT NULL,
+                claimed_at DOUBLE PRECISION NOT NULL,
+                answer TEXT,
+                created_at TEXT NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
+from api import idempotency
 from api.auth import once, require_admin, signed_director, signed_reader
 from api.database import Connection
 from api.directors import granted
@@ -43,6 +44,7 @@ __all__ = [
     "next_round",
     "register",
     "ruler",
+    "taken",
     "registration",
     "reveal",
     "start",
@@ -74,9 +76,9 @@ def guard_table(table_id: str, reader: str | None = None) -> None:
         )
 
 
-def ruler() -> dict[str, Any] | None:
-    """Who rules: a granted director's signed request (its ``by``, the nonce taken once),
-    or ``None`` for the operator's admin token; 401 without either."""
+def ruler(take: bool = True) -> dict[str, Any] | None:
+    """Who rules: a granted director's signed request (its ``by``; with ``take``, its
+    nonce taken once), or ``None`` for the operator's admin token; 401 without either."""
     s = services()
     if request.headers.get("Authorization", "").startswith("Bearer "):
         require_admin(s.config)
@@ -88,8 +90,16 @@ def ruler() -> dict[str, Any] | None:
             "(Cayenne-Ed25519, cayenne-fairplay/write/v1), or give the operator's token",
             details={"path": "Authorization"},
         )
-    once(s.db.connection(), f"{by['director']} {by['nonce']}", s.config.clock(), s.config)
+    if take:
+        taken(by)
     return by
+
+
+def taken(by: dict[str, Any] | None) -> None:
+    """409 if a director's signed request was taken already (api.auth.once)."""
+    if by is not None:
+        s = services()
+        once(s.db.connection(), f"{by['director']} {by['nonce']}", s.config.clock(), s.config)
 
 
 def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
@@ -105,13 +115,21 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
 
 @bp.post("/v1/tournaments")
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
-    by = ruler()
-    doc = _t().create(json_body(), by)
-    return (
-        jsonify(_doc_json(doc)),
-        201,
-        {"Location": url_for("tournaments.get_tournament", tid=doc["id"])},
-    )
+    by = ruler(take=False)  # the nonce is taken by the creation, not by its replay
+
+    def create() -> idempotency.Stored:
+        taken(by)
+        doc = _t().create(json_body(), by)
+        location = url_for("tournaments.get_tournament", tid=doc["id"])
+        return 201, _doc_json(doc), {"Location": location}
+
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
+    if key is None:
+        status, body, headers = create()
+    else:  # sent again (a lost answer, a retry on another host): one event, one answer
+        data = request.get_data(cache=True)
+        status, body, headers = idempotency.once(services().db, key, request.path, data, create)
+    return jsonify(body), status, headers
 
 
 @bp.get("/v1/tournaments")

@@ -7,7 +7,8 @@ reflows instead of scrolling sideways), and axe-core (the copy bundled inside th
 ``axe-selenium-python`` wheel: nothing is fetched at run time) finds no serious or
 critical violation. Then a person plays a whole hand against the bots by keyboard alone:
 focus stays on the hand after every card, and the live region says whose turn it is,
-each card played and who won each trick.
+each card played and who won each trick; the pause after the hand is continued and the
+last trick opened by keyboard, both axe-clean.
 
 Screenshots go to the test's tmp dir, and to ``FAIRPLAY_SCREENSHOTS`` when it is set.
 """
@@ -222,6 +223,20 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
         time.sleep(0.1)
     assert played >= 12  # every card but one the hand may have been forced to by a call
     shot(driver, tmp, "keyboard-verified")
+    # the pause between hands: focus on its Continue, axe-clean; Enter goes on
+    wait_for(lambda: found(driver, "#pause-lines li"), 10, "the pause")
+    assert driver.switch_to.active_element.get_attribute("id") == "pause-continue"
+    assert not serious(driver), serious(driver)
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: not driver.find_element(By.ID, "hand-pause").is_displayed(), 5, "continued")
+    assert driver.find_element(By.ID, "hand-pause").get_attribute("data-closed") == "continue"
+    # the last trick, opened by keyboard, is axe-clean too
+    assert _tab_to_id(driver, "last-trick-button")
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: driver.find_element(By.ID, "last-trick").is_displayed(), 5, "last trick")
+    assert driver.find_element(By.ID, "last-trick-button").get_attribute("aria-expanded") == "true"
+    assert not serious(driver), serious(driver)
+    assert not driver.execute_script("return document.body.dataset.tones")  # sound off by default
     assert refused and all(r.endswith("cannot be played now") for r in refused), refused
     live = " | ".join(announced)
     assert "Your turn" in live and "won the trick" in live and " played " in live, live
