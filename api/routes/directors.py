@@ -12,8 +12,9 @@ from api.auth import require_admin
 from api.directors import grant, granted
 from api.errors import BadRequest
 from api.routes import json_body, services
+from api.routes.pages import page
 
-__all__ = ["add_director", "bp", "list_directors"]
+__all__ = ["add_director", "bp", "console", "list_directors"]
 
 bp = Blueprint("directors", __name__)
 
@@ -39,3 +40,9 @@ def list_directors() -> Response:
         for d, (key, index) in granted(services().ledger).items()
     ]
     return jsonify({"directors": rows})
+
+
+@bp.get("/director")
+def console() -> Response:
+    """The director's console: a director's key made in the browser, every ruling signed."""
+    return page("director.html")
