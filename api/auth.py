@@ -26,6 +26,7 @@ from audit.tournament.directors import Grants
 
 __all__ = [
     "is_admin",
+    "director_reader",
     "once",
     "require_admin",
     "signed_director",
@@ -193,3 +194,24 @@ def once(conn: Connection, nonce: str, now: float, config: Config) -> None:
             "Authorization: this signed request was used already; sign a new one",
             details={"path": "Authorization"},
         )
+
+
+def director_reader(config: Config, grants: Grants) -> str | None:
+    """The granted director who signed this read (api/signing.py, no nonce), ``None``
+    when the request is not signed by a granted director's id; raises when forged or
+    expired. A director reads an event's private tables (their public state: never a
+    card not yet played, which only a seat's own signed read returns)."""
+    cred = _credential()
+    if cred is None or cred.player not in grants:
+        return None
+    _window(config, cred)
+    path = request.full_path if request.query_string else request.path
+    try:
+        parse_player_key(grants[cred.player][0]).verify(
+            read_message(request.method, path, cred.ts), cred.signature
+        )
+    except LogSignatureInvalid:
+        raise InvalidSignature(
+            "the read's signature does not verify with the director's granted key"
+        ) from None
+    return cred.player

@@ -26,7 +26,6 @@ __all__ = [
 ]
 
 
-
 def ruleset_pattern(ruleset: dict[str, Any]) -> tuple[int, ...]:
     return check_pattern(ruleset.get("deal_pattern", (4, 4, 5)))
 

@@ -196,6 +196,12 @@ def _run(
     tables = {t["table"]: t for t in doc["rounds_played"][0]["tables"]}
     _play_table(bots, tables[2])
     _act(driver, "void-board", {"r-void-board": "2", "r-void-reason": "fouled board"})
+    # every table of the round, private as they are, watched live: table 2 has played
+    # board 2 (its last trick shown), the others wait; no seat's cards on the page
+    live = wait_for(lambda: [r.text for r in found(driver, "#live-tables tr[data-table]")], 20)
+    assert len(live) == 3, live
+    played = next(r for r in live if r.startswith("table 2"))
+    assert "board 2" in played and " led: " in played, played
     shot(driver, tmp, "director-playing")
     _act(driver, "end-round", {"r-end-reason": "out of time"})
     wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-round") == "2")

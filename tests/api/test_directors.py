@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from api.client import ApiCallError, Client, Identity
-from api.signing import sign_write
+from api.signing import sign_read, sign_write
 from api.tournament_bot import Entrant, TournamentBots
 from audit.cli import main as audit_main
 from audit.log.keys import Signer
@@ -49,6 +50,11 @@ def rule(client: Client, director: Identity, path: str, body: Any) -> Any:
         json.dumps(body).encode(),
     )
     return client.call("POST", path, body, {"Authorization": auth})
+
+
+def read_as(who: Identity, path: str) -> str:
+    """A director's signed read of ``path``."""
+    return sign_read(who.signer, director_id(who.signer.verifier()), "GET", path, int(time.time()))
 
 
 def refused(call: Callable[[], Any]) -> ApiCallError:
@@ -139,6 +145,18 @@ def test_a_director_runs_an_event_and_the_certificate_names_him(
     for action, body in actions:
         rule(client, director, f"{base}/actions/{action}", body)
     tables = {t["table"]: t for t in doc["rounds_played"][0]["tables"]}
+
+    # a director watches a private table: its public state, never a card not yet played
+    path = f"/v1/tables/{tables[1]['id']}/hands/1"
+    assert client.raw("GET", path)[0] == 403
+    status, _, _ = client.raw("GET", path, headers={"Authorization": read_as(stranger, path)})
+    assert status in (401, 403)
+    status, _, payload = client.raw("GET", path, headers={"Authorization": read_as(director, path)})
+    assert status == 200
+    hand = json.loads(payload)
+    shown = set(re.findall(r'"([2-9TJQKA][SHDC])"', payload.decode()))
+    played = {c for t in hand["play"]["tricks"] for c in t["cards"]} | {hand["play"]["cayenne"]}
+    assert shown <= played, shown - played
     _play_table(bots, tables[2])
     rule(client, director, f"{base}/actions/void_board", {"board": 2, "reason": "fouled"})
     _play_table(bots, tables[1])

@@ -6,7 +6,7 @@
 // the service's, is shown next to its field.
 
 import { fetchRetry } from "./retry.js";
-import { createKey, directorId, forgetIdentity, importBackup, loadIdentity, saveIdentity, writeHeader } from "./keys.js";
+import { createKey, directorId, forgetIdentity, importBackup, loadIdentity, readHeader, saveIdentity, writeHeader } from "./keys.js";
 
 const SLOT = "director";
 const $ = (id) => document.getElementById(id);
@@ -31,9 +31,59 @@ async function rule(path, body) {
   return { ok: resp.ok, status: resp.status, doc: await resp.json().catch(() => ({})) };
 }
 
-async function get(path) {
-  const resp = await fetchRetry(path, { headers: { Accept: "application/json" } });
+async function get(path, signed = false) {
+  const init = async () => {
+    const headers = { Accept: "application/json" };
+    if (signed && identity) headers.Authorization = await readHeader(identity, "GET", path);
+    return { headers };
+  };
+  const resp = await fetchRetry(path, init);
   return resp.ok ? resp.json() : null;
+}
+
+// --------------------------------------------------------------- the tables
+
+function cell(text, label) {
+  const td = document.createElement("td");
+  td.dataset.label = label;
+  if (text instanceof Node) td.append(text);
+  else td.textContent = text;
+  return td;
+}
+
+/** Every table of the round, as its public state says (a director's signed read opens a
+ * private duplicate table's; a seat's cards are never in it). */
+async function watchTables() {
+  const round = doc?.rounds_played?.at(-1);
+  $("tables-live").hidden = !round || doc.phase !== "playing" || !identity;
+  if ($("tables-live").hidden) return;
+  const rows = await Promise.all(round.tables.map(async (t) => {
+    const table = await get(`/v1/tables/${encodeURIComponent(t.id)}`, true);
+    const n = table?.current_hand ?? 0;
+    const hand = n ? await get(`/v1/tables/${encodeURIComponent(t.id)}/hands/${n}`, true) : null;
+    const play = hand?.play;
+    const trick = play?.tricks?.at(-1);
+    const link = document.createElement("a");
+    link.href = `/tables/${encodeURIComponent(t.id)}`;
+    link.textContent = `table ${t.table}`;
+    const tr = document.createElement("tr");
+    tr.dataset.table = t.id;
+    const board = t.boards ? `board ${t.boards[Math.max(n, 1) - 1] ?? t.boards.at(-1)}` : `hand ${n}`;
+    const state = !hand ? "not started" : play?.contract ? `${hand.phase}: ${play.contract}` : hand.phase;
+    const cards = trick ? `${trick.leader} led: ${trick.cards.join(" ")}` : "";
+    tr.append(
+      cell(link, "Table"),
+      cell(`${t.ns ?? ""}–${t.ew ?? ""}`, "Pairs"),
+      cell(board, "Board"),
+      cell(state, "State"),
+      cell(play?.to_act ?? [hand?.waiting_for ?? []].flat().join(" "), "To act"),
+      cell(cards, "Trick"),
+      cell(play ? `${play.tricks_won.NS}–${play.tricks_won.EW}` : "", "Tricks NS–EW"),
+    );
+    return tr;
+  }));
+  const head = $("live-tables").querySelector("tr");
+  $("live-tables").replaceChildren(head, ...rows);
 }
 
 // ------------------------------------------------------------------- the key
@@ -192,6 +242,7 @@ async function load() {
   const pair = doc.pair_list.find((p) => String(p.pair) === $("r-sub-pair").value);
   fill($("r-sub-out"), (pair?.players ?? []).map((p) => [p, p]));
   $("next-round").textContent = doc.round === 0 ? "Deal and start round 1" : `Start round ${doc.round + 1}`;
+  await watchTables();
 }
 
 function fieldsOf(form) {
