@@ -606,6 +606,14 @@ def build() -> Schema:
         "/play": {
             "get": _op("Make or import a key, register, sit down (player)", 200, "text/html")
         },
+        "/director": {
+            "get": _op(
+                "The director's console: a director's key, every ruling signed, the tables "
+                "live, the findings",
+                200,
+                "text/html",
+            )
+        },
         "/play/{table_id}": {
             "get": _op("A table as its seated player plays it", 200, "text/html", (), (TABLE_ID,))
         },

@@ -121,6 +121,17 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
             )
         },
         "/v1/tournaments/{tid}": {"get": op("An event's public state", 200, obj, (), (tid,))},
+        "/v1/tournaments/{tid}/findings": {
+            "get": op(
+                "The event's findings so far, to rule on (a granted director's signed read, "
+                "or admin): each with its table_id, tables and board",
+                200,
+                obj,
+                (401, 403, 404),
+                (tid,),
+                security=True,
+            )
+        },
         "/v1/tournaments/{tid}/registration": {
             "post": admin(
                 "Open or close registration (admin)",

@@ -21,7 +21,9 @@ from api.directors import granted
 from api.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from api.routes import json_body, services
 from api.tournament import Tournaments, public_json
+from audit.auditor import DEFAULT_ALPHA
 from audit.tournament.event import DUPLICATE
+from audit.tournament.eventaudit import audit_records, locate
 from audit.tournament.online import ACTIONS
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "end_round",
     "get_board",
     "get_events",
+    "get_findings",
     "get_pair",
     "get_records",
     "get_standings",
@@ -323,6 +326,27 @@ def get_records(tid: str) -> Response:
     if doc["format"] == DUPLICATE and doc["phase"] != "over":
         raise Forbidden("a duplicate event's records are published when it ends")
     return jsonify({"records": t.records(doc)})
+
+
+@bp.get("/v1/tournaments/<tid>/findings")
+def get_findings(tid: str) -> Response:
+    """The event's findings so far, to rule on (a granted director's signed read, or the
+    operator's token): the event-wide audit of the finished hands (fouled boards, a
+    dealer's stacking across tables, each record's own findings), each with its table's
+    id and board where it has one."""
+    s = services()
+    if request.headers.get("Authorization", "").startswith("Bearer "):
+        require_admin(s.config)
+    elif director_reader(s.config, granted(s.ledger)) is None:
+        raise Unauthorized(
+            "Authorization: the findings are read by a granted director (a signed read)",
+            details={"path": "Authorization"},
+        )
+    t = _t()
+    doc = t.load(tid)
+    audit = audit_records(t.records(doc), DEFAULT_ALPHA)
+    out = locate(audit["findings"], doc["rounds_played"])
+    return jsonify({"tournament": tid, "verdict": audit["verdict"], "findings": out})
 
 
 @bp.get("/v1/tournaments/<tid>/transcript")

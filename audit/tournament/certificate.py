@@ -23,7 +23,6 @@ from importlib.resources import files
 from typing import Any
 
 from audit.auditor import DEFAULT_ALPHA, audit_record
-from audit.checks.findings import ERROR
 from audit.errors import FairplayError
 from audit.log import merkle
 from audit.log.checkpoint import Checkpoint, verify_checkpoint
@@ -47,8 +46,8 @@ from audit.tournament import directors as rulers
 from audit.tournament import online
 from audit.tournament import signed as signed_events
 from audit.tournament.errors import TournamentError
-from audit.tournament.event import DUPLICATE, read_event
-from audit.tournament.eventaudit import audit_event
+from audit.tournament.event import DUPLICATE
+from audit.tournament.eventaudit import audit_records
 from shuffle import tournament as deals
 from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
@@ -409,20 +408,7 @@ def _deal(h: Mapping[str, Any], d: deals.BoardDeal | None) -> dict[str, Any]:
 
 def _event_audit(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The event-wide audit of the finished hands' records: its verdict and findings."""
-    findings = (
-        list(
-            audit_event(
-                read_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs]),
-                DEFAULT_ALPHA,
-            ).findings
-        )
-        if recs
-        else []
-    )
-    return {
-        "verdict": "irregular" if any(f["severity"] == ERROR for f in findings) else "clean",
-        "findings": findings,
-    }
+    return audit_records(recs, DEFAULT_ALPHA)
 
 
 def _version_2(doc: Mapping[str, Any]) -> dict[str, Any]:

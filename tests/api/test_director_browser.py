@@ -202,6 +202,11 @@ def _run(
     assert len(live) == 3, live
     played = next(r for r in live if r.startswith("table 2"))
     assert "board 2" in played and " led: " in played, played
+    # the findings to rule on: the audit of the finished hands so far (none: the service
+    # deals every board alike; a fouled board's links: tests/api/test_directors.py)
+    driver.find_element(By.ID, "refresh-findings").click()
+    said = wait_for(lambda: driver.find_element(By.ID, "findings-status").text, 20, "findings")
+    assert said == "No finding so far; the audit's verdict: clean.", said
     shot(driver, tmp, "director-playing")
     _act(driver, "end-round", {"r-end-reason": "out of time"})
     wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-round") == "2")

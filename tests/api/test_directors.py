@@ -22,6 +22,7 @@ from api.tournament_bot import Entrant, TournamentBots
 from audit.cli import main as audit_main
 from audit.log.keys import Signer
 from audit.tournament.directors import director_id
+from audit.tournament.eventaudit import audit_records, locate
 from tests.js.test_verify_certificate import verify_in_node
 
 from .conftest import Running
@@ -171,6 +172,35 @@ def test_a_director_runs_an_event_and_the_certificate_names_him(
         "adjust": who,
         "void_board": who,
     }
+
+    # the findings to rule on: a director's signed read (or the operator's), none here
+    findings = f"{base}/findings"
+    assert client.raw("GET", findings)[0] == 401
+    status, _, payload = client.raw(
+        "GET", findings, headers={"Authorization": read_as(director, findings)}
+    )
+    assert status == 200 and json.loads(payload)["verdict"] == "clean", payload
+    assert client.call("GET", findings, headers=client.admin())["findings"] == []
+    # a fouled board (one table's deal of a board changed) is a finding linked to the
+    # tables of both versions and to the board
+    records = client.call("GET", f"{base}/records")["records"]
+    plays: dict[int, list[tuple[int, int]]] = {}
+    for n, rec in enumerate(records):
+        for h, hand in enumerate(rec["hands"]):
+            plays.setdefault(hand["board"], []).append((n, h))
+    board, where = next((b, w) for b, w in sorted(plays.items()) if len(w) >= 2)
+    n, h = where[-1]
+    deal = records[n]["hands"][h]["deal"]
+    deal["N"][0], deal["E"][0] = deal["E"][0], deal["N"][0]
+    located = locate(audit_records(records, 0.01)["findings"], final["rounds_played"])
+    fouled = next(f for f in located if f["code"] == "FOULED_BOARD")
+    assert fouled["board"] == board
+    sitting = {
+        (r["round"], str(t["table"])): t["id"] for r in final["rounds_played"] for t in r["tables"]
+    }
+    changed = sitting[(records[n]["round"], records[n]["table"])]
+    assert changed in {t["table_id"] for t in fouled["tables"]}, (changed, fouled["tables"])
+    assert len(fouled["tables"]) == len(where)
 
     bundle = client.call_when_ready("GET", f"{base}/certificate/bundle")
     cert = bundle["certificate"]

@@ -188,6 +188,38 @@ async function create(e) {
   await listEvents(r.doc.id);
 }
 
+// ------------------------------------------------------------- the findings
+
+let findingsAt = 0;
+
+function linkTo(href, text) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
+/** The event's findings so far (a director's signed read), each linked to its tables
+ * and its board. Asked again at most every 15 seconds, or at the director's word. */
+async function showFindings(now = false) {
+  const box = $("findings-box");
+  box.hidden = !doc || !identity || doc.round === 0;
+  if (box.hidden || (!now && Date.now() - findingsAt < 15000)) return;
+  findingsAt = Date.now();
+  const got = await get(`/v1/tournaments/${encodeURIComponent(doc.id)}/findings`, true);
+  if (!got) return say("findings-status", "The findings could not be read.", true);
+  const items = got.findings.map((f) => {
+    const li = document.createElement("li");
+    li.dataset.code = f.code;
+    li.append(`${f.severity}: ${f.code}: ${f.message}`);
+    for (const t of f.tables) li.append(" — ", linkTo(`/tables/${encodeURIComponent(t.table_id)}`, `table ${t.table} (round ${t.round})`));
+    if (f.board != null) li.append(" — ", linkTo(`/tournaments/${encodeURIComponent(doc.id)}/boards/${f.board}`, `board ${f.board}`));
+    return li;
+  });
+  $("findings").replaceChildren(...items);
+  say("findings-status", items.length ? `${items.length} finding${items.length === 1 ? "" : "s"}; the audit's verdict: ${got.verdict}.` : `No finding so far; the audit's verdict: ${got.verdict}.`);
+}
+
 // ------------------------------------------------------------- the event
 
 async function listEvents(chosen = null) {
@@ -243,6 +275,7 @@ async function load() {
   fill($("r-sub-out"), (pair?.players ?? []).map((p) => [p, p]));
   $("next-round").textContent = doc.round === 0 ? "Deal and start round 1" : `Start round ${doc.round + 1}`;
   await watchTables();
+  await showFindings();
 }
 
 function fieldsOf(form) {
@@ -331,6 +364,7 @@ function main() {
   $("create").addEventListener("submit", create);
   $("event").addEventListener("change", load);
   $("r-sub-pair").addEventListener("change", load);
+  $("refresh-findings").addEventListener("click", () => showFindings(true));
   for (const form of document.querySelectorAll("form.ruling")) form.addEventListener("submit", ruling);
 }
 
