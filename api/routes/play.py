@@ -194,7 +194,7 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
     def body() -> Iterator[str]:
         try:
-            yield from messages(s.room, table_id, first, render)
+            yield from messages(s.room, table_id, first, render, superseded=release.superseded)
         finally:
             release()
 
