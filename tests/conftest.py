@@ -18,6 +18,15 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist declares this mark when it is loaded; declared here too for `-p no:xdist`.
+    config.addinivalue_line(
+        "markers",
+        "xdist_group(name): the tests of a module that share its fixtures run in one worker"
+        " (make test: pytest-xdist, --dist loadgroup)",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``long`` run only when chosen (``pytest -m long``), so that ``make test``
     stays bounded while ``slow`` tests still run in it."""

@@ -29,6 +29,9 @@ from tests.api.serving import TestServer
 
 from .conftest import ADMIN, Running, _drop_schema, _pg_schema_url
 
+# one worker plays the two events once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("tournament_certificate")
+
 BEACON = {"source": "test-beacon", "round": 7, "randomness": "cd" * 32}
 MITCHELL = {
     "name": "Cert pairs",
