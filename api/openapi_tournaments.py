@@ -164,13 +164,14 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         "/v1/tournaments/{tid}/actions/{action}": {
             "post": admin(
                 "A director's action with its reason (admin): substitute {pair, out, in}, "
-                "adjust {round, table, board, ns, ew}, withdraw {pair}, void_board {board}",
+                "adjust {round, table, board, ns, ew}, withdraw {pair}, void_board {board}; "
+                "before the start, remove {entrant}",
                 reason,
                 (
                     param(
                         "action",
                         "path",
-                        {"enum": ["substitute", "adjust", "withdraw", "void_board"]},
+                        {"enum": ["substitute", "adjust", "withdraw", "void_board", "remove"]},
                     ),
                 ),
             )
@@ -265,6 +266,25 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
                     (409,),
                     (tid,),
                 )
+            )
+        },
+        "/v1/tournaments/{tid}/analysis": {
+            "get": op(
+                "Every card of a finished event judged double dummy, and each pair's test "
+                "for play that knows too much (cayenne-analysis/1; 409 before the end)",
+                200,
+                obj,
+                (404, 409),
+                (tid,),
+            )
+        },
+        "/tournaments/{tid}/analysis": {
+            "get": op(
+                "The analysis page of a finished event (409 before the end)",
+                200,
+                "text/html",
+                (404, 409),
+                (tid,),
             )
         },
         "/tournaments": {"get": op("Tournaments page: the events", 200, "text/html")},
