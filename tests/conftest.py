@@ -13,8 +13,10 @@ from hypothesis import settings
 
 # CI runs the same examples every time (HYPOTHESIS_PROFILE=ci, set by .ci/run), so a
 # landing is judged on the code, not on the draw; `make test` on a developer's machine
-# keeps exploring new examples.
-settings.register_profile("ci", derandomize=True, print_blob=True)
+# keeps exploring new examples. No deadline in CI: an example that took 253 ms once on a
+# loaded machine (0.25 ms when Hypothesis ran it again) failed the run as "flaky", and a
+# timing is a benchmark's to judge (bench/), not a test's.
+settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
