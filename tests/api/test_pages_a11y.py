@@ -32,7 +32,8 @@ from tests.api.test_play_browser import found, new_driver, shot, site, wait_for 
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
 
-pytestmark = pytest.mark.browser
+# one worker plays the table and the event once and starts one browser for every test of the module (make test's xdist)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("pages_a11y")]
 
 axe_selenium = pytest.importorskip("axe_selenium_python")
 from selenium.webdriver.common.by import By  # noqa: E402

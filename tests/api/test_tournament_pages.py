@@ -24,6 +24,9 @@ from tests import browser
 from .conftest import ADMIN, Running
 from .test_tournaments import MITCHELL, open_event
 
+# one worker plays the two events once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("tournament_pages")
+
 SCREENS = Path(os.environ.get("FAIRPLAY_SCREENS", "/work/wt/screens"))
 
 
