@@ -32,7 +32,8 @@ from tests.api.test_play_browser import found, new_driver, shot, site, wait_for 
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
 
-pytestmark = pytest.mark.browser
+# one worker plays the table and the event once and starts one browser for every test of the module (make test's xdist)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("pages_a11y")]
 
 axe_selenium = pytest.importorskip("axe_selenium_python")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -127,6 +128,14 @@ def test_the_home_page_links_to_play_and_a_missing_page_is_a_page(
     browser.get(pages["not-found"])
     assert "not found" in browser.find_element(By.TAG_NAME, "h2").text.lower()
     assert found(browser, 'a[href="/"]')
+    # the icon every page links is served (it was a 404)
+    icon = browser.execute_async_script(
+        "const done = arguments[0];"
+        "const href = document.querySelector('link[rel=icon]').href;"
+        "fetch(href).then(r => r.text().then(t => done([r.status,"
+        " r.headers.get('content-type'), t.slice(0, 4)])));"
+    )
+    assert icon == [200, "image/svg+xml; charset=utf-8", "<svg"] or icon[:2] == [200, "image/svg+xml"], icon
 
 
 def focused(driver: WebDriver) -> dict[str, Any]:

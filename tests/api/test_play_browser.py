@@ -32,7 +32,8 @@ from api import create_app
 from audit.log.keys import Signer
 from tests.api.conftest import ADMIN, Running
 
-pytestmark = pytest.mark.browser
+# one worker plays the hand once and starts one browser for every test of the module (make test's xdist)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("play_browser")]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import (  # noqa: E402

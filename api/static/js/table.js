@@ -116,8 +116,30 @@ export class TableView {
       this.retry = 1000;
       this.onState(JSON.parse(e.data));
     });
-    source.addEventListener("bye", () => this.reconnect(0));
+    source.addEventListener("bye", (e) => {
+      const bye = e.data ? JSON.parse(e.data) : {};
+      if (bye.superseded) this.superseded();
+      else this.reconnect(0);
+    });
     source.onerror = () => this.reconnect(this.retry);
+  }
+
+  /** A newer page of this player (a reload, another window) took this page's stream: stay
+   * quiet (two pages taking it in turn would never settle) until the person asks. */
+  superseded() {
+    if (this.source) this.source.close();
+    this.source = null;
+    this.say("This table is open in another window, which now follows it.");
+    const box = $("status");
+    const again = document.createElement("button");
+    again.type = "button";
+    again.id = "follow-here";
+    again.textContent = "Follow it here";
+    again.addEventListener("click", () => {
+      this.say("");
+      this.connect();
+    });
+    box.append(" ", again);
   }
 
   reconnect(delay) {
