@@ -617,6 +617,7 @@ def build() -> Schema:
         "/play/{table_id}": {
             "get": _op("A table as its seated player plays it", 200, "text/html", (), (TABLE_ID,))
         },
+        "/static/favicon.svg": {"get": _op("The pages' icon", 200, "image/svg+xml")},
         "/static/js/{name}": {
             "get": _op(
                 "The project's ES modules (the browser's signer and verifier)",
