@@ -340,4 +340,18 @@ def certificate_page(tid: str) -> Response:
     cert = b["certificate"]
     facts = [(k, v) for k, v in cert.items() if isinstance(v, str | int | float | bool)]
     counts = [(k, len(v)) for k, v in cert.items() if isinstance(v, list | dict)]
-    return _page("tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"])
+    rulings = [
+        {**r, "what": str(r["type"]).removeprefix("tournament_").replace("_", " ")}
+        for r in cert.get("rulings", [])
+        if r["by"] != "operator" or "reason" in r
+    ]
+    return _page(
+        "tournament_certificate.html",
+        doc=doc,
+        facts=facts,
+        counts=counts,
+        note=b["note"],
+        rulings=rulings,
+        actions=cert["actions"],
+        directors=cert.get("directors", []),
+    )

@@ -236,6 +236,11 @@ def _run(
     shot(driver, tmp, "director-event-page")
 
     bundle = client.call_when_ready("GET", f"/v1/tournaments/{tid}/certificate/bundle")
+    driver.get(f"{site.url}/tournaments/{tid}/certificate")
+    certified = [li.text for li in found(driver, "#certificate-rulings li")]
+    assert any(r.startswith(f"round end by director {who}: out of time") for r in certified)
+    assert any(r.startswith(f"adjust by director {who}: slow play") for r in certified)
+    shot(driver, tmp, "director-certificate")
     assert [d["director"] for d in bundle["certificate"]["directors"]] == [who]
     log_key = site.app.extensions["fairplay"].ledger.signer.verifier_key()
     code, text = tournament_verify(bundle, log_key, tmp, capsys)
