@@ -8,9 +8,10 @@ from flask import request
 
 from api.config import Config
 from api.database import Connection
-from api.errors import Forbidden, InvalidSignature, NotFound, Unauthorized
+from api.errors import Forbidden, InvalidSignature, Unauthorized
 from api.rows import get_player
 from api.signing import parse_player_key, parse_read_header, read_message
+from audit.errors import NotFoundError
 from audit.log.errors import LogSignatureInvalid
 
 __all__ = ["is_admin", "require_admin", "signed_reader"]
@@ -48,7 +49,7 @@ def signed_reader(conn: Connection, config: Config) -> str | None:
         )
     try:
         player = get_player(conn, cred.player)
-    except NotFound:
+    except NotFoundError:
         raise InvalidSignature(f"unknown player {cred.player!r}") from None
     path = request.full_path if request.query_string else request.path
     try:

@@ -50,7 +50,7 @@ from api.errors import (
 from api.handstate import ZERO_SCORE, ruleset_pattern
 from api.signing import parse_player_key
 from api.text import check_name
-from audit.errors import DatabaseUnavailable, FairplayError
+from audit.errors import DatabaseUnavailable, FairplayError, NotFoundError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
 from audit.log.schemas import check_cayenne_event
@@ -693,7 +693,7 @@ class Tournaments:
                     raise _bad("in", "a registered player's id")
                 try:
                     store.get_player(conn, new)
-                except NotFound:
+                except NotFoundError:
                     raise _bad("in", f"no player {new!r}") from None
                 if any(new in self.members(doc, p, from_round) for p in self.pair_numbers(doc)):
                     raise _bad("in", f"{new} already plays in this tournament")
@@ -786,7 +786,7 @@ class Tournaments:
             raise _bad("event.hand", f"must be {entrant_chain(actor)!r}")
         try:
             player = store.get_player(conn, actor)
-        except NotFound:
+        except NotFoundError:
             raise InvalidSignature(f"unknown player {actor!r}") from None
         try:
             verify_event(event, parse_player_key(player.public_key))
@@ -1093,7 +1093,7 @@ class Tournaments:
         for sitting in current["tables"]:
             try:
                 table = store.get_table(conn, sitting["id"])
-            except NotFound:
+            except NotFoundError:
                 table = store.Table(
                     id=sitting["id"],
                     name=_table_name(doc["name"], rnd, sitting["table"]),

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 from api import rows
 from api.database import Connection
-from api.errors import Conflict, NotFound, WrongPhase
+from api.errors import Conflict, WrongPhase
 from api.handstate import PLAYER_KINDS, next_start
-from audit.errors import FairplayError
+from audit.errors import FairplayError, NotFoundError, StateConflict
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
@@ -178,7 +178,7 @@ def recover(live: Live) -> int:
                 hand = rows.get_hand(conn, table_id, number)
                 catch_up(live, conn, table, hand)
                 repaired += 1
-            except (Conflict, NotFound) as exc:
+            except (StateConflict, NotFoundError) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
     if live.tournaments is not None:  # then the events whose tables those hands are
         repaired += live.tournaments.recover()
@@ -267,6 +267,6 @@ def expire(live: Live, hand: rows.HandRow) -> bool:
         return False
     try:
         void(live, hand.table_id, hand.number, f"the ceremony timed out after {timeout} s")
-    except (Conflict, WrongPhase):
+    except (StateConflict, WrongPhase):
         return False  # finished meanwhile, or voided by another request
     return True
