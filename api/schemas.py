@@ -25,8 +25,9 @@ its ``properties`` lists them, as a view checks them one after the other:
 * ``minProperties``, ``maxProperties``, ``propertyNames``, ``additionalProperties``: the
   object's own refusal;
 * a field: absent and required, or present and refused by its schema, its refusal;
-* an object's other keywords (``if``/``then``, ``allOf``) are shown, not checked: they
-  describe what the domain checks itself (a tournament's fields by its format);
+* an object's other keywords (``if``/``then``, ``allOf``) and an array's ``items`` are
+  shown, not checked: they describe what the route or the domain checks itself, later
+  and in words of its own (a tournament's fields by its format, each record of a list);
 * a value's refusal is ``x-error`` when the schema has one, else ``"{path}: {description}"``,
   else (no description) its ``x-check``'s: a schema's ``x-check`` names a check of
   :data:`CHECKS`, run after the keywords pass (a rule no JSON Schema keyword says, such as
@@ -217,7 +218,7 @@ def _validator(schema: Schema, whole: bool = False) -> Callable[[Any], Any]:
             # checked one by one, in order)
             part |= {"type": "object", "properties": dict.fromkeys(schema.get("properties", {}), {})}
         else:
-            skip = ("properties", "required", *_OBJECT_KEYWORDS)
+            skip = ("properties", "required", "items", *_OBJECT_KEYWORDS)
             part = {k: v for k, v in schema.items() if k not in skip and not k.startswith("x-")}
         hit = (schema, fastjsonschema.compile(part))
         _compiled[key] = hit

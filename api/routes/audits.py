@@ -14,7 +14,7 @@ from api.auth import is_admin, require_admin
 from api.database import Connection
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
-from api.routes import decode_cursor, encode_cursor, json_body, limit_arg, request_body, services
+from api.routes import decode_cursor, encode_cursor, limit_arg, request_body, services
 from api.routes.tournaments import guard_table
 from api.schemas import LIMIT, NULLABLE_STR, OBJ, Schema, listing, param, spec
 from audit.errors import RecordError
@@ -86,6 +86,8 @@ SCORES: Schema = {
         "records": {
             "type": "array",
             "minItems": 1,
+            "description": "a non-empty list of cayenne-record/1 documents or uploaded "
+            "record ids",
             "items": {"oneOf": [OBJ, {"type": "string", "pattern": "^u-"}]},
         }
     },
@@ -222,13 +224,7 @@ def post_event_scores() -> Response:
     from audit.tournament.score import score_event
 
     s = services()
-    body = json_body()
-    records = body.get("records") if isinstance(body, dict) else None
-    if not isinstance(records, list) or not records:
-        raise BadRequest(
-            "records: a non-empty list of cayenne-record/1 documents or uploaded record ids",
-            details={"path": "records"},
-        )
+    records = request_body()["records"]
     if len(records) > EVENT_RECORDS_MAX:
         raise BadRequest(
             f"records: at most {EVENT_RECORDS_MAX} records an event",
