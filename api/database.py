@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from api.config import ConfigError
-from api.text import text_problem
+from api.inputs import text_problem
 from audit.errors import DatabaseUnavailable, InvalidInput
 from audit.log.backends import split_schema as log_split_schema
 from audit.log.errors import StoreError
@@ -93,7 +93,7 @@ class Connection:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         for value in params:
             if isinstance(value, str) and text_problem(value) is not None:
-                # A request's text is checked where it comes in (api/text.py), naming its
+                # A request's text is checked where it comes in (api/inputs.py), naming its
                 # field; this is the last line of defence, for the driver never to raise.
                 raise InvalidInput(
                     f"a value of this request holds {text_problem(value)}, "

@@ -43,8 +43,8 @@ from typing import Any, TypeVar
 import fastjsonschema
 
 from api.errors import BadRequest
+from api.inputs import check_name
 from api.signing import parse_player_key
-from api.text import check_name
 from audit.errors import FairplayError, InvalidCardError, RecordError, RulesetError
 from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
@@ -91,7 +91,7 @@ NAME: Schema = {
     "x-check": "name",
 }
 """A player's or a table's display name: 1 to 64 visible characters once stripped (no
-control, format or separator character: :func:`api.text.check_name`)."""
+control, format or separator character: :func:`api.inputs.check_name`)."""
 REASON: Schema = {
     "type": "string",
     "minLength": 1,
@@ -270,9 +270,20 @@ def check(schema: Schema, value: Any, path: str = "$") -> None:
             _validator(schema)(value)
         except fastjsonschema.JsonSchemaValueException:
             raise _refusal(schema, path, value) from None
+        if isinstance(value, float) and _integer_only(schema):
+            raise _refusal(schema, path, value)  # 1.0: JSON Schema's integer, not ours
     named = schema.get("x-check")
     if named is not None:
         CHECKS[named](value, path, schema)
+
+
+def _integer_only(schema: Schema) -> bool:
+    """Whether ``schema`` takes integers and no other number: the service reads ``1.0`` as
+    a float and refuses it where it counts (rounds, seconds), while JSON Schema calls it
+    an integer."""
+    kinds = schema.get("type", ())
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    return "integer" in kinds and "number" not in kinds
 
 
 def _passes(schema: Schema, value: Any) -> bool:

@@ -25,7 +25,7 @@ import hashlib
 from dataclasses import dataclass
 
 from api.errors import BadRequest, Unauthorized
-from api.text import check_text
+from api.inputs import check_text
 from audit.log.errors import KeyFormatError, WeakKeyError
 from audit.log.keys import Signer, Verifier
 

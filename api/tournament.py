@@ -48,8 +48,8 @@ from api.errors import (
     WrongPhase,
 )
 from api.handstate import ZERO_SCORE, ruleset_pattern
+from api.inputs import check_name
 from api.signing import parse_player_key
-from api.text import check_name
 from audit.errors import DatabaseUnavailable, FairplayError, NotFoundError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
@@ -65,7 +65,7 @@ from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
 
 if TYPE_CHECKING:
-    from api.room import Live
+    from api.room import Room
 
 __all__ = [
     "CHAIN",
@@ -176,7 +176,7 @@ def _round_named(body: Any) -> int:
 class Tournaments:
     """The tournaments of one process (state in ``api_tournaments``, truth in the log)."""
 
-    def __init__(self, live: Live) -> None:
+    def __init__(self, live: Room) -> None:
         self.live = live
         self.db = live.db
         self.ledger = live.ledger

@@ -156,9 +156,9 @@ def load_hand(
     if guarded:
         guard_table(table_id)  # a duplicate board: its players only, until the event ends
     hand = rows.get_hand(conn, table_id, number)
-    if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
+    if repair.expire(s.room, hand):  # the ceremony waited too long for a seat: void
         hand = rows.get_hand(conn, table_id, number)
-    return table, hand, s.live.snapshot(hand)
+    return table, hand, s.room.snapshot(hand)
 
 
 def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> dict[str, Any]:
@@ -252,7 +252,7 @@ def get_hand(table_id: str, number: int) -> Response:
 def post_event(table_id: str, number: int) -> tuple[Response, int]:
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
-    result = services().live.submit(table_id, number, json_body("event"))
+    result = services().room.submit(table_id, number, json_body("event"))
     return jsonify(result), 201
 
 
@@ -273,7 +273,7 @@ def void_hand(table_id: str, number: int) -> Response:
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
     reason = request_body()["reason"]
-    return jsonify(repair.void(s.live, table_id, number, reason))
+    return jsonify(repair.void(s.room, table_id, number, reason))
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/events")

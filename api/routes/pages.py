@@ -13,6 +13,8 @@ from api.schemas import spec
 from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
 from audit.rules.cards import Seat, parse_card
 
+__all__ = ["bp", "diagram", "hand_page", "index", "page", "report_page", "table_page", "trick_rows"]
+
 bp = Blueprint("pages", __name__)
 
 

@@ -4,7 +4,7 @@
 server), registers it and opens a table against the house bots; ``/play/{t}`` is the
 table as its seated player sees it. Both are driven by the ES modules under
 ``api/static/js`` (docs/browser.md), served from ``/static/js/``. The streams are
-:mod:`api.stream`'s; the bots are :mod:`api.house`'s.
+:mod:`api.sse`'s; the bots are :mod:`api.house`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from flask import (
     stream_with_context,
 )
 
-from api import rows as store
+from api import rows
 from api.auth import signed_reader
 from api.config import Config
 from api.database import Connection
@@ -39,7 +39,7 @@ from api.routes.players import check_name
 from api.routes.tables import TABLE, table_json
 from api.routes.tournaments import guard_table
 from api.schemas import NAME, Schema, param, spec
-from api.stream import StreamSlots, check_seat_reader, messages, stream_reader
+from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -74,7 +74,7 @@ SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
 def house() -> House:
     ext = current_app.extensions
     if "fairplay_house" not in ext:
-        ext["fairplay_house"] = House(services().live)
+        ext["fairplay_house"] = House(services().room)
     return ext["fairplay_house"]  # type: ignore[no-any-return]
 
 
@@ -98,7 +98,7 @@ def play_page() -> Response:
 @bp.get("/play/<table_id>")
 @spec("A table as its seated player plays it", response="text/html")
 def play_table_page(table_id: str) -> Response:
-    table = store.get_table(services().db.connection(), table_id)
+    table = rows.get_table(services().db.connection(), table_id)
     return page("play_table.html", table=table, log_key=services().ledger.verifier_key())
 
 
@@ -181,7 +181,7 @@ def once(conn: Connection, authorization: str, now: float, config: Config) -> No
 def _stream(table_id: str, seat: Seat | None) -> Response:
     s = services()
     conn = s.db.connection()
-    table = store.get_table(conn, table_id)
+    table = rows.get_table(conn, table_id)
     reader = None
     if seat is not None:
         reader = stream_reader(conn, s.config, request.args.to_dict(), request.path)
@@ -195,14 +195,14 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
         release = slots().take("watch", request.remote_addr or "unknown")
     else:  # a seated player's own stream: the seats' pool, counted per player
         release = slots().take("seat", reader)
-    names = store.player_names(conn, list(table.seats.values()))
+    names = rows.player_names(conn, list(table.seats.values()))
     first = {
         "table": table_json(table),
         "names": names,
         "seat": None if seat is None else seat.name,
     }
 
-    def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
+    def render(current: rows.Table, number: int, new: bool) -> dict[str, Any]:
         t, hand, state = load_hand(table_id, number, guarded=False)
         msg: dict[str, Any] = {"hand": hand_json(t, hand, state)}
         if new and number > 1:
@@ -213,7 +213,7 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
     def body() -> Iterator[str]:
         try:
-            yield from messages(s.live, table_id, first, render)
+            yield from messages(s.room, table_id, first, render)
         finally:
             release()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import rows, text
+from api import inputs, rows
 from api.auth import is_admin, require_admin
 from api.ratelimit import Rate, take
 from api.routes import limit_arg, request_body, services
@@ -53,8 +53,8 @@ NEW_PLAYER: Schema = {
 
 
 def check_name(value: object, path: str) -> str:
-    """A player's or a table's display name (:func:`api.text.check_name`)."""
-    return text.check_name(value, path, MAX_NAME)
+    """A player's or a table's display name (:func:`api.inputs.check_name`)."""
+    return inputs.check_name(value, path, MAX_NAME)
 
 
 @bp.post("/v1/players")

@@ -96,7 +96,7 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     seats = {seat: body["seats"][seat.name] for seat in Seat}
     ruleset = Ruleset.from_json(body.get("ruleset", {}), extensions=False).to_json()
     first_dealer = Seat.parse(body.get("first_dealer", "N"))
-    table = s.live.create_table(name, seats, ruleset, first_dealer)
+    table = s.room.create_table(name, seats, ruleset, first_dealer)
     location = url_for("tables.get_table", table_id=table.id)
     return jsonify(table_json(table)), 201, {"Location": location}
 

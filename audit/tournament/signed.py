@@ -9,7 +9,7 @@ operator, who holds the log key, can re-sign the server's ``end`` and anything a
 last card, but not one call, card or seat before it (docs/operations.md, "Threat model").
 
 :func:`derive_record` rebuilds the cayenne-record/1 of a finished hand from its chain
-alone, as the service wrote it (``api.room.Live.record_of``): the seats from the opening,
+alone, as the service wrote it (``api.room.Room.record_of``): the seats from the opening,
 the deal from the ceremony's seeds (or, for a board, from the event's transcript), then
 every call and play through the rules engine, so an illegal one, or a card a player did
 not hold, is refused. :func:`event_hands` does it for every hand of an event and checks

@@ -251,7 +251,7 @@ def test_a_duplicate_tables_streams_are_refused_before_streaming_and_its_seat_st
 
     from api.tournament_bot import TournamentBots
 
-    from .test_stream import open_stream, read_events, signed
+    from .test_sse import open_stream, read_events, signed
     from .test_tournaments import BEACON
 
     service = make_service()
@@ -438,7 +438,7 @@ def test_spectators_cannot_shut_the_players_streams_out(
     import time
 
     from .helpers import open_table
-    from .test_stream import open_stream, read_events, signed
+    from .test_sse import open_stream, read_events, signed
 
     service = make_service(max_streams=4)
     t = open_table(service.client(), service.origin)

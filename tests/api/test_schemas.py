@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from api import tournament
 from api.errors import BadRequest, status_of
+from api.inputs import check_name
 from api.routes.audits import SCORES
 from api.routes.hands import VOID
 from api.routes.play import BOT_TABLE
@@ -34,7 +35,6 @@ from api.routes.tournaments import (
 )
 from api.schemas import Schema, check
 from api.signing import parse_player_key
-from api.text import check_name
 from audit.errors import FairplayError, InvalidCardError, RecordError, RulesetError
 from audit.log.keys import generate_signer
 from audit.rules.cards import Seat
@@ -252,3 +252,10 @@ def test_the_schema_refuses_as_the_route_did(
 )
 def test_a_valid_body_passes(schema: Schema, body: Any) -> None:
     check(schema, body)
+
+
+@pytest.mark.parametrize("body", [{"round": 1.0}, {"round": True}, {"round": "1"}, {}, []])
+def test_a_round_is_a_whole_number_as_the_event_reads_it(body: Any) -> None:
+    """JSON Schema calls 1.0 an integer; the event refuses it, and so does the schema."""
+    assert outcome(lambda: check(ROUND_NAMED, body)) == outcome(lambda: next_round_before(body))
+    assert outcome(lambda: check(ROUND_NAMED, body)) is not None

@@ -1,6 +1,6 @@
 // The player's Ed25519 key, made and kept in this browser (Web Crypto), and what it signs:
 // events (audit/log/events.py), signed reads (api/signing.py) and signed stream URLs
-// (api/stream.py).
+// (api/sse.py).
 //
 // The key is generated extractable once, so that its backup file can be offered; the
 // page then imports it again as a non-extractable CryptoKey, keeps only that copy in
@@ -160,7 +160,7 @@ export async function readHeader(identity, method, path, ts = Math.floor(Date.no
   return `Cayenne-Ed25519 player=${identity.id},ts=${ts},sig=${toBase64(sig)}`;
 }
 
-/** A seat's stream URL, signed for its path and the current time (api/stream.py). */
+/** A seat's stream URL, signed for its path and the current time (api/sse.py). */
 export async function signedStreamUrl(identity, path, ts = Math.floor(Date.now() / 1000)) {
   const sig = await sign(identity, utf8(`${READ_CONTEXT}\nGET\n${path}\n${ts}`));
   const q = new URLSearchParams({ player: identity.id, ts: String(ts), sig: toBase64(sig) });
