@@ -212,6 +212,13 @@ def messages(
             hand = rows.get_hand(conn, table_id, table.hand_count)
             if repair.expire(room, hand):
                 continue
+            head = (hand.number, hand.event_count, hand.phase)
+            state = None
+            if head != last:  # rendered inside: it reads the hand again
+                new = last is None or last[0] != hand.number
+                state = sse(
+                    "state", render(table, hand.number, new), f"{hand.number}:{hand.event_count}"
+                )
         except DatabaseUnavailable as exc:
             # The stream stays open through an outage and goes on where it was.
             if time.monotonic() - start > seconds:
@@ -220,12 +227,10 @@ def messages(
             yield ": database unavailable\n\n"
             seen = room.changes.wait(seen, min(float(exc.retry_after), WAKE_SECONDS * 3))
             continue
-        head = (hand.number, hand.event_count, hand.phase)
-        if head != last:
-            new = last is None or last[0] != hand.number
+        if state is not None:
             last = head
             beat = time.monotonic()
-            yield sse("state", render(table, hand.number, new), f"{hand.number}:{hand.event_count}")
+            yield state
         now = time.monotonic()
         if now - start > seconds:
             yield sse("bye", {"reconnect": True})

@@ -26,7 +26,7 @@ from flask import (
 )
 
 from api import rows
-from api.auth import signed_reader
+from api.auth import signed_writer
 from api.config import Config
 from api.database import Connection
 from api.errors import Conflict, Forbidden, NotFound, Unauthorized
@@ -121,7 +121,7 @@ def script(name: str) -> Response:
 @bp.post("/v1/bot-tables")
 @spec(
     "Open a table with the signing player at S and three house bots the service runs (when "
-    "bot tables are on; signed like a read, for POST)",
+    "bot tables are on; a signed write: its body and a nonce)",
     body=BOT_TABLE,
     status=201,
     response=TABLE,
@@ -134,30 +134,32 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     if not s.config.bot_tables:
         raise Forbidden("bot tables are off on this service (Config.bot_tables)")
     conn = s.db.connection()
-    person = signed_reader(conn, s.config)
-    if person is None:
+    signed = signed_writer(conn, s.config)
+    if signed is None:
         raise Unauthorized(
-            "Authorization: sign this request with the player's key (Cayenne-Ed25519)",
+            "Authorization: sign this request, its body and a nonce with the player's key "
+            "(Cayenne-Ed25519, cayenne-fairplay/write/v1)",
             details={"path": "Authorization"},
         )
+    person, nonce = signed
     body = request_body()
     name = check_name(body.get("name", "against the bots"), "name")
     house().check_room()  # before anything is taken or made: a refusal changes nothing
     rate = Rate(s.config.register_burst, s.config.register_per_hour)
     take(conn, "bot-table", request.remote_addr or "unknown", rate, s.config.clock())
-    once(conn, request.headers.get("Authorization", ""), s.config.clock(), s.config)
+    once(conn, f"{person} {nonce}", s.config.clock(), s.config)
     table = house().open_table(person, name)
     out = table_json(table)
     out["links"]["play"] = f"/play/{table.id}"
     return jsonify(out), 201, {"Location": f"/v1/tables/{table.id}"}
 
 
-def once(conn: Connection, authorization: str, now: float, config: Config) -> None:
-    """409 if this signed request was taken already: a signature opens one bot table
-    (the same Authorization header, replayed within its window, opened two). Kept as a
-    row of the rate buckets' table, so the rule holds across workers and hosts."""
+def once(conn: Connection, nonce: str, now: float, config: Config) -> None:
+    """409 if this signed request was taken already: a player's nonce opens one bot
+    table (the same Authorization header, replayed within its window, opened two). Kept
+    as a row of the rate buckets' table, so the rule holds across workers and hosts."""
     used = "bot-table-signature"
-    digest = hashlib.sha256(authorization.encode()).hexdigest()
+    digest = hashlib.sha256(nonce.encode()).hexdigest()
     with conn.transaction():
         conn.execute(
             "DELETE FROM api_rate_buckets WHERE bucket = ? AND updated < ?",

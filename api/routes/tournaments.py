@@ -57,7 +57,7 @@ __all__ = [
 
 bp = Blueprint("tournaments", __name__)
 
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board")
+ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
 
 CERTIFIED_REASON: Schema = {**REASON, "x-check": "name"}
 """A director's reason goes into the certificate: a name's characters (no control, bidi or
@@ -174,7 +174,7 @@ DIRECTOR_ACTION: Schema = {
     "type": "object",
     "x-error": _NOT_AN_OBJECT,
     "description": "and by action: substitute {pair, out, in}, adjust {round, table, board, "
-    "ns, ew}, withdraw {pair}, void_board {board}",
+    "ns, ew}, withdraw {pair}, void_board {board}; before the start, remove {entrant}",
     "required": ["reason"],
     "properties": {"reason": CERTIFIED_REASON},
 }
@@ -330,7 +330,8 @@ def end_round(tid: str) -> Response:
 @bp.post("/v1/tournaments/<tid>/actions/<action>")
 @spec(
     "A director's action with its reason (admin): substitute {pair, out, in}, adjust {round, "
-    "table, board, ns, ew}, withdraw {pair}, void_board {board}",
+    "table, board, ns, ew}, withdraw {pair}, void_board {board}; before the start, remove "
+    "{entrant}",
     body=DIRECTOR_ACTION,
     path={"action": {"enum": list(ACTIONS)}},
     errors=(401, 403, 409),

@@ -63,6 +63,7 @@ TOURNAMENT_TYPES = (
     "tournament_adjust",
     "tournament_withdraw",
     "tournament_void_board",
+    "tournament_remove",
     "tournament_end",
     "tournament_register",
     "tournament_reveal",

@@ -624,7 +624,24 @@ def verify_bundle(
         "checkpoint_size": cp.size,
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
+        "deals": _deals_said(cert["deal_inputs"]),
     }
+
+
+def _deals_said(inputs: Mapping[str, Any] | None) -> str:
+    """How the boards were dealt, as a reader of the verdict must know it: version 1's
+    deals could be chosen by whoever held the log key (docs/shuffle-protocol.md)."""
+    if inputs is None:
+        return "each hand dealt by its own ceremony"
+    if inputs.get("protocol") == deals.VERSION_2:
+        return (
+            f"boards dealt by {deals.VERSION_2} from drand round {inputs['beacon']['round']}, "
+            "after the reveal deadline"
+        )
+    return (
+        f"boards dealt by {inputs.get('protocol')}: the log key's holder could choose them "
+        "(docs/shuffle-protocol.md II.10)"
+    )
 
 
 def _chains(events: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:

@@ -19,6 +19,7 @@ import { ALG_ED25519, checkKeyName, keyHash } from "./note.js";
 export const KEY_NAME = "cayenne-player";
 export const PRIVATE_PREFIX = "PRIVATE+KEY+";
 export const READ_CONTEXT = "cayenne-fairplay/read/v1";
+export const WRITE_CONTEXT = "cayenne-fairplay/write/v1";
 const DB_NAME = "cayenne-fairplay";
 const STORE = "keys";
 const ME = "me";
@@ -158,6 +159,16 @@ async function sign(identity, bytes) {
 export async function readHeader(identity, method, path, ts = Math.floor(Date.now() / 1000)) {
   const sig = await sign(identity, utf8(`${READ_CONTEXT}\n${method.toUpperCase()}\n${path}\n${ts}`));
   return `Cayenne-Ed25519 player=${identity.id},ts=${ts},sig=${toBase64(sig)}`;
+}
+
+/** `Authorization` for a signed write (api/signing.py): the method, the path, the time, a
+ * fresh nonce and the SHA-256 of the exact body text sent. A retry sends the same header
+ * (the service takes a nonce once: the request has one effect). */
+export async function writeHeader(identity, method, path, bodyText, ts = Math.floor(Date.now() / 1000), nonce = null) {
+  const once = nonce ?? toHex(crypto.getRandomValues(new Uint8Array(16)));
+  const digest = toHex(await sha256(utf8(bodyText)));
+  const sig = await sign(identity, utf8(`${WRITE_CONTEXT}\n${method.toUpperCase()}\n${path}\n${ts}\n${once}\n${digest}`));
+  return `Cayenne-Ed25519 player=${identity.id},ts=${ts},nonce=${once},sig=${toBase64(sig)}`;
 }
 
 /** A seat's stream URL, signed for its path and the current time (api/sse.py). */
