@@ -159,6 +159,7 @@ class Spec:
     path: Mapping[str, Schema] = field(default_factory=dict)
     """Schemas of path variables, beyond what their converter says."""
     query: tuple[Schema, ...] = ()
+    """Parameters beyond the path's: query parameters, a header (:func:`param`)."""
     security: str | None = None
     responses: Mapping[int, Schema] = field(default_factory=dict)
     """Response objects that replace or add to the generated ones."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
+from api import idempotency
 from api.auth import require_admin, signed_reader
 from api.database import Connection
 from api.errors import Forbidden, NotFound
@@ -20,6 +21,7 @@ from api.routes import json_body, request_body, services
 from api.schemas import ERROR, NAME, REASON, Schema, param, spec
 from api.tournament import Tournaments, public_json
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
+from audit.tournament.online import ACTIONS
 
 __all__ = [
     "ACTIONS",
@@ -56,8 +58,6 @@ __all__ = [
 ]
 
 bp = Blueprint("tournaments", __name__)
-
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
 
 CERTIFIED_REASON: Schema = {**REASON, "x-check": "name"}
 """A director's reason goes into the certificate: a name's characters (no control, bidi or
@@ -237,16 +237,32 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
     body=NEW_TOURNAMENT,
     status=201,
     errors=(401, 403, 422),
+    query=(
+        param(
+            idempotency.HEADER,
+            "header",
+            {"type": "string", "minLength": 1, "maxLength": 255},
+            desc="printable ASCII: the same create sent again (a lost answer, another host) "
+            "makes one event and gets its answer",
+        ),
+    ),
     security="admin",
 )
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
     require_admin(services().config)
-    doc = _t().create(request_body())
-    return (
-        jsonify(_doc_json(doc)),
-        201,
-        {"Location": url_for("tournaments.get_tournament", tid=doc["id"])},
-    )
+
+    def create() -> idempotency.Stored:
+        doc = _t().create(request_body())
+        location = url_for("tournaments.get_tournament", tid=doc["id"])
+        return 201, _doc_json(doc), {"Location": location}
+
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
+    if key is None:
+        status, body, headers = create()
+    else:  # sent again (a lost answer, a retry on another host): one event, one answer
+        data = request.get_data(cache=True)
+        status, body, headers = idempotency.once(services().db, key, request.path, data, create)
+    return jsonify(body), status, headers
 
 
 @bp.get("/v1/tournaments")
@@ -536,7 +552,7 @@ def get_certificate(tid: str) -> Response:
     """The certificate of a finished event and the log key's signed note over it."""
     from api.certificate import bundle
 
-    b = bundle(_t(), tid)
+    b = bundle(services().certificates, tid)
     return jsonify({"certificate": b["certificate"], "note": b["note"]})
 
 
@@ -554,4 +570,4 @@ def get_certificate_bundle(tid: str) -> Response:
     from api.certificate import bundle_text
 
     # the stored text as it is (tens of megabytes for a large event): not parsed again
-    return Response(bundle_text(_t(), tid), mimetype="application/json")
+    return Response(bundle_text(services().certificates, tid), mimetype="application/json")

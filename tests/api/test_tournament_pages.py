@@ -162,7 +162,8 @@ def test_a_finished_event_shows_sheets_cards_and_the_certificate_link(
     assert f'href="/v1/tournaments/{tid}/certificate"' in html and "Final standings" in html
     assert f'href="/tournaments/{tid}/certificate"' in html  # the page, for a person
     standings = site["running"].client().call("GET", f"/v1/tournaments/{tid}/standings")
-    winner = next(s for s in standings["standings"] if s["place"] in (1, "1"))
+    # first, or tied for first ("1-2": the bots' seeds are drawn afresh each run)
+    winner = next(s for s in standings["standings"] if str(s["place"]).split("-")[0] == "1")
     assert f"{winner['percentage']:.2f}" in html
     status, board = get(site, f"/tournaments/{tid}/boards/4")
     assert status == 200 and 'id="deal"' in board and 'id="sheet"' in board
