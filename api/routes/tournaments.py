@@ -75,7 +75,7 @@ NEW_TOURNAMENT: Schema = {
     "description": "and by format: pairs-duplicate takes tables (1 to 100), rounds and "
     "boards_per_round (1 to 36); rubber-round-robin takes pairs (2 to 100), rounds and "
     "hands_per_match (1 to 32)",
-    # What the event checks by format (api.tournament), shown here, not checked twice.
+    # What the event checks by format (api.tournament.registration), shown here, not checked twice.
     "if": {"properties": {"format": {"const": DUPLICATE}}},
     "then": {
         "properties": {

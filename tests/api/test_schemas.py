@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api import tournament
 from api.errors import BadRequest, status_of
 from api.inputs import check_name
 from api.routes.audits import SCORES
@@ -35,6 +34,7 @@ from api.routes.tournaments import (
 )
 from api.schemas import Schema, check
 from api.signing import parse_player_key
+from api.tournament import checks
 from audit.errors import FairplayError, InvalidCardError, RecordError, RulesetError
 from audit.log.keys import generate_signer
 from audit.rules.cards import Seat
@@ -107,60 +107,60 @@ def bot_table_before(body: Any) -> None:
 
 
 def next_round_before(body: Any) -> None:
-    tournament._round_named(body)
+    checks.round_named(body)
 
 
 def end_round_before(body: Any) -> None:
-    tournament._reason(body)
-    tournament._round_named(body)
+    checks.reason(body)
+    checks.round_named(body)
 
 
 def director_before(body: Any) -> None:
     if not isinstance(body, dict):
-        raise tournament._bad("$", "the body must be an object")
-    tournament._reason(body)
+        raise checks.bad("$", "the body must be an object")
+    checks.reason(body)
 
 
 def start_before(body: Any) -> None:
     if not isinstance(body, dict):
-        raise tournament._bad("$", "the body must be an object")
-    tournament._int(body, "reveal_seconds", 1, 86_400, 60)
+        raise checks.bad("$", "the body must be an object")
+    checks.integer(body, "reveal_seconds", 1, 86_400, 60)
 
 
 def beacon_before(body: Any) -> None:
     """Tournaments.beacon's checks before it looks at the event."""
     if not isinstance(body, dict):
-        raise tournament._bad("$", "the body must be an object {source, round, randomness}")
+        raise checks.bad("$", "the body must be an object {source, round, randomness}")
     source = body.get("source")
     if not isinstance(source, str) or not 1 <= len(source) <= 100:
-        raise tournament._bad("source", "1 to 100 characters")
-    tournament._int(body, "round", 0, 2**53 - 1)
+        raise checks.bad("source", "1 to 100 characters")
+    checks.integer(body, "round", 0, 2**53 - 1)
     randomness = body.get("randomness")
     try:
         raw = bytes.fromhex(randomness) if isinstance(randomness, str) else b""
     except ValueError:
         raw = b""
     if not 1 <= len(raw) <= 64 or randomness != raw.hex():
-        raise tournament._bad("randomness", "1 to 64 bytes in lowercase hex")
+        raise checks.bad("randomness", "1 to 64 bytes in lowercase hex")
 
 
 def create_before(body: Any) -> None:
     """Tournaments.create's checks of the fields every format has."""
     if not isinstance(body, dict):
-        raise tournament._bad("$", "the body must be an object")
+        raise checks.bad("$", "the body must be an object")
     check_name(body.get("name", "tournament"), "name", 100)
     if body.get("format") not in ("pairs-duplicate", "rubber-round-robin"):
-        raise tournament._bad("format", "must be 'pairs-duplicate' or 'rubber-round-robin'")
+        raise checks.bad("format", "must be 'pairs-duplicate' or 'rubber-round-robin'")
     ruleset_obj = body.get("ruleset", {})
     if not isinstance(ruleset_obj, dict):
-        raise tournament._bad("ruleset", "expected an object")
+        raise checks.bad("ruleset", "expected an object")
     try:
         Ruleset.from_json(ruleset_obj, extensions=False)
     except RecordError as exc:
         raise RulesetError(exc.message, details={"path": exc.path}) from None
     schedule = body.get("schedule", "")
     if not isinstance(schedule, str) or len(schedule) > 200:
-        raise tournament._bad("schedule", "at most 200 characters")
+        raise checks.bad("schedule", "at most 200 characters")
     if schedule.strip():
         check_name(schedule, "schedule", 200)
 
