@@ -116,6 +116,7 @@ def script(name: str) -> Response:
 
 
 @bp.get("/static/favicon.svg")
+@spec("The pages' icon", response="image/svg+xml")
 def favicon() -> Response:
     """The pages' icon (every page links it; it was a 404)."""
     resp = send_from_directory(
