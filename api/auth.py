@@ -9,7 +9,7 @@ from flask import request
 
 from api.config import Config
 from api.database import Connection
-from api.errors import Forbidden, InvalidSignature, NotFound, Unauthorized
+from api.errors import Forbidden, InvalidSignature, Unauthorized
 from api.rows import get_player
 from api.signing import (
     ReadCredential,
@@ -18,6 +18,7 @@ from api.signing import (
     read_message,
     write_message,
 )
+from audit.errors import NotFoundError
 from audit.log.errors import LogSignatureInvalid
 
 __all__ = ["is_admin", "require_admin", "signed_reader", "signed_writer"]
@@ -98,7 +99,7 @@ def _verify(
         )
     try:
         player = get_player(conn, cred.player)
-    except NotFound:
+    except NotFoundError:
         raise InvalidSignature(f"unknown player {cred.player!r}") from None
     path = request.full_path if request.query_string else request.path
     try:

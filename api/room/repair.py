@@ -33,11 +33,11 @@ from typing import Any, Protocol
 from api import ceremony, rows
 from api.config import Config
 from api.database import Connection, Database
-from api.errors import Conflict, NotFound, WrongPhase
+from api.errors import Conflict, WrongPhase
 from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, next_start
 from api.room.owner import TableOwner
-from audit.errors import FairplayError
+from audit.errors import FairplayError, NotFoundError, StateConflict
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
@@ -216,7 +216,7 @@ def recover(room: Repairable) -> int:
                 hand = rows.get_hand(conn, table_id, number)
                 catch_up(room, conn, table, hand)
                 repaired += 1
-            except (Conflict, NotFound) as exc:
+            except (StateConflict, NotFoundError) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
     return repaired
 
@@ -302,6 +302,6 @@ def expire(room: Repairable, hand: rows.HandRow) -> bool:
         return False
     try:
         void(room, hand.table_id, hand.number, f"the ceremony timed out after {timeout} s")
-    except (Conflict, WrongPhase):
+    except (StateConflict, WrongPhase):
         return False  # finished meanwhile, or voided by another request
     return True

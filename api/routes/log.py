@@ -6,7 +6,9 @@ from flask import Blueprint, Response, jsonify, request
 
 from api.errors import BadRequest
 from api.routes import int_arg, services
+from api.routes.hands import NUMBER
 from api.routes.tournaments import guard_table
+from api.schemas import param, spec
 
 __all__ = [
     "MAX_COSIGNED_NOTE",
@@ -29,12 +31,18 @@ MAX_INDEX = 2**62
 
 
 @bp.get("/v1/log/key")
+@spec("The log's verifier key (C2SP text)", response="text/plain")
 def log_key() -> Response:
     """The log's verifier key in the C2SP ``name+hash+base64`` text form."""
     return Response(services().ledger.verifier_key() + "\n", mimetype="text/plain")
 
 
 @bp.get("/v1/log/checkpoint")
+@spec(
+    "The latest signed checkpoint, with its witnesses' cosignature lines",
+    response="text/plain",
+    query=(param("witnessed", "query", {"type": "integer", "minimum": 0, "maximum": 1000}),),
+)
 def log_checkpoint() -> Response:
     """The latest signed checkpoint (a C2SP signed note) with its witnesses' cosignatures;
     ``?witnessed=K``: the latest cosigned by at least K of the configured witnesses."""
@@ -43,6 +51,13 @@ def log_checkpoint() -> Response:
 
 
 @bp.get("/v1/log/witnesses")
+@spec(
+    "The cosignature/v1 keys of the witnesses this service accepts (pinned by pages)",
+    response={
+        "type": "object",
+        "properties": {"witnesses": {"type": "array", "items": {"type": "string"}}},
+    },
+)
 def log_witnesses() -> Response:
     """The witness keys whose cosignatures this service accepts and serves (a suggestion:
     the player's page pins them on first use, like the log key; docs/browser.md)."""
@@ -55,6 +70,21 @@ MAX_COSIGNED_NOTE = 64 * 1024
 
 
 @bp.post("/v1/log/cosignatures")
+@spec(
+    "A witness submits a checkpoint of this log with its cosignature/v1 line(s)",
+    body={"type": "string"},
+    body_type="text/plain",
+    response={
+        "type": "object",
+        "properties": {
+            "origin": {"type": "string"},
+            "size": {"type": "integer"},
+            "accepted": {"type": "array", "items": {"type": "string"}},
+            "cosigned_by": {"type": "array", "items": {"type": "string"}},
+        },
+    },
+    errors=(403, 409, 422),
+)
 def log_cosignatures() -> Response:
     """A witness submits a checkpoint of this log with its cosignature line(s) appended
     (c2sp.org/tlog-cosignature v1); the service verifies and stores them."""
@@ -76,6 +106,13 @@ def log_cosignatures() -> Response:
 
 
 @bp.get("/v1/log/entries")
+@spec(
+    "Entries by range [start, end)",
+    query=(
+        param("start", "query", {"type": "integer", "minimum": 0}),
+        param("end", "query", {"type": "integer", "minimum": 0}),
+    ),
+)
 def log_entries() -> Response:
     start = int_arg("start", 0, 0, MAX_INDEX)
     end = int_arg("end", start + 100, 0, MAX_INDEX)
@@ -94,6 +131,13 @@ def log_entries() -> Response:
 
 
 @bp.get("/v1/log/proofs/inclusion")
+@spec(
+    "Inclusion proof of an entry",
+    query=(
+        param("index", "query", {"type": "integer", "minimum": 0}, required=True),
+        param("size", "query", {"type": "integer", "minimum": 1}),
+    ),
+)
 def log_inclusion() -> Response:
     index = int_arg("index", 0, 0, MAX_INDEX)
     size = int_arg("size", 0, 1, MAX_INDEX)  # absent (0): the latest checkpoint
@@ -101,6 +145,13 @@ def log_inclusion() -> Response:
 
 
 @bp.get("/v1/log/proofs/consistency")
+@spec(
+    "Consistency proof between two tree sizes",
+    query=(
+        param("from", "query", {"type": "integer", "minimum": 1}, required=True),
+        param("to", "query", {"type": "integer", "minimum": 1}),
+    ),
+)
 def log_consistency() -> Response:
     first = int_arg("from", 1, 1, MAX_INDEX)
     second = int_arg("to", 0, 1, MAX_INDEX)  # absent (0): the latest checkpoint
@@ -108,6 +159,7 @@ def log_consistency() -> Response:
 
 
 @bp.get("/v1/log/hands/<table_id>/<int:number>")
+@spec("Inclusion of every event of a hand (its proof bundle)", path={"number": NUMBER})
 def log_hand(table_id: str, number: int) -> Response:
     """Inclusion of every event of a hand (the hand's offline proof bundle)."""
     guard_table(table_id)

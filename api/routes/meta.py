@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, current_app, jsonify
 
 from api.errors import error_response
 from api.migrations import current_version
-from api.openapi import DOCUMENT
+from api.openapi import document
 from api.routes import services
+from api.schemas import spec
 from audit.errors import DatabaseUnavailable
 
 __all__ = ["bp", "healthz", "openapi"]
@@ -16,6 +17,7 @@ bp = Blueprint("meta", __name__)
 
 
 @bp.get("/healthz")
+@spec("Liveness and schema version")
 def healthz() -> Response:
     s = services()
     try:
@@ -42,5 +44,6 @@ def healthz() -> Response:
 
 
 @bp.get("/v1/openapi.json")
+@spec("This document (OpenAPI 3.1)")
 def openapi() -> Response:
-    return jsonify(DOCUMENT)
+    return jsonify(document(current_app))
