@@ -10,9 +10,11 @@ the rest of the report.
 
 Stacked deals are reported here, from the ``stacking`` objects the extension builds,
 by :func:`audit.checks.stacking.stacked_findings`, as the Python check reports them. For anything else to
-report, and for anything the extension does not handle (``penalties``, ``shuffle``, a
-packet pattern it was not given, a value it is not certain is valid), it answers
-``None``; :func:`audit.auditor.audit_document` then
+report, and for anything the extension does not handle (``penalties``, a packet
+pattern it was not given, a value it is not certain is valid), it answers ``None``. A
+hand's ``shuffle`` transcript (every online hand has one) is verified here, once the
+extension has found the hands in order, by the shuffle check's own
+:func:`audit.checks.shuffle.hand_findings`; any finding, and the answer is ``None``; :func:`audit.auditor.audit_document` then
 runs the Python auditor, which is the definition of the report. The two give the
 same report byte for byte wherever the fast path answers
 (``tests/audit/test_native.py``).
@@ -36,6 +38,7 @@ from typing import Any
 
 from audit.checks.dealer import lowest_cut
 from audit.checks.findings import ERROR, Finding
+from audit.checks.shuffle import hand_findings
 from audit.checks.stacking import stacked_findings
 from audit.errors import FairplayError
 from audit.record.fastload import TopLevel, top_level
@@ -288,6 +291,28 @@ class _Infos(Mapping[int, dict[str, Any]]):
         return sum(1 for _ in self)
 
 
+class _Shuffled:
+    """Each hand's ``shuffle`` transcript, verified as the Python auditor's shuffle check
+    verifies it (a voided hand's is not, but the extension declines those); ``found``
+    once any gives a finding (SHUFFLE_MISMATCH: the Python auditor reports it)."""
+
+    def __init__(self, top: TopLevel) -> None:
+        ruleset, _, players, *_ = top
+        self._players: Mapping[str, str] = players or {}
+        self._pattern = ruleset.deal_pattern
+        self.found = False
+
+    def check(self, number: int, raw: Any) -> None:
+        # a raw hand that is not an object, or whose `shuffle` is not one, the extension
+        # declines; one with `void` it declines too
+        if self.found or type(raw) is not dict or "shuffle" not in raw or "void" in raw:
+            return
+        if type(raw["shuffle"]) is not dict or hand_findings(
+            number, raw, self._players, self._pattern
+        ):
+            self.found = True
+
+
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     """The report of a record in order, or ``None`` (the Python auditor decides)."""
     if not available():
@@ -299,6 +324,11 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     extras = [hand_extra(raw) for raw in hands_raw]
     report = _audit(top, hands_raw, extras, alpha)
     if report is None:
+        return None
+    shuffled = _Shuffled(top)
+    for number, raw in enumerate(hands_raw, 1):
+        shuffled.check(number, raw)
+    if shuffled.found:
         return None
     try:
         report["hands"] = list(report["hands"])
@@ -325,16 +355,19 @@ def audit_stream(stream: RecordStream, alpha: float) -> dict[str, Any] | None:
     if top is None:
         return None
     extras: list[Extra] = []
+    shuffled = _Shuffled(top)
 
     def hands() -> Iterator[Any]:
-        for raw in stream.hands():
+        for number, raw in enumerate(stream.hands(), 1):
             extras.append(hand_extra(raw))
+            shuffled.check(number, raw)
             yield raw
 
     try:
-        return _audit(top, hands(), extras, alpha)
+        report = _audit(top, hands(), extras, alpha)
     except Decline:
         return None
+    return None if shuffled.found else report
 
 
 def _audit(

@@ -12,9 +12,10 @@
  * It is a fast path, not a second auditor: the moment it meets anything it would
  * have to report (an irregularity, a score slip; not a stacked deal, which
  * audit/native/__init__.py reports from the stacking object built here) or anything
- * it does not handle (`penalties`, `shuffle`, a value it is not sure
- * is valid), it returns None and the Python auditor audits the record from the
- * start. tests/audit/test_native.py holds the two to the same report, byte for
+ * it does not handle (`penalties`, a value it is not sure is valid), it returns
+ * None and the Python auditor audits the record from the start. A hand's `shuffle`
+ * transcript is left to Python (audit/native/__init__.py verifies it with the shuffle
+ * check's own function and declines on any finding). tests/audit/test_native.py holds the two to the same report, byte for
  * byte, on clean and on mutated records.
  *
  * Floating point follows the Python code operation by operation (same libm exp,
