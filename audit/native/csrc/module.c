@@ -146,7 +146,17 @@ fail:
     return NULL;
 }
 
+static PyObject *audited_held(Audited *self, PyObject *arg) {
+    Py_ssize_t i;
+    if (!index_of(self, arg, &i))
+        return NULL;
+    const Hand *h = &self->hands[i];
+    return Py_BuildValue("(ii)", h->honours[0], h->honours[1]);
+}
+
 static PyMethodDef audited_methods[] = {
+    {"held", (PyCFunction)audited_held, METH_O,
+     "Hand i's trump honours (T J Q K A) dealt to each side (NS, EW); (0, 0) without trumps."},
     {"entry", (PyCFunction)audited_entry, METH_O,
      "Hand i's report entry (0-based), without its claim and explanation."},
     {"stacking", (PyCFunction)audited_stacking, METH_O,
