@@ -21,7 +21,6 @@ hide the text around it.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import Any
 
@@ -29,7 +28,7 @@ from flask import request
 
 from api.errors import BadRequest
 from audit.log.errors import EventError
-from audit.log.events import loads
+from audit.log.events import loads, nests_deeper
 
 __all__ = [
     "MAX_DEPTH",
@@ -45,8 +44,6 @@ __all__ = [
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a JSON body may have (a record needs 6)."""
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _FORBIDDEN_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 
 
@@ -97,15 +94,7 @@ def check_tree(value: Any, path: str = "$") -> None:
 
 def too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether arrays and objects nest deeper than ``limit`` in ``data`` (strings skipped)."""
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    if brackets.count(b"[") + brackets.count(b"{") <= limit:
-        return False  # fewer openings than the limit: no deeper nesting either
-    depth = 0
-    for b in brackets:
-        depth += 1 if b in b"[{" else -1
-        if depth > limit:
-            return True
-    return False
+    return nests_deeper(data, limit)
 
 
 def parse_json(data: bytes, path: str = "$") -> Any:

@@ -29,6 +29,8 @@ import binascii
 import functools
 import hashlib
 import json
+import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -146,11 +148,38 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+_SAFE_RECURSION_LIMIT = 2000
+"""Under this recursion limit (Python's default is 1000) the C parser meets the limit, and
+raises ``RecursionError``, long before the C stack runs out. Code that raises the limit
+(hypothesis does, around each example) would let a deep enough document overflow the C
+stack, a crash rather than an error: :func:`loads` then counts the nesting first."""
+
+
+def nests_deeper(data: bytes, limit: int) -> bool:
+    """Whether arrays and objects nest deeper than ``limit`` in ``data`` (strings skipped)."""
+    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if brackets.count(b"[") + brackets.count(b"{") <= limit:
+        return False  # fewer openings than the limit: no deeper nesting either
+    depth = 0
+    for b in brackets:
+        depth += 1 if b in b"[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
 def loads(text: str | bytes) -> Any:
     """Parse JSON text that is signed or hashed: :func:`json.loads` with :func:`unique_keys`
     (raises :class:`EventError` for a repeated key, bytes that are not UTF-8, nesting too
     deep for the parser or an integer too long for ``int``; ``ValueError`` for text that
     is not JSON)."""
+    if sys.getrecursionlimit() > _SAFE_RECURSION_LIMIT:
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+        if nests_deeper(data, _SAFE_RECURSION_LIMIT // 2):
+            raise EventError("$: the JSON nests too deep to be read")
     try:
         return json.loads(text, object_pairs_hook=unique_keys)
     except UnicodeDecodeError as exc:

@@ -136,3 +136,23 @@ def test_the_witness_timeout_covers_the_whole_request() -> None:
     assert time.monotonic() - began < 5
     stop.set()
     server.close()
+
+
+def test_deep_nesting_is_refused_even_under_a_raised_recursion_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hypothesis raises the recursion limit around its examples; under a raised limit the
+    C parser would recurse until the C stack overflows (a crash of the whole process), so
+    the nesting is counted first."""
+    import sys
+
+    path = tmp_path / "deep.json"
+    path.write_bytes(HOSTILE[1])
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1_000_000)
+    try:
+        for argv in verifiers(path):
+            status, text = run(argv, capsys)
+            assert status == 2 and "nests too deep" in text, (argv[:2], status, text[:300])
+    finally:
+        sys.setrecursionlimit(limit)
