@@ -15,11 +15,12 @@ from flask import Flask
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
-from api.hand_log import Ledger
+from api.hand_log import HandLog
+from api.inputs import check_request
 from api.migrations import migrate
-from api.room import Live
+from api.room import Room
 from api.room.repair import recover
-from api.text import check_request
+from api.services import Services
 from api.tournament import Tournaments
 from api.witnesses import WitnessBook
 from audit.report.html import template_loader
@@ -40,16 +41,16 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     db = Database(cfg.resolved_database_url)
     migrate(db)
-    ledger = Ledger(cfg, db.url)
+    ledger = HandLog(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
-    live = Live(db, cfg, ledger)
-    live.tournaments = Tournaments(live)
-    recover(live)  # rows the log is ahead of, after a crash (api/room/repair.py)
-    app.extensions["fairplay"] = Services(cfg, db, ledger, live)
+    room = Room(db, cfg, ledger)
+    room.tournaments = Tournaments(room)
+    recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
+    app.extensions["fairplay"] = Services(cfg, db, ledger, room)
     register_error_handlers(app)
-    app.before_request(check_request)  # path and query text (api/text.py)
+    app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
-    app.before_request(live.tournaments.certificates.serving)
+    app.before_request(room.tournaments.certificates.serving)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
     from api.routes.tournament_pages import bp as tournament_pages
@@ -58,21 +59,3 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
     return app
-
-
-class Services:
-    """What a request handler needs, attached to the app."""
-
-    def __init__(self, config: Config, db: Database, ledger: Ledger, live: Live) -> None:
-        self.config = config
-        self.db = db
-        self.ledger = ledger
-        self.live = live
-        assert live.tournaments is not None
-        self.tournaments = live.tournaments
-
-    def close(self) -> None:
-        """Close this process's connections (before a fork, or at shutdown); stop streams."""
-        self.live.changes.close()
-        self.db.close()
-        self.ledger.close()

@@ -7,21 +7,76 @@ seeds are in, the deal and the cayenne card follow (the server knows them, nobod
 does); when the hand ends the server reveals its seed and the transcript is complete, so
 anyone can recompute the deal (docs/shuffle-protocol.md). Until then the log holds only
 commitments and the seats' seeds, never a card.
+
+The ceremony's phases are :mod:`shuffle.ceremony`'s machine (:func:`shuffle.ceremony.advance`),
+the one the CLI runs: a hand's row keeps its phase as text (``committing``, ``revealing``,
+then the rules' ``calling``, ``playing``, ``over``, or ``void``), and :func:`step`,
+:func:`dealt` and :func:`voided` take the machine's steps on it, answering its
+refusals as the service's ``WRONG_PHASE``.
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
-from api.errors import BadRequest
+from api.errors import BadRequest, WrongPhase
 from audit.rules.cards import Seat
 from shuffle import kdf
+from shuffle.ceremony import OutOfPhaseError, Phase, RepeatedStepError, Step, advance
 from shuffle.protocol import Derived, SeatEntry, Transcript, derive, new_seed
 
 SEAT_NAMES = tuple(s.name for s in Seat)
 
-__all__ = ["Derived", "derive", "new_seed"]
+__all__ = ["Derived", "derive", "dealt", "in_ceremony", "new_seed", "step", "voided"]
+
+PHASES: dict[str, Phase] = {
+    "committing": Phase.COMMITTING,
+    "revealing": Phase.REVEALING,
+    "calling": Phase.DEALT,
+    "playing": Phase.DEALT,
+    "over": Phase.CLOSED,
+    "void": Phase.VOID,
+}
+"""A hand row's phase, as the ceremony's machine sees it (the rules' phases are all dealt)."""
+
+CLOSED_TO = {
+    Step.COMMIT: "commitments are closed",
+    Step.REVEAL: "seeds are revealed after all four commit",
+}
+"""Why the service refuses a seat's step outside its phase."""
+
+
+def in_ceremony(hand_phase: str) -> bool:
+    """Whether a hand is still in its ceremony (it can be voided; it has no deal yet)."""
+    return PHASES[hand_phase] in (Phase.COMMITTING, Phase.REVEALING)
+
+
+def step(hand_phase: str, kind: str, seat: Seat, done: Collection[str]) -> str:
+    """The hand's phase once ``seat`` commits or reveals (``kind``), ``done`` naming the
+    seats that already have; :class:`WrongPhase` if the ceremony refuses the step."""
+    action = Step(kind)
+    try:
+        after = advance(PHASES[hand_phase], action, seat, {Seat[s] for s in done})
+    except OutOfPhaseError:
+        raise WrongPhase(f"the hand is {hand_phase}; {CLOSED_TO[action]}") from None
+    except RepeatedStepError as exc:
+        raise WrongPhase(f"{seat.name} has already {exc.done}") from None
+    return after.value
+
+
+def dealt(hand_phase: str) -> str:
+    """The hand's phase once its four seeds are in and the deal derived: the calls."""
+    advance(PHASES[hand_phase], Step.DEAL)
+    return "calling"
+
+
+def voided(hand_phase: str) -> str:
+    """The hand's phase once its ceremony is voided; :class:`WrongPhase` once it is dealt."""
+    try:
+        return advance(PHASES[hand_phase], Step.ABORT).value
+    except OutOfPhaseError:
+        raise WrongPhase(f"the hand is {hand_phase}; only an unfinished ceremony is void") from None
 
 
 class CommitmentMismatch(BadRequest):

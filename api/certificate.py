@@ -12,7 +12,7 @@ every request, on any worker or host, reads that row. It is built off the reques
 at a time; until it is stored the routes answer 409 ``NOT_READY`` with ``Retry-After``.
 The witnesses' cosignatures are the one part that may grow afterwards: the row keeps the
 checkpoint as the log signed it, and each answer appends the cosignatures held then
-(:meth:`api.hand_log.Ledger.cosigned`).
+(:meth:`api.hand_log.HandLog.cosigned`).
 """
 
 from __future__ import annotations

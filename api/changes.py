@@ -1,6 +1,6 @@
 """Wake-ups for the threads that wait on tables: server-sent event streams and house bots.
 
-A process keeps one :class:`Changes`. :meth:`Live.submit <api.room.Live.submit>` calls
+A process keeps one :class:`Changes`. :meth:`Room.submit <api.room.Room.submit>` calls
 :meth:`Changes.touch` after every logged action, so a stream or a bot in the same
 process wakes at once. An action logged by another worker process or host is not
 seen here: waiters also wake every ``timeout`` seconds (one second) and read the hand's

@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 
 from api.config import ConfigError
 from api.errors import BadRequest
-from api.text import text_problem
+from api.inputs import text_problem
 from audit.errors import DatabaseUnavailable
 from audit.log.backends import split_schema as log_split_schema
 from audit.log.errors import StoreError
@@ -94,7 +94,7 @@ class Connection:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         for value in params:
             if isinstance(value, str) and text_problem(value) is not None:
-                # A request's text is checked where it comes in (api/text.py), naming its
+                # A request's text is checked where it comes in (api/inputs.py), naming its
                 # field; this is the last line of defence, for the driver never to raise.
                 raise BadRequest(
                     f"a value of this request holds {text_problem(value)}, "

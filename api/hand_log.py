@@ -40,7 +40,7 @@ from audit.log.store import Log, open_log
 __all__ = [
     "CHECKPOINT_INTERVAL",
     "SERVER_ACTOR",
-    "Ledger",
+    "HandLog",
     "b64_list",
     "key_name",
     "load_or_create_signer",
@@ -72,8 +72,9 @@ def b64_list(hashes: list[bytes]) -> list[str]:
     return [base64.b64encode(h).decode() for h in hashes]
 
 
-class Ledger:
-    """The log, opened once per process."""
+class HandLog:
+    """The service's hand log: the signed log (:mod:`audit.log`) opened once per process,
+    with its key, the server's events and seeds, checkpoints and the proofs it serves."""
 
     def __init__(self, config: Config, database_url: str) -> None:
         key_file = Path(config.log_key_file or Path(config.data_dir) / "log-key")

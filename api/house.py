@@ -7,7 +7,7 @@ seats: it commits and reveals at once, waits ``bot_pace`` seconds before each ca
 card (so a person can follow the play) and ``bot_pause`` seconds after a hand ends.
 
 The bots hold no state of their own. A bot's key and its seed for each hand are derived
-from the log's key (HKDF, like the server's own seeds, ``api/ledger.py``): the bot
+from the log's key (HKDF, like the server's own seeds, ``api/hand_log.py``): the bot
 ``house-<nonce>-<seat>`` has the key derived from its name, so any worker process can
 drive the bots of a table it did not open (the person's page asks for it when it opens
 its stream, :meth:`House.ensure`), and a process that restarts mid-ceremony reveals the
@@ -34,10 +34,10 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from api import rows as store
+from api import rows
 from api.ceremony import seat_commitment
 from api.errors import TooManyRequests
-from api.room import Live, repair
+from api.room import Room, repair
 from api.signing import player_id
 from audit.errors import FairplayError
 from audit.log.events import make_event, sign_event
@@ -76,16 +76,16 @@ WAKE_SECONDS = 1.0
 """How often a waiting runner reads its hand's row (actions logged by other processes)."""
 
 
-def bot_signer(live: Live, name: str) -> Signer:
+def bot_signer(room: Room, name: str) -> Signer:
     """The key of the house bot called ``name`` (derived from the log's key)."""
     label = f"cayenne-fairplay house bot v1\x00{name}".encode()
-    return Signer(name, live.ledger.signer.derive_secret(label))
+    return Signer(name, room.ledger.signer.derive_secret(label))
 
 
-def bot_seed(live: Live, table: str, hand: int, seat: Seat) -> bytes:
+def bot_seed(room: Room, table: str, hand: int, seat: Seat) -> bytes:
     """A house bot's shuffle seed for one hand (derived: a restarted process reveals it)."""
     label = f"cayenne-fairplay house bot seed v1\x00{table}\x00{hand}\x00{seat.name}".encode()
-    return live.ledger.signer.derive_secret(label)
+    return room.ledger.signer.derive_secret(label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,43 +101,43 @@ class Bot:
 class House:
     """This process's house bots: the tables it drives, one thread each."""
 
-    def __init__(self, live: Live) -> None:
-        self.live = live
+    def __init__(self, room: Room) -> None:
+        self.room = room
         self._runners: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------- tables
 
-    def open_table(self, person: str, name: str) -> store.Table:
+    def open_table(self, person: str, name: str) -> rows.Table:
         """Register three bots and open a table with ``person`` at S; its bots start."""
-        conn = self.live.db.connection()
+        conn = self.room.db.connection()
         nonce = secrets.token_hex(6)
         seats: dict[Seat, str] = {PERSON_SEAT: person}
         for seat in BOT_SEATS:
-            signer = bot_signer(self.live, f"{PREFIX}{nonce}-{seat.name}")
+            signer = bot_signer(self.room, f"{PREFIX}{nonce}-{seat.name}")
             pid = player_id(signer.verifier())
-            self.live.ledger.register_player(pid, signer.verifier())
+            self.room.ledger.register_player(pid, signer.verifier())
             with conn.transaction():
-                store.insert_player(
+                rows.insert_player(
                     conn,
-                    store.Player(pid, f"bot {seat.name}", signer.verifier_key(), self.live.now()),
+                    rows.Player(pid, f"bot {seat.name}", signer.verifier_key(), self.room.now()),
                 )
             seats[seat] = pid
         ruleset = Ruleset.from_json({}, extensions=False).to_json()  # the defaults, written out
-        table = self.live.create_table(name, seats, ruleset, Seat.N)
+        table = self.room.create_table(name, seats, ruleset, Seat.N)
         self.ensure(table.id)
         return table
 
-    def bots_of(self, table: store.Table) -> list[Bot]:
+    def bots_of(self, table: rows.Table) -> list[Bot]:
         """The seats of ``table`` held by house bots (their keys re-derived and checked)."""
-        conn = self.live.db.connection()
+        conn = self.room.db.connection()
         bots = []
         for seat, pid in table.seats.items():
-            player = store.get_player(conn, pid)
+            player = rows.get_player(conn, pid)
             key_name = player.public_key.split("+", 1)[0]
             if not key_name.startswith(PREFIX):
                 continue
-            signer = bot_signer(self.live, key_name)
+            signer = bot_signer(self.room, key_name)
             if signer.verifier_key() == player.public_key:  # not a person's look-alike name
                 bots.append(Bot(seat, signer))
         return bots
@@ -157,7 +157,7 @@ class House:
     def ensure(self, table_id: str) -> bool:
         """Drive the house bots of ``table_id`` in this process, if it has any and no
         thread here drives them yet; ``True`` when a thread runs for it."""
-        table = store.get_table(self.live.db.connection(), table_id)
+        table = rows.get_table(self.room.db.connection(), table_id)
         bots = self.bots_of(table)
         if not bots:
             return False
@@ -181,12 +181,12 @@ class House:
     # ------------------------------------------------------------------ playing
 
     def _run(self, table_id: str, bots: list[Bot]) -> None:
-        live = self.live
+        room = self.room
         rng = random.Random(secrets.randbits(64))  # the bots' choices (not the shuffle)
         last_action = time.monotonic()
-        seen = live.changes.version
+        seen = room.changes.version
         try:
-            while not live.changes.closed:
+            while not room.changes.closed:
                 try:
                     acted = self._step(table_id, bots, rng)
                 except FairplayError as exc:  # a stale event, a hand voided meanwhile...
@@ -198,25 +198,25 @@ class House:
                     continue
                 if time.monotonic() - last_action > IDLE_SECONDS:
                     return
-                seen = live.changes.wait(seen, WAKE_SECONDS)
+                seen = room.changes.wait(seen, WAKE_SECONDS)
         except Exception:  # noqa: BLE001 - a runner must not die silently
             log.exception("house bots at %s stopped", table_id)
         finally:
-            live.db.discard()
+            room.db.discard()
 
     def _sleep(self, seconds: float) -> None:
         end = time.monotonic() + seconds
-        while not self.live.changes.closed and time.monotonic() < end:
+        while not self.room.changes.closed and time.monotonic() < end:
             time.sleep(min(0.1, end - time.monotonic()))
 
     def _step(self, table_id: str, bots: list[Bot], rng: random.Random) -> str:
         """Take one bot action if a bot is awaited; its kind (``"void"``: the ceremony
         timed out), ``""`` when none was taken."""
-        live = self.live
-        conn = live.db.connection()
-        table = store.get_table(conn, table_id)
-        hand = store.get_hand(conn, table_id, table.hand_count)
-        if repair.expire(live, hand):
+        room = self.room
+        conn = room.db.connection()
+        table = rows.get_table(conn, table_id)
+        hand = rows.get_hand(conn, table_id, table.hand_count)
+        if repair.expire(room, hand):
             return "void"
         mine = {b.seat: b for b in bots}
         c = hand.ceremony
@@ -226,9 +226,9 @@ class House:
                 return ""
             if hand.number > 1:
                 opened = datetime.fromisoformat(hand.started_at.replace("Z", "+00:00")).timestamp()
-                self._sleep(live.config.bot_pause - (live.config.clock() - opened))
+                self._sleep(room.config.bot_pause - (room.config.clock() - opened))
             bot = todo[0]
-            seed = bot_seed(live, table_id, hand.number, bot.seat)
+            seed = bot_seed(room, table_id, hand.number, bot.seat)
             commitment = seat_commitment(seed, bot.seat, bot.id, table_id, hand.number)
             self._act(hand, bot, "commit", {"commitment": commitment})
             return "commit"
@@ -237,13 +237,13 @@ class House:
             if not todo:
                 return ""
             bot = todo[0]
-            seed = bot_seed(live, table_id, hand.number, bot.seat)
+            seed = bot_seed(room, table_id, hand.number, bot.seat)
             self._act(hand, bot, "reveal", {"seed": seed.hex()})
             return "reveal"
-        snap = live.snapshot(hand)
+        snap = room.snapshot(hand)
         if snap is None or snap.to_act not in mine:
             return ""
-        self._sleep(live.config.bot_pace)
+        self._sleep(room.config.bot_pace)
         bot = mine[snap.to_act]
         if hand.phase == "calling":
             self._act(hand, bot, "call", {"call": rng.choice(snap.legal_calls)})
@@ -255,9 +255,9 @@ class House:
         self._act(hand, bot, "play", body)
         return "play"
 
-    def _act(self, hand: store.HandRow, bot: Bot, kind: str, body: dict[str, object]) -> None:
+    def _act(self, hand: rows.HandRow, bot: Bot, kind: str, body: dict[str, object]) -> None:
         event = make_event(
-            origin=self.live.ledger.origin,
+            origin=self.room.ledger.origin,
             table=hand.table_id,
             hand=str(hand.number),
             seq=hand.event_count,
@@ -266,4 +266,4 @@ class House:
             type=kind,
             body=body,
         )
-        self.live.submit(hand.table_id, hand.number, sign_event(event, bot.signer))
+        self.room.submit(hand.table_id, hand.number, sign_event(event, bot.signer))

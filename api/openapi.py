@@ -557,7 +557,7 @@ def build() -> Schema:
             "post": {
                 **_op(
                     "Open a table with the signing player at S and three house bots the "
-                    "service runs (when bot tables are on; signed like a read, for POST)",
+                    "service runs (when bot tables are on; a signed write: its body and a nonce)",
                     201,
                     TABLE,
                     (401, 403, 429),

@@ -164,13 +164,14 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
         "/v1/tournaments/{tid}/actions/{action}": {
             "post": admin(
                 "A director's action with its reason (admin): substitute {pair, out, in}, "
-                "adjust {round, table, board, ns, ew}, withdraw {pair}, void_board {board}",
+                "adjust {round, table, board, ns, ew}, withdraw {pair}, void_board {board}; "
+                "before the start, remove {entrant}",
                 reason,
                 (
                     param(
                         "action",
                         "path",
-                        {"enum": ["substitute", "adjust", "withdraw", "void_board"]},
+                        {"enum": ["substitute", "adjust", "withdraw", "void_board", "remove"]},
                     ),
                 ),
             )

@@ -15,6 +15,12 @@ Reads of private data (a player's own cards) carry a signed request header::
 
 where the signature covers ``cayenne-fairplay/read/v1\\n<METHOD>\\n<path?query>\\n<ts>``
 and the timestamp must lie within the configured window of the server's clock.
+
+A request that makes something outside the log (``POST /v1/bot-tables``) is a signed
+write: its header also carries a ``nonce`` (32 to 64 lowercase hex digits, fresh for each
+request) and the signature covers
+``cayenne-fairplay/write/v1\\n<METHOD>\\n<path?query>\\n<ts>\\n<nonce>\\n<hex SHA-256 of
+the body>``: the body cannot be changed, and the service takes a player's nonce once.
 """
 
 from __future__ import annotations
@@ -22,10 +28,11 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import re
 from dataclasses import dataclass
 
 from api.errors import BadRequest, Unauthorized
-from api.text import check_text
+from api.inputs import check_text
 from audit.log.errors import KeyFormatError, WeakKeyError
 from audit.log.keys import Signer, Verifier
 
@@ -39,9 +46,12 @@ __all__ = [
     "player_id",
     "read_message",
     "sign_read",
+    "sign_write",
+    "write_message",
 ]
 
 READ_CONTEXT = "cayenne-fairplay/read/v1"
+WRITE_CONTEXT = "cayenne-fairplay/write/v1"
 AUTH_SCHEME = "Cayenne-Ed25519"
 
 
@@ -79,11 +89,27 @@ def sign_read(signer: Signer, player: str, method: str, path: str, ts: int) -> s
     return f"{AUTH_SCHEME} player={player},ts={ts},sig={sig}"
 
 
+def write_message(method: str, path: str, ts: int, nonce: str, body: bytes) -> bytes:
+    digest = hashlib.sha256(body).hexdigest()
+    return f"{WRITE_CONTEXT}\n{method.upper()}\n{path}\n{ts}\n{nonce}\n{digest}".encode()
+
+
+def sign_write(
+    signer: Signer, player: str, method: str, path: str, ts: int, nonce: str, body: bytes
+) -> str:
+    """The ``Authorization`` header value for a signed write of ``body`` to ``path``."""
+    message = write_message(method, path, ts, nonce, body)
+    sig = base64.b64encode(signer.sign(message)).decode()
+    return f"{AUTH_SCHEME} player={player},ts={ts},nonce={nonce},sig={sig}"
+
+
 @dataclass(frozen=True, slots=True)
 class ReadCredential:
     player: str
     ts: int
     signature: bytes
+    nonce: str | None = None
+    """A signed write's nonce (``None`` in a signed read's header)."""
 
 
 def parse_read_header(header: str) -> ReadCredential:
@@ -103,4 +129,10 @@ def parse_read_header(header: str) -> ReadCredential:
     except (KeyError, ValueError, binascii.Error):
         raise Unauthorized("Authorization: expected player=...,ts=...,sig=...") from None
     check_text(player, "Authorization")
-    return ReadCredential(player, ts, sig)
+    nonce = fields.get("nonce")
+    if nonce is not None and not _NONCE.fullmatch(nonce):
+        raise Unauthorized("Authorization: nonce must be 32 to 64 lowercase hex digits")
+    return ReadCredential(player, ts, sig, nonce)
+
+
+_NONCE = re.compile(r"[0-9a-f]{32,64}")

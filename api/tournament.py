@@ -48,8 +48,8 @@ from api.errors import (
     WrongPhase,
 )
 from api.handstate import ZERO_SCORE, ruleset_pattern
+from api.inputs import check_name
 from api.signing import parse_player_key
-from api.text import check_name
 from audit.errors import DatabaseUnavailable, FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
 from audit.log.events import check_event, event_hash, make_event, sign_event, verify_event
@@ -65,7 +65,7 @@ from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
 
 if TYPE_CHECKING:
-    from api.room import Live
+    from api.room import Room
 
 __all__ = [
     "CHAIN",
@@ -90,6 +90,7 @@ _LOGGED = (
     "substitutions",
     "adjustments",
     "voided",
+    "removed",
     "actions",
     "round",
     "rounds_played",
@@ -176,7 +177,7 @@ def _round_named(body: Any) -> int:
 class Tournaments:
     """The tournaments of one process (state in ``api_tournaments``, truth in the log)."""
 
-    def __init__(self, live: Live) -> None:
+    def __init__(self, live: Room) -> None:
         self.live = live
         self.db = live.db
         self.ledger = live.ledger
@@ -510,6 +511,7 @@ class Tournaments:
                 "substitutions": [],
                 "adjustments": [],
                 "voided": [],
+                "removed": [],
                 "actions": [],
                 "round": 0,
                 "rounds_played": [],
@@ -585,11 +587,15 @@ class Tournaments:
                 raise WrongPhase(f"the tournament is {doc['phase']}; close registration first")
             pairs: list[list[str]] = []
             paired: set[str] = set()
-            position = {pid: n for n, pid in enumerate(doc["order"])}
-            for pid in doc["order"]:  # a pair forms at its second member's registration
+            removed = set(doc.get("removed", []))
+            order = [pid for pid in doc["order"] if pid not in removed]
+            position = {pid: n for n, pid in enumerate(order)}
+            for pid in order:  # a pair forms at its second member's registration
                 partner = doc["entrants"][pid]["partner"]
                 mate = doc["entrants"].get(partner)
-                if partner in paired or mate is None or mate["partner"] != pid:
+                if partner in paired or partner in removed or mate is None:
+                    continue
+                if mate["partner"] != pid:
                     continue
                 if position[partner] < position[pid]:
                     pairs.append([partner, pid])
@@ -599,7 +605,7 @@ class Tournaments:
                     f"the tournament needs {doc['pairs']} pairs and {len(pairs)} have entered",
                     details={"pairs": len(pairs), "needed": doc["pairs"]},
                 )
-            unpaired = [p for p in doc["order"] if p not in paired]
+            unpaired = [p for p in order if p not in paired]
             start: dict[str, Any] = {"pairs": pairs, "unpaired": unpaired}
             if self.beacon_source is not None and doc["format"] == DUPLICATE:
                 chain = self.beacon_source.chain()
@@ -678,6 +684,8 @@ class Tournaments:
         if not isinstance(body, dict):
             raise _bad("$", "the body must be an object")
         reason = _reason(body)
+        if action == "remove":
+            return self._remove(tid, body, reason)
         with self._lock:
             conn = self.db.connection()
             doc = self._current(conn, tid)
@@ -767,6 +775,33 @@ class Tournaments:
                 self._advance(conn, tid)
             return self._load(conn, tid)
 
+    def _remove(self, tid: str, body: dict[str, Any], reason: str) -> dict[str, Any]:
+        """The director removes an entrant before the start (``{entrant, reason}``),
+        logged as ``tournament_remove``: it is in no pair, and may not register again in
+        this event (its chain's registration is taken). Strangers who entered naming each
+        other, or a pair the director refuses, no longer hold the event's places. Once
+        removed, the same request changes nothing."""
+        pid = body.get("entrant")
+        if not isinstance(pid, str):
+            raise _bad("entrant", "the player id of an entrant of this tournament")
+        with self._lock:
+            conn = self.db.connection()
+            doc = self._current(conn, tid)
+            if pid in doc.get("removed", []):
+                return self._load(conn, tid)  # removed already: a retry
+            if doc["phase"] not in _BEFORE_START:
+                raise WrongPhase(
+                    f"the tournament is {doc['phase']}; entrants are removed before the start"
+                )
+            if pid not in doc["entrants"]:
+                raise _bad("entrant", f"{pid!r} has not entered this tournament")
+            event = {"entrant": pid, "reason": reason}
+            self._event(conn, doc, "tournament_remove", event)
+            doc["removed"] = [*doc.get("removed", []), pid]
+            doc["actions"].append({"action": "remove", **event})
+            self._keep(conn, doc)
+            return self._load(conn, tid)
+
     # ------------------------------------------------------------------ entrants
 
     def _signed(self, conn: Connection, tid: str, body: Any, kind: str) -> dict[str, Any]:
@@ -808,17 +843,27 @@ class Tournaments:
         answer = {"tournament": tid, "entrant": pid, "hash": event_hash(event)}
         with self._lock:
             doc = self._caught_up(conn, self._load(conn, tid, entrants=False), entrants=False)
+            if pid in doc.get("removed", []):
+                raise Conflict(
+                    f"{pid} was removed from this tournament by the director",
+                    details={"path": "event.actor"},
+                )
             if self._registered(conn, tid, event):
                 return answer  # a retry of a registration the log took
             if doc["phase"] != "registration":
                 if self._logged_registration(conn, tid, event):
                     return answer  # taken by the log before a crash, its row not written
                 raise WrongPhase(f"the tournament is {doc['phase']}; registration is not open")
+            gone = list(doc.get("removed", []))  # removed entrants hold no place
+            out = " AND a.player NOT IN ({0}) AND b.player NOT IN ({0})".format(
+                ", ".join("?" * len(gone))
+            )
             formed = conn.one(
                 "SELECT COUNT(*) FROM api_tournament_entrants a JOIN api_tournament_entrants b "
                 "ON b.tournament_id = a.tournament_id AND b.player = a.partner "
-                "AND b.partner = a.player WHERE a.tournament_id = ? AND a.player < b.player",
-                (tid,),
+                "AND b.partner = a.player WHERE a.tournament_id = ? AND a.player < b.player"
+                + (out if gone else ""),
+                (tid, *gone, *gone),
             )
             if formed is not None and int(formed[0]) >= doc["pairs"]:
                 # Full: one pair more (two strangers naming each other) made it unstartable
@@ -1514,6 +1559,7 @@ def public_json(doc: dict[str, Any]) -> dict[str, Any]:
         "substitutions",
         "adjustments",
         "voided",
+        "removed",
         "actions",
     )
     out = {k: doc.get(k) for k in keys if k in doc}
@@ -1521,6 +1567,7 @@ def public_json(doc: dict[str, Any]) -> dict[str, Any]:
         {
             "player": pid,
             "partner": doc["entrants"][pid]["partner"],
+            "removed": pid in doc.get("removed", []),
             "commitment": doc["entrants"][pid]["commitment"],
             "revealed": pid in doc["reveals"] if doc["phase"] != "over" else pid in doc["revealed"],
         }

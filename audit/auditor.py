@@ -24,9 +24,9 @@ from audit.checks.findings import ERROR, Finding
 from audit.errors import RecordError
 from audit.native import audit_fast
 from audit.record.codec import load_record
-from audit.record.model import Record
 from audit.report import REPORT_FORMAT
 from audit.rules.explain import claim_json, explanation_json
+from audit.rules.model import Record
 from audit.rules.replay import replay_hand
 from audit.rules.sitting import score_record
 

@@ -11,16 +11,20 @@ Phases, in order (each step outside its phase raises :class:`CeremonyError`):
 4. ``CLOSED``: :meth:`Ceremony.finish` reveals the server's seed; the complete
    transcript goes into the record hand's ``shuffle`` field.
 
-An abort at any point (:meth:`Ceremony.abort`) makes the hand void: it returns a
+An abort before the deal (:meth:`Ceremony.abort`) makes the hand void: it returns a
 :class:`VoidHand` to be logged with the partial transcript, and the ceremony cannot
 continue. A void hand's number is used up; the next deal is a new ceremony with a new
 hand number and a fresh server seed, never a silent re-deal of the same one.
+
+The phases and what moves them are one pure function, :func:`advance`: :class:`Ceremony`
+(the CLI's local tables) and the HTTP service's room (``api.room``, which keeps a hand's
+ceremony in its row) both take each step through it.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -32,15 +36,116 @@ from shuffle.errors import CeremonyError, CommitmentMismatchError, ShuffleFormat
 from shuffle.protocol import SEAT_ORDER, Beacon, Derived, SeatEntry, Transcript, derive, new_seed
 from shuffle.verify import ct_equal
 
-__all__ = ["Ceremony", "Phase", "VoidHand"]
+__all__ = [
+    "Ceremony",
+    "OutOfPhaseError",
+    "Phase",
+    "RepeatedStepError",
+    "Step",
+    "VoidHand",
+    "advance",
+]
 
 
 class Phase(Enum):
+    """Where a hand's ceremony stands."""
+
     COMMITTING = "committing"
+    """The server's commitment is published; the seats send theirs."""
     REVEALING = "revealing"
+    """The four commitments are in; the seats reveal their seeds."""
     DEALT = "dealt"
+    """The deal is derived (known to the server only, until the hand ends)."""
     CLOSED = "closed"
+    """The hand is over and the server's seed revealed: the transcript is complete."""
     VOID = "void"
+    """Aborted before the deal: the hand's number is used up."""
+
+
+class Step(Enum):
+    """What moves a ceremony on."""
+
+    COMMIT = "commit"
+    """A seat's commitment, once per seat."""
+    REVEAL = "reveal"
+    """A seat's seed, once per seat, after the four commitments."""
+    DEAL = "deal"
+    """The derivation, once every seed (and the beacon, if one is expected) is in."""
+    FINISH = "finish"
+    """The server reveals its seed at the end of the hand."""
+    ABORT = "abort"
+    """The ceremony cannot finish: the hand is void (never once it is dealt)."""
+
+
+NEEDS: dict[Step, tuple[Phase, ...]] = {
+    Step.COMMIT: (Phase.COMMITTING,),
+    Step.REVEAL: (Phase.REVEALING,),
+    Step.DEAL: (Phase.REVEALING,),
+    Step.FINISH: (Phase.DEALT,),
+    Step.ABORT: (Phase.COMMITTING, Phase.REVEALING),
+}
+"""The phases in which each step is allowed."""
+
+_DONE = {Step.COMMIT: "committed", Step.REVEAL: "revealed"}
+
+
+class OutOfPhaseError(CeremonyError):
+    """A step the ceremony does not take in its phase (``phase``; it needs ``needs``)."""
+
+    def __init__(self, path: str, problem: str, phase: Phase, needs: tuple[Phase, ...]) -> None:
+        super().__init__(path, problem)
+        self.phase = phase
+        self.needs = needs
+
+
+class RepeatedStepError(CeremonyError):
+    """A seat's second commitment or second seed (``done``: what it has already done)."""
+
+    def __init__(self, path: str, done: str) -> None:
+        super().__init__(path, f"this seat has already {done}")
+        self.done = done
+
+
+def step_path(step: Step, seat: Seat | None = None) -> str:
+    """The transcript path a step writes (``seats.N.commitment``, ``server.seed``...)."""
+    if step is Step.COMMIT or step is Step.REVEAL:
+        assert seat is not None
+        return f"seats.{Seat(seat).name}.{'commitment' if step is Step.COMMIT else 'seed'}"
+    return {Step.DEAL: "seats", Step.FINISH: "server.seed", Step.ABORT: ""}[step]
+
+
+def advance(
+    phase: Phase, step: Step, seat: Seat | None = None, done: Collection[Seat] = ()
+) -> Phase:
+    """The phase once ``step`` is taken in ``phase``; raises if the ceremony refuses it.
+
+    ``seat`` is the seat that commits or reveals, ``done`` the seats that already have
+    (for :attr:`Step.COMMIT`, the seats that committed; for :attr:`Step.REVEAL`, those
+    that revealed). Pure: the caller checks the step's value (a commitment's length, a
+    seed that opens its commitment) and records it, then takes the phase returned. A
+    :attr:`Step.DEAL` needs every seed (and an expected beacon): the caller knows what
+    it still waits for, and checks it before.
+
+    Raises :class:`OutOfPhaseError` for a step its phase does not take and
+    :class:`RepeatedStepError` for a seat's second commitment or seed.
+    """
+    path = step_path(step, seat)
+    needs = NEEDS[step]
+    if phase not in needs:
+        if step is Step.ABORT:
+            problem = f"the ceremony is already {phase.value}"
+            if phase is Phase.DEALT:
+                problem = "the ceremony is dealt: only an unfinished ceremony is void"
+        else:
+            problem = f"not allowed while the ceremony is {phase.value} (needs {needs[0].value})"
+        raise OutOfPhaseError(path, problem, phase, needs)
+    if step is Step.COMMIT or step is Step.REVEAL:
+        if seat in done:
+            raise RepeatedStepError(path, _DONE[step])
+        if step is Step.COMMIT and len(set(done) | {seat}) == len(SEAT_ORDER):
+            return Phase.REVEALING
+        return phase
+    return {Step.DEAL: Phase.DEALT, Step.FINISH: Phase.CLOSED, Step.ABORT: Phase.VOID}[step]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,27 +203,25 @@ class Ceremony:
 
     def commit(self, seat: Seat, commitment: bytes) -> None:
         """Record ``seat``'s commitment (32 bytes), once."""
-        self._expect(Phase.COMMITTING, f"seats.{Seat(seat).name}.commitment")
+        seat = Seat(seat)
+        after = advance(self.phase, Step.COMMIT, seat, self._commitments)
         if len(commitment) != 32:
             raise ShuffleFormatError(f"seats.{seat.name}.commitment", "must be 32 bytes")
-        if seat in self._commitments:
-            raise CeremonyError(f"seats.{seat.name}.commitment", "this seat has already committed")
         self._commitments[seat] = bytes(commitment)
-        if len(self._commitments) == 4:
-            self.phase = Phase.REVEALING
+        self.phase = after
 
     def reveal(self, seat: Seat, seed: bytes) -> None:
         """Accept ``seat``'s seed if it opens the seat's commitment; raise otherwise."""
-        path = f"seats.{Seat(seat).name}.seed"
-        self._expect(Phase.REVEALING, path)
+        seat = Seat(seat)
+        path = step_path(Step.REVEAL, seat)
+        after = advance(self.phase, Step.REVEAL, seat, self._seeds)
         if not kdf.SEAT_SEED_MIN <= len(seed) <= kdf.SEAT_SEED_MAX:
             raise ShuffleFormatError(path, "a seat's seed is 16..64 bytes")
-        if seat in self._seeds:
-            raise CeremonyError(path, "this seat has already revealed")
         opened = kdf.seat_commitment(seed, seat, self.players[seat], self.table, self.hand)
         if not ct_equal(opened, self._commitments[seat]):
             raise CommitmentMismatchError(path, f"the seed does not open {seat.name}'s commitment")
         self._seeds[seat] = bytes(seed)
+        self.phase = after
 
     def commit_seed(self, seat: Seat, seed: bytes) -> bytes:
         """Local tables: commit on a seat's behalf to a seed typed at the laptop."""
@@ -136,27 +239,26 @@ class Ceremony:
 
     def deal(self) -> Derived:
         """Derive the pack, deal and cayenne card once every seat has revealed."""
-        self._expect(Phase.REVEALING, "seats")
+        after = advance(self.phase, Step.DEAL)
         missing = self.missing()
         if missing:
             raise CeremonyError("seats", f"cannot deal before {', '.join(missing)}")
         self._derived = derive(self._transcript(with_server_seed=True))
-        self.phase = Phase.DEALT
+        self.phase = after
         return self._derived
 
     def finish(self) -> Transcript:
         """End of hand: reveal the server's seed; the complete transcript, outcome written in."""
-        self._expect(Phase.DEALT, "server.seed")
-        self.phase = Phase.CLOSED
+        self.phase = advance(self.phase, Step.FINISH)
         return self._transcript(with_server_seed=True).with_outcome()
 
     def abort(self, reason: str) -> VoidHand:
-        """Stop the ceremony: the hand is void (log the result; never re-deal it silently)."""
-        if self.phase in (Phase.CLOSED, Phase.VOID):
-            raise CeremonyError("", f"the ceremony is already {self.phase.value}")
+        """Stop the ceremony before the deal: the hand is void (log the result; never
+        re-deal it silently). A dealt hand is not voided: its seeds are all in, and a
+        server that could void it after seeing the deal would pick among deals."""
         phase = self.phase
+        self.phase = advance(phase, Step.ABORT)
         missing = tuple(self.missing())
-        self.phase = Phase.VOID
         partial = self._transcript(with_server_seed=True).to_json()
         for seat in SEAT_ORDER:
             if seat not in self._commitments:
@@ -200,9 +302,3 @@ class Ceremony:
             server_seed=self._server_seed if with_server_seed else None,
             beacon=self.beacon,
         )
-
-    def _expect(self, phase: Phase, path: str) -> None:
-        if self.phase is not phase:
-            raise CeremonyError(
-                path, f"not allowed while the ceremony is {self.phase.value} (needs {phase.value})"
-            )

@@ -15,7 +15,7 @@ import hmac
 
 from audit.rules.cards import Card
 from shuffle.kdf import field, u64
-from shuffle.stream import LIMIT, ByteStream, Draw
+from shuffle.sampler import LIMIT, ByteStream, Draw
 
 __all__ = ["CANONICAL", "permute", "shuffle_pack", "shuffle_pack_traced"]
 

@@ -1,5 +1,6 @@
 """Repairs, part of the room: voiding a ceremony that cannot finish, and rows the log is
-ahead of. They use only the public methods of :class:`api.room.Live`.
+ahead of. They take the room as a :class:`Repairable`: the public steps of
+:class:`api.room.Room` they reuse, and nothing else (this module imports no room).
 
 :func:`void` ends a hand whose ceremony cannot finish: an administrator's call, or
 :func:`expire` once the ceremony has waited ``ceremony_timeout`` seconds for a seat.
@@ -10,7 +11,7 @@ card, the server's reveal, the ``end`` event and the next hand's opening while t
 know none of them. Nothing is lost: the log is the hand's history, every seed is in it
 once the hand is over, the record and the report are recomputed from it (the ``end``
 event's ``record_sha256`` must match), and the next hand's server seed is derived, not
-drawn (:meth:`api.hand_log.Ledger.server_seed`), so its logged commitment can be opened.
+drawn (:meth:`api.hand_log.HandLog.server_seed`), so its logged commitment can be opened.
 
 :func:`catch_up` replays a hand's logged events onto its row with the same checks as a
 live request and, at the end of a hand or after a void, writes the report and the next
@@ -25,26 +26,69 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from api import rows
-from api.database import Connection
+from api import ceremony, rows
+from api.config import Config
+from api.database import Connection, Database
 from api.errors import Conflict, NotFound, WrongPhase
+from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, next_start
 from audit.errors import FairplayError
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
+from audit.rules.play import HandState
 
-if TYPE_CHECKING:
-    from api.room import Live
-
-__all__ = ["CEREMONY", "catch_up", "expire", "recover", "void"]
+__all__ = ["EventHooks", "Repairable", "catch_up", "expire", "recover", "void"]
 
 log = logging.getLogger(__name__)
 
-CEREMONY = ("committing", "revealing")
+
+class EventHooks(Protocol):
+    """What the repairs ask of a tournament: the event moves on once a hand's end is
+    written (the round's last hand), and its own repair after the hands'."""
+
+    def hand_ended(self, table_id: str) -> object: ...
+
+    def recover(self) -> int: ...
+
+
+class Repairable(Protocol):
+    """The room's steps the repairs reuse (:class:`api.room.Room` is one)."""
+
+    @property
+    def db(self) -> Database: ...
+    @property
+    def config(self) -> Config: ...
+    @property
+    def ledger(self) -> HandLog: ...
+    @property
+    def tournaments(self) -> EventHooks | None: ...
+
+    def now(self) -> str: ...
+
+    def table(self, conn: Connection, table_id: str) -> rows.Table: ...
+
+    def hand_lock(self, key: tuple[str, int]) -> AbstractContextManager[object]: ...
+
+    def forget(self, key: tuple[str, int]) -> None: ...
+
+    def accept(
+        self, table: rows.Table, hand: rows.HandRow, seat: Seat, kind: str, event: dict[str, Any]
+    ) -> HandState | None: ...
+
+    def log_event(self, hand: rows.HandRow, event: dict[str, Any]) -> None: ...
+
+    def server_event(self, hand: rows.HandRow, kind: str, body: dict[str, Any]) -> None: ...
+
+    def open_hand(
+        self, table: rows.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
+    ) -> rows.HandRow: ...
+
+    def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None: ...
 
 
 def _refuse(hand: rows.HandRow, seq: int, kind: str, why: str) -> Conflict:
@@ -55,10 +99,12 @@ def _refuse(hand: rows.HandRow, seq: int, kind: str, why: str) -> Conflict:
     )
 
 
-def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow) -> rows.HandRow:
+def catch_up(
+    room: Repairable, conn: Connection, table: rows.Table, hand: rows.HandRow
+) -> rows.HandRow:
     """Apply the hand's logged events the row has not seen; returns the row as stored."""
     before = hand.event_count
-    for item in live.ledger.hand_events(table.id, hand.number)[before:]:
+    for item in room.ledger.hand_events(table.id, hand.number)[before:]:
         ev = item["event"]
         kind, seq, body = ev["type"], ev["seq"], ev["body"]
         if ev["prev"] != hand.last_hash:
@@ -67,35 +113,35 @@ def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow
             seat = table.seat_of(ev["actor"])
             if seat is None:
                 raise _refuse(hand, seq, kind, "the actor is not seated")
-            live.accept(table, hand, seat, kind, ev)
+            room.accept(table, hand, seat, kind, ev)
         elif kind == "server_reveal" and hand.phase == "over":
             if body.get("seed") != hand.server_seed:
                 raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
-            live.log_event(hand, ev)
+            room.log_event(hand, ev)
         elif kind == "end" and hand.phase == "over" and hand.end_report is not None:
             assert hand.record is not None
             digest = hashlib.sha256(canonical_json(hand.record)).hexdigest()
             if body.get("record_sha256") != digest:
                 raise _refuse(hand, seq, kind, "the replayed record is not the one logged")
             hand.report_id = str(body.get("report"))
-            hand.finished_at = live.now()
+            hand.finished_at = room.now()
             hand.end_score = next_start(hand.end_report)
-            live.log_event(hand, ev)
-        elif kind == "void" and hand.phase in ("committing", "revealing"):
+            room.log_event(hand, ev)
+        elif kind == "void" and ceremony.in_ceremony(hand.phase):
             if body.get("server_seed") != hand.server_seed:
                 raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")
-            hand.phase = "void"
-            hand.finished_at = live.now()
-            live.log_event(hand, ev)
+            hand.phase = ceremony.voided(hand.phase)
+            hand.finished_at = room.now()
+            room.log_event(hand, ev)
         else:
             raise _refuse(hand, seq, kind, f"not expected in phase {hand.phase}")
     hand.pending = []
-    live.forget((table.id, hand.number))
+    room.forget((table.id, hand.number))
     if hand.event_count == before:
         return hand
     ended = hand.phase == "void" or (hand.phase == "over" and hand.report_id is not None)
-    following = _following(live, table, hand) if ended else None
-    if ended and following is None and live.ledger.head(table.id, hand.number + 1):
+    following = _following(room, table, hand) if ended else None
+    if ended and following is None and room.ledger.head(table.id, hand.number + 1):
         raise Conflict(
             f"hand {hand.number + 1} is logged but the service opens no hand after hand "
             f"{hand.number}; an operator must repair it",
@@ -114,36 +160,36 @@ def catch_up(live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow
                 report=hand.end_report,
                 record=hand.record,
                 players=list(table.seats.values()),
-                created_at=hand.finished_at or live.now(),
+                created_at=hand.finished_at or room.now(),
             )
         if following is not None:
             rows.set_hand_count(conn, table.id, following.number)
             rows.insert_hand(conn, following)
     if ended:
-        live.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
+        room.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
-    if ended and live.tournaments is not None:
+    if ended and room.tournaments is not None:
         try:  # a tournament table's last hand of the round: the event moves on
-            live.tournaments.hand_ended(table.id)
+            room.tournaments.hand_ended(table.id)
         except FairplayError as exc:  # the hand stands; the next hand or a restart moves it
             log.error("tournament of table %s not moved on: %s", table.id, exc)
     return hand
 
 
-def _following(live: Live, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
+def _following(room: Repairable, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
     """The next hand's row, rebuilt from its logged opening (appended with the end); for
     a tournament table, its next board or hand (``None`` when its round is played)."""
     number = hand.number + 1
     if hand.phase == "over":
-        following = live.following(table, hand)
+        following = room.following(table, hand)
         if following is None:
             return None
         row = following
     else:  # void: the same dealer deals again from the same pack
-        row = live.open_hand(table, number, hand.start_score, hand.dealer, hand.pack)
-    logged = live.ledger.hand_events(table.id, number)
+        row = room.open_hand(table, number, hand.start_score, hand.dealer, hand.pack)
+    logged = room.ledger.hand_events(table.id, number)
     if not logged:  # pragma: no cover - the opening is appended with the end, atomically
-        live.ledger.append(row.pending)
+        room.ledger.append(row.pending)
         row.pending = []
         return row
     opening, derived = logged[0]["event"], row.pending[0]
@@ -159,33 +205,33 @@ def _following(live: Live, table: rows.Table, hand: rows.HandRow) -> rows.HandRo
     return row
 
 
-def recover(live: Live) -> int:
+def recover(room: Repairable) -> int:
     """Catch up every unfinished hand whose log is ahead of its row; the number caught up.
 
     Run when the service starts. Several workers may run it at once: each write is a
     compare-and-set on the row's event count, so one of them wins and the others see
     the hand already repaired.
     """
-    conn = live.db.connection()
+    conn = room.db.connection()
     repaired = 0
     for table_id, number in rows.unfinished_hands(conn):
-        if live.ledger.head(table_id, number) <= rows.get_hand(conn, table_id, number).event_count:
+        if room.ledger.head(table_id, number) <= rows.get_hand(conn, table_id, number).event_count:
             continue
         key = (table_id, number)
-        with live.hand_lock(key):
+        with room.hand_lock(key):
             try:
                 table = rows.get_table(conn, table_id)
                 hand = rows.get_hand(conn, table_id, number)
-                catch_up(live, conn, table, hand)
+                catch_up(room, conn, table, hand)
                 repaired += 1
             except (Conflict, NotFound) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
-    if live.tournaments is not None:  # then the events whose tables those hands are
-        repaired += live.tournaments.recover()
+    if room.tournaments is not None:  # then the events whose tables those hands are
+        repaired += room.tournaments.recover()
     return repaired
 
 
-def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
+def void(room: Repairable, table_id: str, number: int, reason: str) -> dict[str, Any]:
     """Void a hand whose ceremony cannot finish (a seat that never commits or reveals).
 
     The void is logged with the server's seed (so the partial transcript can be
@@ -194,33 +240,32 @@ def void(live: Live, table_id: str, number: int, reason: str) -> dict[str, Any]:
     is judged as the log has it: a row the log is ahead of (another host died between
     its append and its row write, or is between the two) is brought up to the log first.
     """
-    conn = live.db.connection()
-    table = live.table(conn, table_id)
+    conn = room.db.connection()
+    table = room.table(conn, table_id)
     key = (table_id, number)
-    with live.hand_lock(key):
+    with room.hand_lock(key):
         for _ in range(3):  # each retry follows an event another host logged meanwhile
             hand = rows.get_hand(conn, table_id, number)
-            if live.ledger.head(table_id, number) > hand.event_count:
-                live.forget(key)
-                hand = catch_up(live, conn, table, hand)
-            done = _void_once(live, conn, table, hand, reason)
+            if room.ledger.head(table_id, number) > hand.event_count:
+                room.forget(key)
+                hand = catch_up(room, conn, table, hand)
+            done = _void_once(room, conn, table, hand, reason)
             if done is not None:
                 return done
         raise Conflict("the hand kept moving on meanwhile; read it again")
 
 
 def _void_once(
-    live: Live, conn: Connection, table: rows.Table, hand: rows.HandRow, reason: str
+    room: Repairable, conn: Connection, table: rows.Table, hand: rows.HandRow, reason: str
 ) -> dict[str, Any] | None:
     """Log and write the void of ``hand``; ``None`` if another host's event came first."""
-    if hand.phase not in CEREMONY:
-        raise WrongPhase(f"the hand is {hand.phase}; only an unfinished ceremony is void")
+    void_phase = ceremony.voided(hand.phase)
     number = hand.number
     answer = {"table": table.id, "hand": number, "phase": "void", "next_hand": number + 1}
     before = hand.event_count
     c = hand.ceremony
     done = c["commitments"] if hand.phase == "committing" else c["seeds"]
-    live.server_event(
+    room.server_event(
         hand,
         "void",
         {
@@ -230,11 +275,11 @@ def _void_once(
             "server_seed": hand.server_seed,
         },
     )
-    hand.phase = "void"
-    hand.finished_at = live.now()
-    following = live.open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
+    hand.phase = void_phase
+    hand.finished_at = room.now()
+    following = room.open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
     try:
-        live.ledger.append(hand.pending + following.pending)
+        room.ledger.append(hand.pending + following.pending)
     except LogChainBroken:
         return None
     with conn.transaction():
@@ -242,13 +287,13 @@ def _void_once(
         if written:
             rows.set_hand_count(conn, table.id, following.number)
             rows.insert_hand(conn, following)
-    live.forget((table.id, number))
+    room.forget((table.id, number))
     if not written:  # logged; another host brought the row up to the log first
-        catch_up(live, conn, table, rows.get_hand(conn, table.id, number))
+        catch_up(room, conn, table, rows.get_hand(conn, table.id, number))
     return answer
 
 
-def expire(live: Live, hand: rows.HandRow) -> bool:
+def expire(room: Repairable, hand: rows.HandRow) -> bool:
     """Void ``hand`` if its ceremony has waited longer than the configured timeout.
 
     The clock starts at the hand's opening, so a hand nobody comes to commit to (a
@@ -258,15 +303,15 @@ def expire(live: Live, hand: rows.HandRow) -> bool:
     or reveals, so the void is logged the first time anyone looks after the deadline.
     ``True`` when the hand is (now) void.
     """
-    timeout = live.config.ceremony_timeout
+    timeout = room.config.ceremony_timeout
     since = hand.ceremony.get("since") or hand.started_at
-    if timeout <= 0 or hand.phase not in CEREMONY or not isinstance(since, str):
+    if timeout <= 0 or not ceremony.in_ceremony(hand.phase) or not isinstance(since, str):
         return False
     started = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp()
-    if live.config.clock() - started <= timeout:
+    if room.config.clock() - started <= timeout:
         return False
     try:
-        void(live, hand.table_id, hand.number, f"the ceremony timed out after {timeout} s")
+        void(room, hand.table_id, hand.number, f"the ceremony timed out after {timeout} s")
     except (Conflict, WrongPhase):
         return False  # finished meanwhile, or voided by another request
     return True

@@ -11,10 +11,10 @@ from flask import current_app, request
 from werkzeug.exceptions import HTTPException
 
 from api.errors import BadRequest, PayloadTooLarge
-from api.text import parse_json
+from api.inputs import parse_json
 
 if TYPE_CHECKING:
-    from api import Services
+    from api.services import Services
 
 __all__ = [
     "MAX_LIMIT",
@@ -34,7 +34,7 @@ def services() -> Services:
 
 
 def json_body(root: str = "$") -> Any:
-    """The request's JSON body, whatever its declared content type (:func:`api.text.parse_json`:
+    """The request's JSON body, whatever its declared content type (:func:`api.inputs.parse_json`:
     400 when it is not JSON, names a key twice, nests too deep or holds text that cannot be
     stored; paths in errors start at ``root``); 413 when a chunked body goes over the limit."""
     try:

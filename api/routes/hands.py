@@ -57,9 +57,9 @@ def load_hand(
     if guarded:
         guard_table(table_id)  # a duplicate board: its players only, until the event ends
     hand = rows.get_hand(conn, table_id, number)
-    if repair.expire(s.live, hand):  # the ceremony waited too long for a seat: void
+    if repair.expire(s.room, hand):  # the ceremony waited too long for a seat: void
         hand = rows.get_hand(conn, table_id, number)
-    return table, hand, s.live.snapshot(hand)
+    return table, hand, s.room.snapshot(hand)
 
 
 def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> dict[str, Any]:
@@ -138,7 +138,7 @@ def get_hand(table_id: str, number: int) -> Response:
 def post_event(table_id: str, number: int) -> tuple[Response, int]:
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
-    result = services().live.submit(table_id, number, json_body("event"))
+    result = services().room.submit(table_id, number, json_body("event"))
     return jsonify(result), 201
 
 
@@ -153,7 +153,7 @@ def void_hand(table_id: str, number: int) -> Response:
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
         raise BadRequest("reason: a reason of 1 to 200 characters", details={"path": "reason"})
-    return jsonify(repair.void(s.live, table_id, number, reason))
+    return jsonify(repair.void(s.room, table_id, number, reason))
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/events")

@@ -12,6 +12,8 @@ from api.routes.hands import load_hand
 from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
 from audit.rules.cards import Seat, parse_card
 
+__all__ = ["bp", "diagram", "hand_page", "index", "page", "report_page", "table_page", "trick_rows"]
+
 bp = Blueprint("pages", __name__)
 
 

@@ -4,7 +4,7 @@
 server), registers it and opens a table against the house bots; ``/play/{t}`` is the
 table as its seated player sees it. Both are driven by the ES modules under
 ``api/static/js`` (docs/browser.md), served from ``/static/js/``. The streams are
-:mod:`api.stream`'s; the bots are :mod:`api.house`'s.
+:mod:`api.sse`'s; the bots are :mod:`api.house`'s.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from flask import (
     stream_with_context,
 )
 
-from api import rows as store
-from api.auth import signed_reader
+from api import rows
+from api.auth import signed_writer
 from api.config import Config
 from api.database import Connection
 from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
@@ -38,7 +38,7 @@ from api.routes.pages import page
 from api.routes.players import check_name
 from api.routes.tables import table_json
 from api.routes.tournaments import guard_table
-from api.stream import StreamSlots, check_seat_reader, messages, stream_reader
+from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -65,7 +65,7 @@ SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
 def house() -> House:
     ext = current_app.extensions
     if "fairplay_house" not in ext:
-        ext["fairplay_house"] = House(services().live)
+        ext["fairplay_house"] = House(services().room)
     return ext["fairplay_house"]  # type: ignore[no-any-return]
 
 
@@ -87,7 +87,7 @@ def play_page() -> Response:
 
 @bp.get("/play/<table_id>")
 def play_table_page(table_id: str) -> Response:
-    table = store.get_table(services().db.connection(), table_id)
+    table = rows.get_table(services().db.connection(), table_id)
     return page("play_table.html", table=table, log_key=services().ledger.verifier_key())
 
 
@@ -111,12 +111,14 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     if not s.config.bot_tables:
         raise Forbidden("bot tables are off on this service (Config.bot_tables)")
     conn = s.db.connection()
-    person = signed_reader(conn, s.config)
-    if person is None:
+    signed = signed_writer(conn, s.config)
+    if signed is None:
         raise Unauthorized(
-            "Authorization: sign this request with the player's key (Cayenne-Ed25519)",
+            "Authorization: sign this request, its body and a nonce with the player's key "
+            "(Cayenne-Ed25519, cayenne-fairplay/write/v1)",
             details={"path": "Authorization"},
         )
+    person, nonce = signed
     body = json_body()
     if not isinstance(body, dict) or set(body) - {"name"}:
         raise BadRequest("the body must be an object {name?}", details={"path": "$"})
@@ -124,19 +126,19 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     house().check_room()  # before anything is taken or made: a refusal changes nothing
     rate = Rate(s.config.register_burst, s.config.register_per_hour)
     take(conn, "bot-table", request.remote_addr or "unknown", rate, s.config.clock())
-    once(conn, request.headers.get("Authorization", ""), s.config.clock(), s.config)
+    once(conn, f"{person} {nonce}", s.config.clock(), s.config)
     table = house().open_table(person, name)
     out = table_json(table)
     out["links"]["play"] = f"/play/{table.id}"
     return jsonify(out), 201, {"Location": f"/v1/tables/{table.id}"}
 
 
-def once(conn: Connection, authorization: str, now: float, config: Config) -> None:
-    """409 if this signed request was taken already: a signature opens one bot table
-    (the same Authorization header, replayed within its window, opened two). Kept as a
-    row of the rate buckets' table, so the rule holds across workers and hosts."""
+def once(conn: Connection, nonce: str, now: float, config: Config) -> None:
+    """409 if this signed request was taken already: a player's nonce opens one bot
+    table (the same Authorization header, replayed within its window, opened two). Kept
+    as a row of the rate buckets' table, so the rule holds across workers and hosts."""
     used = "bot-table-signature"
-    digest = hashlib.sha256(authorization.encode()).hexdigest()
+    digest = hashlib.sha256(nonce.encode()).hexdigest()
     with conn.transaction():
         conn.execute(
             "DELETE FROM api_rate_buckets WHERE bucket = ? AND updated < ?",
@@ -160,7 +162,7 @@ def once(conn: Connection, authorization: str, now: float, config: Config) -> No
 def _stream(table_id: str, seat: Seat | None) -> Response:
     s = services()
     conn = s.db.connection()
-    table = store.get_table(conn, table_id)
+    table = rows.get_table(conn, table_id)
     reader = None
     if seat is not None:
         reader = stream_reader(conn, s.config, request.args.to_dict(), request.path)
@@ -174,14 +176,14 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
         release = slots().take("watch", request.remote_addr or "unknown")
     else:  # a seated player's own stream: the seats' pool, counted per player
         release = slots().take("seat", reader)
-    names = store.player_names(conn, list(table.seats.values()))
+    names = rows.player_names(conn, list(table.seats.values()))
     first = {
         "table": table_json(table),
         "names": names,
         "seat": None if seat is None else seat.name,
     }
 
-    def render(current: store.Table, number: int, new: bool) -> dict[str, Any]:
+    def render(current: rows.Table, number: int, new: bool) -> dict[str, Any]:
         t, hand, state = load_hand(table_id, number, guarded=False)
         msg: dict[str, Any] = {"hand": hand_json(t, hand, state)}
         if new and number > 1:
@@ -192,7 +194,7 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
     def body() -> Iterator[str]:
         try:
-            yield from messages(s.live, table_id, first, render)
+            yield from messages(s.room, table_id, first, render)
         finally:
             release()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from api import rows, text
+from api import inputs, rows
 from api.auth import is_admin, require_admin
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
@@ -19,8 +19,8 @@ MAX_NAME = 64
 
 
 def check_name(value: object, path: str) -> str:
-    """A player's or a table's display name (:func:`api.text.check_name`)."""
-    return text.check_name(value, path, MAX_NAME)
+    """A player's or a table's display name (:func:`api.inputs.check_name`)."""
+    return inputs.check_name(value, path, MAX_NAME)
 
 
 @bp.post("/v1/players")

@@ -53,7 +53,7 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
         first_dealer = Seat.parse(body.get("first_dealer", "N"))
     except InvalidCardError as exc:
         raise BadRequest(f"first_dealer: {exc.message}", details={"path": "first_dealer"}) from None
-    table = s.live.create_table(name, seats, ruleset, first_dealer)
+    table = s.room.create_table(name, seats, ruleset, first_dealer)
     location = url_for("tables.get_table", table_id=table.id)
     return jsonify(table_json(table)), 201, {"Location": location}
 

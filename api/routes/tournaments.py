@@ -47,7 +47,7 @@ __all__ = [
 
 bp = Blueprint("tournaments", __name__)
 
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board")
+ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
 
 
 def _t() -> Tournaments:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.record.model import Record
+from audit.rules.model import Record
 from audit.rules.replay import HandOutcome
 from audit.rules.scoring import HandScore
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from audit.checks import AuditContext
 from audit.checks.findings import Finding
-from audit.record.model import HandRecord, Record
 from audit.rules.cards import CARD_TEXT, Side
+from audit.rules.model import HandRecord, Record
 from audit.rules.replay import HandOutcome
 from audit.stacking.detector import previous_hand_with_pack
 

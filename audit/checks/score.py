@@ -14,7 +14,7 @@ from typing import Any
 from audit.checks import AuditContext
 from audit.checks.findings import Finding
 from audit.checks.score_reason import amount_text, explain_mismatch
-from audit.record.model import Score
+from audit.rules.model import Score
 from audit.rules.scoring import GAMES_TO_WIN, score_hand
 from audit.rules.sitting import hand_facts
 

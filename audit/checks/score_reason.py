@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from audit.record.model import Score
 from audit.rules.explain import SIDE_TEXT
+from audit.rules.model import Score
 from audit.rules.ruleset import PENALTY_OPTIONS, Ruleset
 from audit.rules.scoring import HandFacts, HandScore, Slip, score_hand
 

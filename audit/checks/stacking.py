@@ -20,8 +20,8 @@ from typing import Any
 
 from audit.checks import AuditContext
 from audit.checks.findings import ERROR, WARNING, Finding
-from audit.record.model import HandRecord
 from audit.rules.cards import Seat, Side
+from audit.rules.model import HandRecord
 from audit.stacking import (
     PILE_TOP_EITHER,
     StackingResult,

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.auditor import DEFAULT_ALPHA, audit_document
+from audit.cli.big_record import audit_streamed
 from audit.cli.output import (
     check_output_file,
     expand,
@@ -35,7 +36,6 @@ from audit.cli.output import (
     report_path,
     write_text,
 )
-from audit.cli.stream import audit_streamed
 from audit.errors import FairplayError
 from audit.record.codec import collector_paused, read_json_file
 

@@ -18,7 +18,8 @@ of the named witnesses: "verify" needs the bundle's checkpoint or its later one 
 it, "log verify" each --checkpoint; a LOG_WITNESS_QUORUM line names the missing ones.
 
 "log verify" and "verify" print one line per finding ("CODE entry N: message") and
-exit 1 when anything fails, 0 when everything holds. "verify" exits 3 with a
+exit 1 when anything fails, 0 when everything holds ("verify": 2 for a file that is not
+a bundle, naming the JSON path: nothing was checked). "verify" exits 3 with a
 LOG_HAND_PARTIAL line when every check holds but the hand is not finished (its last
 event is neither end nor void): a partial bundle does not show the whole hand.
 """
@@ -37,7 +38,13 @@ from audit.errors import FairplayError
 from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.checkpoint import fork_evidence
 from audit.log.cosignature import WitnessPolicy
-from audit.log.errors import EventError, KeyFormatError, LogError, LogHandPartial
+from audit.log.errors import (
+    BundleUnreadable,
+    EventError,
+    KeyFormatError,
+    LogError,
+    LogHandPartial,
+)
 from audit.log.events import canonical_json, loads
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.store import Log, open_log
@@ -209,6 +216,9 @@ def _verify_bundle(args: argparse.Namespace) -> int:
             bundle, load_verifier(args.key), saved_checkpoint=saved, policy=policy
         )
         derived = _derived(bundle, record) if summary["last_type"] == "end" else ""
+    except BundleUnreadable as exc:  # not a bundle: nothing was checked, exit 2
+        print(f"fairplay verify: {args.bundle}: {exc.message}", file=sys.stderr)
+        return 2
     except LogError as exc:
         if isinstance(exc, KeyFormatError):  # the --key given is unusable (or weak)
             raise

@@ -35,8 +35,8 @@ from audit.cli.output import (
 )
 from audit.errors import FairplayError
 from audit.record.codec import read_record_file
-from audit.record.model import Record
 from audit.report.sheet import render_sheet
+from audit.rules.model import Record
 from audit.rules.sitting import ScoredRecord, score_record
 
 __all__ = [

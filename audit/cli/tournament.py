@@ -161,7 +161,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     print(
         f"tournament {summary['tournament']}: certificate verified: {summary['events']} events, "
         f"{summary['hands']} hands, {summary['standings']} standings, checkpoint size "
-        f"{summary['checkpoint_size']}"
+        f"{summary['checkpoint_size']}; {summary['deals']}"
         + (
             f", witnessed by {', '.join(summary['witnessed_by'])}"
             if summary["witnessed_by"]

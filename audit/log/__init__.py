@@ -1,9 +1,10 @@
 """The signed, append-only hand log (RFC 6962 Merkle tree, C2SP checkpoints).
 
 Public pieces: :mod:`audit.log.merkle` (hashing and proofs), :mod:`audit.log.note`
-(signed notes), :mod:`audit.log.keys` (Ed25519 keys), :mod:`audit.log.events` (signed
-events, canonical JSON), :mod:`audit.log.checkpoint`, :mod:`audit.log.store`
-(``open_log``), :mod:`audit.log.verify` (whole-log audit) and :mod:`audit.log.bundle`
+(signed notes), :mod:`audit.log.keys` (Ed25519 keys), :mod:`audit.log.canonical` (the
+canonical JSON of everything signed or hashed), :mod:`audit.log.events` (signed events),
+:mod:`audit.log.checkpoint`, :mod:`audit.log.store` (``open_log``: the stored log, one
+module per part), :mod:`audit.log.verify` (whole-log audit) and :mod:`audit.log.bundle`
 (offline proof bundles). See docs/log.md.
 """
 

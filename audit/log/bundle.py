@@ -22,6 +22,7 @@ from audit.log.checkpoint import Checkpoint, verify_checkpoint
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.cosignature import WitnessPolicy, WitnessPolicyError
 from audit.log.errors import (
+    BundleUnreadable,
     LogChainBroken,
     LogError,
     LogHandPartial,
@@ -54,11 +55,11 @@ def _b64(hashes: list[bytes]) -> list[str]:
 
 def _unb64(values: Any, where: str) -> list[bytes]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise LogInconsistent(f"{where}: must be a list of base64 hashes")
+        raise BundleUnreadable(f"{where}: must be a list of base64 hashes")
     try:
         return [base64.b64decode(v, validate=True) for v in values]
     except (binascii.Error, ValueError) as exc:
-        raise LogInconsistent(f"{where}: invalid base64") from exc
+        raise BundleUnreadable(f"{where}: invalid base64") from exc
 
 
 def build_bundle(
@@ -156,15 +157,15 @@ def verify_bundle(
         verifier_key if isinstance(verifier_key, Verifier) else Verifier.from_text(verifier_key)
     )
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
-        raise LogInconsistent(f"bundle.format: must be {FORMAT!r}")
+        raise BundleUnreadable(f"bundle.format: must be {FORMAT!r}")
     for field in ("origin", "table", "hand", "checkpoint"):
         if not isinstance(bundle.get(field), str):
-            raise LogInconsistent(f"bundle.{field}: must be a string")
+            raise BundleUnreadable(f"bundle.{field}: must be a string")
     origin, table, hand = bundle["origin"], bundle["table"], bundle["hand"]
     cp = verify_checkpoint(bundle["checkpoint"], verifier, origin=origin)
     items = bundle.get("events")
     if not isinstance(items, list) or not items:
-        raise LogInconsistent("bundle.events: must be a non-empty list")
+        raise BundleUnreadable("bundle.events: must be a non-empty list")
     prev: str | None = None
     last_index = -1
     last_type = ""
@@ -172,7 +173,7 @@ def verify_bundle(
         where = f"bundle.events[{n}]"
         raw_index = item.get("index") if isinstance(item, dict) else None
         if not isinstance(raw_index, int) or isinstance(raw_index, bool) or raw_index < 0:
-            raise LogInconsistent(f"{where}.index: must be a non-negative integer")
+            raise BundleUnreadable(f"{where}.index: must be a non-negative integer")
         index = raw_index
         if index <= last_index:
             raise LogInconsistent(f"{where}.index: events must be in log order", entry=index)

@@ -14,6 +14,7 @@ from typing import Any
 from audit.errors import FairplayError
 
 __all__ = [
+    "BundleUnreadable",
     "EventError",
     "KeyFormatError",
     "LogChainBroken",
@@ -61,6 +62,12 @@ class LogInconsistent(LogError):
     """Hashes, proofs, roots or checkpoints disagree with each other or with the data."""
 
     code = "LOG_INCONSISTENT"
+
+
+class BundleUnreadable(LogInconsistent):
+    """A file that is not a proof bundle (another format, a field of the wrong type, no
+    events): nothing in it was checked, so it shows no tampering either (the verifier's
+    exit 2, not 1). Its code stays ``LOG_INCONSISTENT``."""
 
 
 class LogHandPartial(LogError):

@@ -82,7 +82,7 @@ _PG_FUNCTION = (
     "END $$"
 )
 
-# The same steps as the Python append (audit.log.store.Log._append_here) and
+# The same steps as the Python append (audit.log.store.appends.LogAppends._append_here) and
 # audit.log.merkle.Frontier.append: a new leaf at index i is stored at level 0, then
 # merged with its left neighbour once per trailing 1 bit of i.
 _PG_APPEND = (

@@ -29,6 +29,7 @@ from typing import Any
 
 import fastjsonschema
 
+from audit.log.canonical import canonical_json
 from audit.log.errors import EventError
 
 __all__ = [
@@ -62,6 +63,7 @@ TOURNAMENT_TYPES = (
     "tournament_adjust",
     "tournament_withdraw",
     "tournament_void_board",
+    "tournament_remove",
     "tournament_end",
     "tournament_register",
     "tournament_reveal",
@@ -172,8 +174,6 @@ def admit_event(event: Any, *, root: str = "event", canonical: bytes | None = No
     """
     _check("event", event, root)
     if canonical is None:
-        from audit.log.events import canonical_json
-
         canonical = canonical_json(event)
     if len(canonical) > MAX_EVENT_BYTES:
         raise _at(root, f"{len(canonical)} bytes of canonical JSON, more than {MAX_EVENT_BYTES}")

@@ -42,12 +42,12 @@ from audit.checks.shuffle import hand_findings
 from audit.checks.stacking import stacked_findings
 from audit.errors import FairplayError
 from audit.record.fastload import TopLevel, top_level
-from audit.record.model import Start
-from audit.record.stream import Decline, RecordStream
+from audit.record.lazyload import Decline, RecordStream
 from audit.report import REPORT_FORMAT
 from audit.rules.cards import ALL_CARDS, SEAT_BY_TEXT
 from audit.rules.contract import CONTRACT_BY_TEXT
 from audit.rules.deal import PATTERNS, pattern_name
+from audit.rules.model import Start
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import score_plain
 from audit.stacking.detector import CLOSE_SPAN, EVIDENCE_P, THOROUGH_RIFFLES, StackingResult

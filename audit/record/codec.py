@@ -4,7 +4,7 @@ Validation has two stages. The shipped JSON Schema (``audit/record/schema/``), c
 once into Python code, checks the structure and every notation (cards, seats,
 contracts); its first error is reported with the JSON path of the problem, as
 ``hands[2].tricks[4].cards[1]: 'XS' is not a card``. The conversion to typed values
-(:mod:`audit.record.model`) then checks what a schema cannot say (the ruleset's packet
+(:mod:`audit.rules.model`) then checks what a schema cannot say (the ruleset's packet
 sizes add up to 13). Counts and the rules of play are *not* input errors: the auditor
 reports them as findings, hand by hand.
 """
@@ -25,7 +25,8 @@ import fastjsonschema
 
 from audit.errors import RecordError
 from audit.record.fastload import fast_load
-from audit.record.model import (
+from audit.rules.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat, Side
+from audit.rules.model import (
     HAND_FIELDS,
     Bonus,
     Correction,
@@ -38,7 +39,6 @@ from audit.record.model import (
     TrickRecord,
     VoidDeal,
 )
-from audit.rules.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat, Side
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 
 __all__ = [

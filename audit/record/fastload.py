@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from audit.record.model import (
+from audit.rules.cards import CARD_BY_TEXT, SEAT_BY_TEXT, Side
+from audit.rules.model import (
     HAND_FIELDS,
     Bonus,
     GameWon,
@@ -26,7 +27,6 @@ from audit.record.model import (
     Start,
     TrickRecord,
 )
-from audit.rules.cards import CARD_BY_TEXT, SEAT_BY_TEXT, Side
 from audit.rules.ruleset import DEFAULT_RULESET, PENALTY_OPTIONS, SEVEN_IS, Ruleset
 
 __all__ = ["TopLevel", "fast_load", "load_hand", "top_level"]

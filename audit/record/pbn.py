@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.errors import FairplayError
-from audit.record.model import HandRecord, Record
 from audit.rules.cards import CARD_BY_TEXT, CARD_TEXT, RANK_LETTERS, SUIT_OF, Card, Seat
 from audit.rules.contract import Contract
 from audit.rules.deal import pattern_name
+from audit.rules.model import HandRecord, Record
 from audit.rules.play import trick_winner
 from audit.rules.replay import contract_of
 

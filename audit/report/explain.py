@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["SIDE_LABEL", "claim_agrees", "claim_line", "next_deal_pointer", "score_words"]
+
 SIDE_LABEL = {"NS": "N-S", "EW": "E-W"}
 
 

@@ -19,11 +19,11 @@ from typing import Any
 import jinja2
 
 from audit.record.codec import load_record
-from audit.record.model import HandRecord, Record
 from audit.report.explain import claim_agrees, claim_line, next_deal_pointer, score_words
 from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
 from audit.rules.cards import Seat
 from audit.rules.explain import alpha_note
+from audit.rules.model import HandRecord, Record
 from audit.rules.replay import replay_hand
 
 __all__ = ["environment", "html_chunks", "render_html", "template_loader"]

@@ -10,9 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from audit.record.model import Record
 from audit.rules.cards import SUIT_LETTERS, Side
+from audit.rules.model import Record
 from audit.rules.sitting import ScoredRecord
+
+__all__ = [
+    "GAME_NAMES",
+    "SUIT_CONTRACTS",
+    "contract_label",
+    "render_sheet",
+    "sheet_rows",
+    "side_label",
+]
 
 
 def side_label(side: Side, players: Mapping[str, str] | None) -> str:

@@ -10,6 +10,8 @@ from audit.report.sheet import contract_label, sheet_rows, side_label
 from audit.rules.cards import SEAT_BY_TEXT, Side
 from audit.rules.explain import alpha_note
 
+__all__ = ["ReportHands", "render_text", "text_lines", "void_text"]
+
 
 class ReportHands(Protocol):
     """A report's ``hands`` as the text walks them: counted, and iterated twice (the

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from audit.record.model import Score
 from audit.rules.cards import Seat, Side
+from audit.rules.model import Score
 
 __all__ = [
     "GAME_WORD",

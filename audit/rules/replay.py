@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.record.model import HandRecord, TrickRecord
 from audit.rules.cards import (
     ACE,
     CARD_TEXT,
@@ -27,6 +26,7 @@ from audit.rules.cards import (
     cards_of,
 )
 from audit.rules.contract import CONTRACT_BY_TEXT, Contract, unit
+from audit.rules.model import HandRecord, TrickRecord
 from audit.rules.play import NULLO_RANK_VALUE, RANK_VALUE
 
 __all__ = [

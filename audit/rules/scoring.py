@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from audit.record.model import Bonus, GameWon, Score
 from audit.rules.cards import Side
 from audit.rules.contract import Contract
 from audit.rules.explain import GAME_WORD, SIDE_TEXT, Explanation, Line, LineKind, RevokeAt
+from audit.rules.model import Bonus, GameWon, Score
 from audit.rules.ruleset import DEFAULT_RULESET, Ruleset
 
 __all__ = [

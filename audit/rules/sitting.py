@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from audit.record.model import HandRecord, Record
 from audit.rules.explain import RevokeAt
+from audit.rules.model import HandRecord, Record
 from audit.rules.replay import HandOutcome, replay_hand
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import HandFacts, HandScore, Sheet

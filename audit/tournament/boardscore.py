@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audit.record.model import HandRecord
 from audit.rules.contract import Contract
+from audit.rules.model import HandRecord
 from audit.rules.replay import replay_hand
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import CAPPED, GAME, HandFacts, honours_held, penalised_tricks, slams

@@ -179,146 +179,17 @@ def certify(
 ) -> dict[str, Any]:
     """The certificate of event ``tournament`` from its log ``events`` (``{index, event}``
     in log order) and its finished hands' ``records`` (by table id and hand number)."""
-    chains: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for item in events:
-        ev = item["event"]
-        chains.setdefault((ev["table"], str(ev["hand"])), []).append(item)
+    chains = _item_chains(events)
     own = chains.get((tournament, EVENT_CHAIN), [])
     doc = online.fold(tournament, [(i["event"]["type"], i["event"]["body"]) for i in own])
     if doc["phase"] != "over":
         raise TournamentError(f"tournament {tournament}: its chain has no tournament_end")
-    # the entrants: registration (key, commitment, partner) and the reveal (seed)
-    roster: list[dict[str, Any]] = []
-    seeds: dict[str, str] = {}
-    for (table, hand), chain in sorted(chains.items(), key=lambda c: c[1][0]["index"]):
-        if table != tournament or not hand.startswith("entrant-"):
-            continue
-        reg = chain[0]["event"]
-        roster.append(
-            {
-                "player": reg["actor"],
-                "key": reg["key"],
-                "partner": reg["body"]["partner"],
-                "commitment": reg["body"]["commitment"],
-                "registration": _leaf(chain[0]),
-            }
-        )
-        for item in chain[1:]:
-            if item["event"]["type"] == "tournament_reveal":
-                seeds[reg["actor"]] = item["event"]["body"]["seed"]
-    commitments = {r["player"]: r["commitment"] for r in roster}
-    substitutes = []
-    for s in doc["substitutions"]:
-        keys = sorted(
-            {
-                c[0]["event"]["key"]
-                for c in (
-                    [e for e in ch if e["event"]["actor"] == s["in"]] for ch in chains.values()
-                )
-                if c
-            }
-        )
-        substitutes.append({"player": s["in"], "keys": keys})
-    # every board's deal inputs and deals (duplicate)
-    boards: dict[int, deals.BoardDeal] = {}
-    deal_inputs: dict[str, Any] | None = None
-    if doc["format"] == DUPLICATE:
-        b = doc["beacon"]
-        t = deals.TournamentTranscript(
-            event=tournament,
-            boards=doc["tables"] * doc["boards_per_round"],
-            service_commitment=bytes.fromhex(doc["service_commitment"]),
-            entrants=tuple(
-                deals.Entrant(
-                    pid,
-                    bytes.fromhex(commitments[pid]),
-                    bytes.fromhex(seeds[pid]) if pid in doc["revealed"] and pid in seeds else None,
-                )
-                for pair in doc["pair_list"]
-                for pid in pair
-            ),
-            pattern=tuple(doc["pattern"]),
-            service_seed=bytes.fromhex(doc["service_seed"]),
-            beacon=None
-            if b is None
-            else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
-            **_version_2(doc),
-        )
-        derived = deals.verify(t)
-        boards = {d.board: d for d in derived}
-        deal_inputs = replace(t, claimed=tuple(d.to_json() for d in derived)).to_json()
-    # every hand of every table of every round
-    hands: list[dict[str, Any]] = []
-    finished: dict[str, list[dict[str, Any]]] = {}
-    for r in doc["rounds_played"]:
-        for sit in r["tables"]:
-            tid = sit["id"]
-            numbers = sorted(int(h) for (t_, h) in chains if t_ == tid)
-            finished[tid] = []
-            for n in numbers:
-                chain = chains[(tid, str(n))]
-                first, last = chain[0]["event"], chain[-1]
-                entry: dict[str, Any] = {
-                    "round": r["round"],
-                    "table": sit["table"],
-                    "table_id": tid,
-                    "hand": n,
-                    "events": len(chain),
-                    "last": last["event"]["type"],
-                }
-                if first["type"] == "board_open":
-                    entry["board"] = first["body"]["board"]
-                if last["event"]["type"] != "end":
-                    hands.append(entry)
-                    continue
-                record = records.get((tid, n))
-                digest = (
-                    None if record is None else hashlib.sha256(canonical_json(record)).hexdigest()
-                )
-                entry |= {"record_sha256": digest, "end": _leaf(last)}
-                if record is None:
-                    hands.append(entry)
-                    continue
-                entry["verdict"] = _verdict(record)
-                entry["logged"] = {
-                    "record_sha256": last["event"]["body"]["record_sha256"],
-                    "verdict": last["event"]["body"]["verdict"],
-                }
-                h = record["hands"][0]
-                if "board" in entry:
-                    d = boards.get(entry["board"])
-                    entry["deal"] = {
-                        "dealer": h.get("dealer"),
-                        "cayenne": h.get("cayenne"),
-                        "dealt_order": h.get("dealt_order"),
-                        "board_deal": None
-                        if d is None
-                        else {
-                            "dealer": d.dealer.name,
-                            "cayenne": CARD_TEXT[d.cayenne],
-                            "dealt_order": [CARD_TEXT[c] for c in d.pack_order],
-                        },
-                    }
-                else:
-                    entry["ceremony"] = h.get("shuffle")
-                hands.append(entry)
-                finished[tid].append(record)
+    roster, seeds = _entrants(tournament, chains)
+    substitutes = _substitutes(doc, chains)
+    boards, deal_inputs = _board_deals(tournament, doc, roster, seeds)
+    hands, finished = _hands(doc, chains, records, boards)
     standings = online.standings(doc, finished)
-    recs = online.records(doc, finished)
-    findings = (
-        list(
-            audit_event(
-                read_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs]),
-                DEFAULT_ALPHA,
-            ).findings
-        )
-        if recs
-        else []
-    )
-    audit = {
-        "verdict": "irregular" if any(f["severity"] == ERROR for f in findings) else "clean",
-        "findings": findings,
-    }
+    audit = _event_audit(online.records(doc, finished))
     event = {"id": tournament, **{k: doc[k] for k in online.SPEC_FIELDS if k in doc}}
     event["beacon"] = doc["beacon"]
     cert: dict[str, Any] = {
@@ -353,6 +224,196 @@ def certify(
         "checkpoint": checkpoint,
     }
     return exact(cert)  # type: ignore[no-any-return]
+
+
+_Chains = dict[tuple[str, str], list[Mapping[str, Any]]]
+"""Log items (``{index, event}``) by chain (table id, hand id), each chain in log order."""
+
+
+def _item_chains(events: Sequence[Mapping[str, Any]]) -> _Chains:
+    chains: _Chains = {}
+    for item in events:
+        ev = item["event"]
+        chains.setdefault((ev["table"], str(ev["hand"])), []).append(item)
+    return chains
+
+
+def _entrants(tournament: str, chains: _Chains) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The entrants: registration (key, commitment, partner), in log order, and the
+    seeds they revealed (by player)."""
+    roster: list[dict[str, Any]] = []
+    seeds: dict[str, str] = {}
+    for (table, hand), chain in sorted(chains.items(), key=lambda c: c[1][0]["index"]):
+        if table != tournament or not hand.startswith("entrant-"):
+            continue
+        reg = chain[0]["event"]
+        roster.append(
+            {
+                "player": reg["actor"],
+                "key": reg["key"],
+                "partner": reg["body"]["partner"],
+                "commitment": reg["body"]["commitment"],
+                "registration": _leaf(chain[0]),
+            }
+        )
+        for item in chain[1:]:
+            if item["event"]["type"] == "tournament_reveal":
+                seeds[reg["actor"]] = item["event"]["body"]["seed"]
+    return roster, seeds
+
+
+def _substitutes(doc: Mapping[str, Any], chains: _Chains) -> list[dict[str, Any]]:
+    """Each substitute that came in, with the keys of the first events they signed."""
+    substitutes = []
+    for s in doc["substitutions"]:
+        keys = sorted(
+            {
+                c[0]["event"]["key"]
+                for c in (
+                    [e for e in ch if e["event"]["actor"] == s["in"]] for ch in chains.values()
+                )
+                if c
+            }
+        )
+        substitutes.append({"player": s["in"], "keys": keys})
+    return substitutes
+
+
+def _board_deals(
+    tournament: str,
+    doc: Mapping[str, Any],
+    roster: Sequence[Mapping[str, Any]],
+    seeds: Mapping[str, str],
+) -> tuple[dict[int, deals.BoardDeal], dict[str, Any] | None]:
+    """Every board's deal (by board number) and the deal inputs, derived again (duplicate
+    events; none otherwise)."""
+    boards: dict[int, deals.BoardDeal] = {}
+    deal_inputs: dict[str, Any] | None = None
+    if doc["format"] == DUPLICATE:
+        commitments = {r["player"]: r["commitment"] for r in roster}
+        b = doc["beacon"]
+        t = deals.TournamentTranscript(
+            event=tournament,
+            boards=doc["tables"] * doc["boards_per_round"],
+            service_commitment=bytes.fromhex(doc["service_commitment"]),
+            entrants=tuple(
+                deals.Entrant(
+                    pid,
+                    bytes.fromhex(commitments[pid]),
+                    bytes.fromhex(seeds[pid]) if pid in doc["revealed"] and pid in seeds else None,
+                )
+                for pair in doc["pair_list"]
+                for pid in pair
+            ),
+            pattern=tuple(doc["pattern"]),
+            service_seed=bytes.fromhex(doc["service_seed"]),
+            beacon=None
+            if b is None
+            else Beacon(b["source"], b["round"], bytes.fromhex(b["randomness"])),
+            **_version_2(doc),
+        )
+        derived = deals.verify(t)
+        boards = {d.board: d for d in derived}
+        deal_inputs = replace(t, claimed=tuple(d.to_json() for d in derived)).to_json()
+    return boards, deal_inputs
+
+
+def _hands(
+    doc: Mapping[str, Any],
+    chains: _Chains,
+    records: Mapping[tuple[str, int], dict[str, Any]],
+    boards: Mapping[int, deals.BoardDeal],
+) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """Every hand of every table of every round, as the certificate lists it, and the
+    records of the finished hands (by table id)."""
+    hands: list[dict[str, Any]] = []
+    finished: dict[str, list[dict[str, Any]]] = {}
+    for r in doc["rounds_played"]:
+        for sit in r["tables"]:
+            tid = sit["id"]
+            numbers = sorted(int(h) for (t_, h) in chains if t_ == tid)
+            finished[tid] = []
+            for n in numbers:
+                entry, record = _hand(r["round"], sit, n, chains[(tid, str(n))], records, boards)
+                hands.append(entry)
+                if record is not None:
+                    finished[tid].append(record)
+    return hands, finished
+
+
+def _hand(
+    round_number: Any,
+    sit: Mapping[str, Any],
+    n: int,
+    chain: Sequence[Mapping[str, Any]],
+    records: Mapping[tuple[str, int], dict[str, Any]],
+    boards: Mapping[int, deals.BoardDeal],
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """One hand's entry, and its record when the hand ended and its record is given."""
+    tid = sit["id"]
+    first, last = chain[0]["event"], chain[-1]
+    entry: dict[str, Any] = {
+        "round": round_number,
+        "table": sit["table"],
+        "table_id": tid,
+        "hand": n,
+        "events": len(chain),
+        "last": last["event"]["type"],
+    }
+    if first["type"] == "board_open":
+        entry["board"] = first["body"]["board"]
+    if last["event"]["type"] != "end":
+        return entry, None
+    record = records.get((tid, n))
+    digest = None if record is None else hashlib.sha256(canonical_json(record)).hexdigest()
+    entry |= {"record_sha256": digest, "end": _leaf(last)}
+    if record is None:
+        return entry, None
+    entry["verdict"] = _verdict(record)
+    entry["logged"] = {
+        "record_sha256": last["event"]["body"]["record_sha256"],
+        "verdict": last["event"]["body"]["verdict"],
+    }
+    h = record["hands"][0]
+    if "board" in entry:
+        entry["deal"] = _deal(h, boards.get(entry["board"]))
+    else:
+        entry["ceremony"] = h.get("shuffle")
+    return entry, record
+
+
+def _deal(h: Mapping[str, Any], d: deals.BoardDeal | None) -> dict[str, Any]:
+    """A board's hand as its record deals it, beside the board's deal derived again."""
+    return {
+        "dealer": h.get("dealer"),
+        "cayenne": h.get("cayenne"),
+        "dealt_order": h.get("dealt_order"),
+        "board_deal": None
+        if d is None
+        else {
+            "dealer": d.dealer.name,
+            "cayenne": CARD_TEXT[d.cayenne],
+            "dealt_order": [CARD_TEXT[c] for c in d.pack_order],
+        },
+    }
+
+
+def _event_audit(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The event-wide audit of the finished hands' records: its verdict and findings."""
+    findings = (
+        list(
+            audit_event(
+                read_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs]),
+                DEFAULT_ALPHA,
+            ).findings
+        )
+        if recs
+        else []
+    )
+    return {
+        "verdict": "irregular" if any(f["severity"] == ERROR for f in findings) else "clean",
+        "findings": findings,
+    }
 
 
 def _version_2(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -539,7 +600,24 @@ def verify_bundle(
         "checkpoint_size": cp.size,
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
+        "deals": _deals_said(cert["deal_inputs"]),
     }
+
+
+def _deals_said(inputs: Mapping[str, Any] | None) -> str:
+    """How the boards were dealt, as a reader of the verdict must know it: version 1's
+    deals could be chosen by whoever held the log key (docs/shuffle-protocol.md)."""
+    if inputs is None:
+        return "each hand dealt by its own ceremony"
+    if inputs.get("protocol") == deals.VERSION_2:
+        return (
+            f"boards dealt by {deals.VERSION_2} from drand round {inputs['beacon']['round']}, "
+            "after the reveal deadline"
+        )
+    return (
+        f"boards dealt by {inputs.get('protocol')}: the log key's holder could choose them "
+        "(docs/shuffle-protocol.md II.10)"
+    )
 
 
 def _chains(events: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:

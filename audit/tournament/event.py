@@ -17,7 +17,7 @@ from typing import Any
 
 from audit.errors import RecordError
 from audit.record.codec import load_record
-from audit.record.model import Record
+from audit.rules.model import Record
 from audit.tournament.errors import EventError
 
 __all__ = ["DUPLICATE", "ROUND_ROBIN", "Event", "Pair", "TableRecord", "read_event"]

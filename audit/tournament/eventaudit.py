@@ -24,8 +24,8 @@ from typing import Any
 
 from audit.auditor import audit_document
 from audit.checks.findings import Finding
-from audit.record.model import HandRecord
 from audit.rules.cards import CARD_TEXT, Seat
+from audit.rules.model import HandRecord
 from audit.stacking import combine_p_values
 from audit.tournament.event import Event, TableRecord
 

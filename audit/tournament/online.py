@@ -46,7 +46,9 @@ SPEC_FIELDS = (
     "service_commitment",
     "pattern",
 )
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board")
+ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
+"""The director's actions, each a ``tournament_<action>`` with its reason; ``remove`` (an
+entrant, before the start) is the only one taken before the pairs are fixed."""
 
 
 def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
@@ -62,6 +64,7 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
         "substitutions": [],
         "adjustments": [],
         "voided": [],
+        "removed": [],
         "actions": [],
         "round": 0,
         "rounds_played": [],
@@ -112,8 +115,10 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
                 doc["adjustments"] = [
                     a for a in doc["adjustments"] if (a["round"], a["table"], a["board"]) != key
                 ] + [{k: v for k, v in event.items()}]
-            else:
+            elif action == "void_board":
                 doc["voided"].append(event["board"])
+            else:
+                doc["removed"].append(event["entrant"])
             doc["actions"].append({"action": action, **event})
         elif kind == "tournament_end":
             doc |= {

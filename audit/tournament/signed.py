@@ -9,7 +9,7 @@ operator, who holds the log key, can re-sign the server's ``end`` and anything a
 last card, but not one call, card or seat before it (docs/operations.md, "Threat model").
 
 :func:`derive_record` rebuilds the cayenne-record/1 of a finished hand from its chain
-alone, as the service wrote it (``api.room.Live.record_of``): the seats from the opening,
+alone, as the service wrote it (``api.room.Room.record_of``): the seats from the opening,
 the deal from the ceremony's seeds (or, for a board, from the event's transcript), then
 every call and play through the rules engine, so an illegal one, or a card a player did
 not hold, is refused. :func:`event_hands` does it for every hand of an event and checks
@@ -249,6 +249,7 @@ def check_chains(
     round, once; its hands numbered 1, 2, ...), each hand's opening seated as the round
     seats the table and, for a board, naming this event, this round and a board of the
     table, each board once. Each table: its id, round, sitting and hand numbers."""
+    _check_pairs(tournament, doc, chains)
     sittings: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for r in doc["rounds_played"]:
         for sit in r["tables"]:
@@ -293,6 +294,38 @@ def check_chains(
         plan.append((table, rnd, sit, hands))
     _check_movement(doc)
     return plan
+
+
+def _check_pairs(
+    tournament: str,
+    doc: Mapping[str, Any],
+    chains: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]],
+) -> None:
+    """Each pair of the start is two entrants whose own signed registrations name each
+    other as partner, neither removed by the director before the start: the operator
+    cannot pair players who did not enter together, nor seat one it removed."""
+    removed = set(doc.get("removed", []))
+    for n, pair in enumerate(doc["pair_list"], 1):
+        for me, mate in ((pair[0], pair[1]), (pair[1], pair[0])):
+            chain = chains.get((tournament, f"entrant-{me}"), ())
+            reg: Mapping[str, Any] = chain[0] if chain else {}
+            raw = reg.get("body")
+            body: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+            if reg.get("type") != "tournament_register" or reg.get("actor") != me:
+                raise ChainOutsideEvent(
+                    f"pair {n}: {me} has no signed registration", details={"pair": n}
+                )
+            if body.get("partner") != mate:
+                raise ChainOutsideEvent(
+                    f"pair {n}: {me}'s signed registration names {body.get('partner')} as "
+                    f"partner, not {mate}",
+                    details={"pair": n},
+                )
+            if me in removed:
+                raise ChainOutsideEvent(
+                    f"pair {n}: {me} was removed by the director before the start",
+                    details={"pair": n},
+                )
 
 
 def _check_movement(doc: Mapping[str, Any]) -> None:

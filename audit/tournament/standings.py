@@ -17,7 +17,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import TypeVar
 
-from audit.record.model import Record
+from audit.rules.model import Record
 from audit.rules.sitting import score_record
 
 __all__ = ["match_value", "percentage", "places", "round_half_up", "totals"]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import secrets
 import socket
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,3 +94,35 @@ def tournament_verify(
     code = audit_main(["tournament", "verify", str(path), "--key", key])
     out = capsys.readouterr()
     return code, out.out + out.err
+
+
+def at_once(n: int, call: Callable[[], tuple[int, Any]]) -> list[int]:
+    """``n`` identical requests released together (``call`` in ``n`` threads held at a
+    barrier); their statuses."""
+    gate = threading.Barrier(n)
+    out: list[int] = []
+
+    def one() -> None:
+        gate.wait()
+        out.append(call()[0])
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def signed_write(
+    identity: Identity, path: str, body: Any, ts: int | None = None, nonce: str | None = None
+) -> dict[str, str]:
+    """The headers of a signed write of ``body`` (as :class:`api.client.Client` sends it)
+    to ``path``: a fresh nonce unless one is given."""
+    from api.signing import sign_write
+
+    when = int(time.time()) if ts is None else ts
+    once = secrets.token_hex(16) if nonce is None else nonce
+    data = json.dumps(body).encode()
+    auth = sign_write(identity.signer, identity.id, "POST", path, when, once, data)
+    return {"Authorization": auth}

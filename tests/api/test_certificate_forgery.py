@@ -117,6 +117,12 @@ def test_the_forger_alone_changes_nothing(
         assert [e["index"] for e in forged["events"]] == list(range(len(forged["events"])))
         code, out = verify(forged, events.key, tmp_path, capsys)
         assert code == 0, out
+        # the verdict says how the boards were dealt, and what version 1 leaves open
+        said = {
+            "mitchell": "cayenne-tournament-deals/1: the log key's holder could choose them",
+            "robin": "each hand dealt by its own ceremony",
+        }
+        assert said[kind] in out, out
 
 
 @pytest.mark.parametrize("kind", ["mitchell", "robin"])
@@ -204,3 +210,18 @@ def test_pairs_renumbered_in_a_re_signed_start_are_refused(
     code, out = verify(f.finish(), events.key, tmp_path, capsys)
     assert code == 1, out
     assert "CHAIN_OUTSIDE_EVENT" in out and "the movement seats pairs" in out, out
+
+
+def test_partners_exchanged_in_a_re_signed_start_are_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pairs 1 and 2 exchange their second members in the start: the players' own signed
+    registrations name who entered together."""
+    f = Forger(events.bundles["mitchell"], events.signer)
+    start = next(e for e in f.chain(f.tid, "event") if e["type"] == "tournament_start")
+    pairs = start["body"]["pairs"]
+    pairs[0][1], pairs[1][1] = pairs[1][1], pairs[0][1]
+    f.mark(start)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and "pair 1: " in out and "as partner" in out, out

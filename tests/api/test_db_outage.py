@@ -98,6 +98,14 @@ class Cluster:
         with psycopg.connect(self.url, autocommit=True) as conn:
             return {r[0] for r in conn.execute("SELECT event_hash FROM log_entries")}
 
+    def reset(self) -> None:
+        """Drop everything the hosts made: the next test's hosts start on an empty database."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA public CASCADE")
+            conn.execute("CREATE SCHEMA public")
+
     def destroy(self) -> None:
         with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
             self._ctl("-m", "immediate", "stop")
@@ -170,11 +178,7 @@ def hosts(
     finally:
         for h in started:
             h.stop()
-        import psycopg
-
-        with psycopg.connect(cluster.url, autocommit=True) as conn:
-            conn.execute("DROP SCHEMA public CASCADE")
-            conn.execute("CREATE SCHEMA public")
+        cluster.reset()
 
 
 def verify_log(cluster: Cluster) -> None:
@@ -246,8 +250,12 @@ def test_down_thirty_seconds_during_play(cluster: Cluster, hosts: list[Host]) ->
     threads = [threading.Thread(target=play, args=(t,)) for t in tables]
     for t in threads:
         t.start()
-    time.sleep(1.5)  # into the first hand
+    deadline = time.monotonic() + 60
+    while min(len(c.accepted) for c in clients) < 20:  # into the first hand, at both tables
+        assert time.monotonic() < deadline and not failures, failures
+        time.sleep(0.02)
     cluster.stop()
+    assert all(t.is_alive() for t in threads), "a table finished before the outage"
     try:
         time.sleep(2)
         probe = Client(hosts[0].url)
@@ -267,8 +275,15 @@ def test_down_thirty_seconds_during_play(cluster: Cluster, hosts: list[Host]) ->
     assert any(a[0] == 503 for c in clients for a in c.answers), "the outage was not seen"
     check_after(cluster, clients)
     # The log's checkpoints resume: a new one covers the hands played after the outage.
-    note = Client(hosts[1].url).call("GET", "/v1/log/checkpoint")
-    assert isinstance(note, str) and note.startswith("cayenne-fairplay")
+    size = len(cluster.logged_hashes())
+    deadline = time.monotonic() + 30
+    while True:
+        note = Client(hosts[1].url).call("GET", "/v1/log/checkpoint")
+        assert isinstance(note, str) and note.startswith("cayenne-fairplay")
+        if int(note.splitlines()[1]) == size:
+            break
+        assert time.monotonic() < deadline, f"no checkpoint of the whole log ({size}): {note}"
+        time.sleep(0.5)
 
 
 TOURNAMENT = {

@@ -367,7 +367,7 @@ def check_request(w: World, data: st.DataObject) -> None:
         "seat": ["N", "E", "S", "W", "n"],
         "number": ["1", "2", "3", "0"],
         "tid": [w.tournament, "e-000000000000"],
-        "action": ["substitute", "adjust", "withdraw", "void_board", "x"],
+        "action": ["substitute", "adjust", "withdraw", "void_board", "remove", "x"],
         "board": ["1", "2", "0"],
         "pair": ["1", "2", "0"],
     }

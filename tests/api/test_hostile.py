@@ -17,6 +17,7 @@ from audit.log.cosignature import witness_key_of
 from audit.log.keys import generate_signer
 
 from .conftest import Running
+from .helpers import at_once, signed_write
 
 
 def post_raw(
@@ -75,31 +76,13 @@ def test_a_checkpoint_parses_its_size_and_a_proof_its_index_strictly() -> None:
 # ---------------------------------------------------------------- 1. round actions
 
 
-def _at_once(n: int, call: Callable[[], tuple[int, Any]]) -> list[int]:
-    """``n`` identical requests released together; their statuses."""
-    import threading
-
-    gate = threading.Barrier(n)
-    out: list[int] = []
-
-    def one() -> None:
-        gate.wait()
-        out.append(call()[0])
-
-    threads = [threading.Thread(target=one) for _ in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return out
-
-
 def test_n_identical_director_and_round_requests_have_one_effect(
-    make_service: Callable[..., Running],
+    backend: str, make_service: Callable[..., Running], tmp_path: Any
 ) -> None:
     """8 identical concurrent requests to each director and round route log one event;
     a retry of ``rounds/end`` once its round is over changes nothing (it ended the next
-    round, and 8 at once ended the whole event)."""
+    round, and 8 at once ended the whole event). The requests go in turn to two services
+    on one database and log (two workers or hosts), on SQLite and PostgreSQL."""
     import random
 
     from api.client import Identity
@@ -107,7 +90,9 @@ def test_n_identical_director_and_round_requests_have_one_effect(
 
     from .test_tournaments import BEACON
 
-    service = make_service()
+    shared = str(tmp_path / "shared")  # one database file (SQLite) and one log key
+    service = make_service(backend, data_dir=shared)
+    services = (service, make_service(backend, data_dir=shared))
     client = service.client()
     admin = client.admin()
     spec = {"name": "Race", "format": "pairs-duplicate", "tables": 3, "boards_per_round": 1}
@@ -120,8 +105,12 @@ def test_n_identical_director_and_round_requests_have_one_effect(
 
     def each(route: str, body: dict[str, Any], kind: str, n: int = 8) -> None:
         before = kinds().count(kind)
-        statuses = _at_once(  # a client (a connection) each
-            n, lambda: service.client().raw("POST", f"{path}/{route}", body, admin)[:2]
+        turn = iter(range(n))
+        statuses = at_once(  # a client (a connection) each, to either service in turn
+            n,
+            lambda: (
+                services[next(turn) % 2].client().raw("POST", f"{path}/{route}", body, admin)[:2]
+            ),
         )
         assert all(s < 500 for s in statuses), (route, statuses)
         assert 200 in statuses, (route, statuses)
@@ -130,7 +119,12 @@ def test_n_identical_director_and_round_requests_have_one_effect(
     each("registration", {"open": True}, "tournament_registration")
     each("beacon", BEACON, "tournament_beacon")
     bots = TournamentBots(client, tid, {}, random.Random(5))
-    bots.enter_pairs(6)
+    bots.enter_pairs(5)
+    strangers = TournamentBots(client, tid, {}, random.Random(6))
+    strangers.enter_pairs(1, prefix="stranger")  # the last place taken
+    for pid in sorted(strangers.entrants):
+        each("actions/remove", {"entrant": pid, "reason": "unknown"}, "tournament_remove")
+    bots.enter_pairs(1, prefix="sixth")
     each("registration", {"open": False}, "tournament_registration")
     each("start", {}, "tournament_start")
     doc = client.call("GET", path)
@@ -175,6 +169,59 @@ def test_n_identical_director_and_round_requests_have_one_effect(
             assert not open_, (r["round"], t["id"])
 
 
+def test_a_board_of_an_ended_event_takes_no_more_plays_on_any_host(
+    backend: str, make_service: Callable[..., Running], tmp_path: Any
+) -> None:
+    """After ``tournament_end``, bots played a board of an ended round to its end (54 new
+    log events): a host that had the hand in its cache still took plays. The round's end
+    on one service voids the hand; the next play, sent to the other, is refused and
+    nothing more is logged at the table, nor any board dealt there."""
+    import random
+
+    import pytest
+
+    from api.client import ApiCallError
+    from api.tournament_bot import TournamentBots
+
+    from .test_tournaments import BEACON
+
+    shared = str(tmp_path / "shared")
+    first = make_service(backend, data_dir=shared)
+    second = make_service(backend, data_dir=shared)
+    client = first.client()
+    spec = {"name": "Ended", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 2}
+    bots = TournamentBots.open(client, spec, 2, random.Random(8), BEACON)
+    path = f"/v1/tournaments/{bots.tid}"
+    bots.reveal_all(client.call("GET", path))
+    sitting = client.call("GET", path)["rounds_played"][0]["tables"][0]
+    table = sitting["id"]
+    bots.client = second.client()  # the other host plays, and keeps the hand in its cache
+    for _ in range(12):
+        bots._step(bots.origin, sitting, once=True)
+    seat, ident = next((s, bots.entrants[p].ident) for s, p in sitting["seats"].items())
+    hand = bots._signed_get(ident, f"/v1/tables/{table}/hands/1")
+    assert hand["phase"] == "playing", hand["phase"]
+    seat = hand["waiting_for"][0]
+    ident = bots.entrants[sitting["seats"][seat]].ident
+    kind, body = bots._action(table, 1, seat, ident, hand["phase"])
+
+    def logged() -> int:  # the table's events in the log (both hosts write one log)
+        log = first.app.extensions["fairplay"].ledger.log
+        return sum(len(log.hand_events(table, str(n))) for n in (1, 2))
+
+    admin = client.admin()
+    client.call("POST", f"{path}/rounds/end", {"round": 1, "reason": "time"}, admin)
+    assert client.call("GET", path)["phase"] == "over"
+    before = logged()
+    with pytest.raises(ApiCallError) as refused:
+        second.client().act(
+            ident, bots.origin, table, 1, hand["next_seq"], hand["last_hash"], kind, body
+        )
+    assert refused.value.status == 409, refused.value
+    assert logged() == before
+    assert int(client.call("GET", f"/v1/tables/{table}")["current_hand"]) == 1
+
+
 # ---------------------------------------------------------------- 2. event scores
 
 
@@ -194,6 +241,31 @@ def test_an_uploaded_record_named_twice_is_refused_before_any_is_loaded(
     answer = json.loads(payload)
     assert status == 400 and answer["details"]["path"] == "records[2]", answer
     assert "named already (records[1])" in answer["message"]
+
+
+def test_the_uploaded_records_one_scores_request_names_are_bounded_in_size(
+    service: Running, monkeypatch: Any
+) -> None:
+    """At the 2000-reference cap distinct large uploads still cost minutes and gigabytes:
+    their stored sizes are summed before any is loaded, and past the bound the request
+    is a 400 naming the first reference over it (the bound made small here)."""
+    import api.routes.audits
+    from tests.tournament.test_score_cli import hand_computed_mitchell
+
+    client = service.client(admin=False)
+    records = hand_computed_mitchell()
+    ids = [client.call("POST", "/v1/audits", r)["id"] for r in records[:3]]
+    one = len(json.dumps(records[0]))
+    monkeypatch.setattr(api.routes.audits, "EVENT_UPLOADED_BYTES_MAX", 2 * one + one // 2)
+    loaded: list[str] = []
+    real = api.routes.audits.rows.get_report
+    monkeypatch.setattr(
+        api.routes.audits.rows, "get_report", lambda c, i, *a: loaded.append(i) or real(c, i, *a)
+    )
+    status, _, payload = client.raw("POST", "/v1/tournaments/scores", {"records": ids})
+    answer = json.loads(payload)
+    assert status == 400 and answer["details"]["path"] == "records[2]", answer
+    assert answer["details"]["limit"] == 2 * one + one // 2 and not loaded, answer
 
 
 # ---------------------------------------------------------------- 9. substitutes
@@ -251,7 +323,7 @@ def test_a_duplicate_tables_streams_are_refused_before_streaming_and_its_seat_st
 
     from api.tournament_bot import TournamentBots
 
-    from .test_stream import open_stream, read_events, signed
+    from .test_sse import open_stream, read_events, signed
     from .test_tournaments import BEACON
 
     service = make_service()
@@ -322,6 +394,19 @@ def test_event_names_schedules_and_reasons_follow_the_names_rule(service: Runnin
 # ---------------------------------------------------------------- 3. registration when full
 
 
+def _registering(client: Any, name: str) -> tuple[str, str]:
+    """A one-table event (two pairs) open for registration, with its beacon: id, path."""
+    from .test_tournaments import BEACON
+
+    admin = client.admin()
+    spec = {"name": name, "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
+    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
+    path = f"/v1/tournaments/{tid}"
+    client.call("POST", f"{path}/registration", {"open": True}, admin)
+    client.call("POST", f"{path}/beacon", BEACON, admin)
+    return tid, path
+
+
 def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     """With its pairs entered, two strangers naming each other made ``start`` answer 409
     for ever ("needs 2 pairs and 3 have entered"): they are refused, the event starts."""
@@ -332,15 +417,9 @@ def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     from api.client import ApiCallError
     from api.tournament_bot import TournamentBots
 
-    from .test_tournaments import BEACON
-
     client = service.client()
     admin = client.admin()
-    spec = {"name": "Full", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 1}
-    tid = client.call("POST", "/v1/tournaments", spec, admin)["id"]
-    path = f"/v1/tournaments/{tid}"
-    client.call("POST", f"{path}/registration", {"open": True}, admin)
-    client.call("POST", f"{path}/beacon", BEACON, admin)
+    tid, path = _registering(client, "Full")
     bots = TournamentBots(client, tid, {}, random.Random(4))
     bots.enter_pairs(2)
     with pytest.raises(ApiCallError) as refused:
@@ -348,6 +427,91 @@ def test_registration_closes_when_the_event_is_full(service: Running) -> None:
     assert refused.value.status == 409 and "full" in str(refused.value)
     client.call("POST", f"{path}/registration", {"open": False}, admin)
     assert client.call("POST", f"{path}/start", {}, admin)["phase"] == "revealing"
+
+
+def test_the_director_removes_entrants_before_the_start_logged_and_certified(
+    service: Running, tmp_path: Any, capsys: Any
+) -> None:
+    """Two strangers who enter naming each other take the last place: nothing could
+    remove them. The director removes each with a reason (a ``tournament_remove`` event;
+    8 identical requests at once, one event), they cannot enter again, the pair they
+    kept out enters, the event is played and its certificate verifies with the removals
+    in it; after the start no entrant is removed."""
+    import random
+
+    import pytest
+
+    from api.client import ApiCallError
+    from api.tournament_bot import TournamentBots
+    from audit.cli import main as audit_main
+
+    client = service.client()
+    admin = client.admin()
+    tid, path = _registering(client, "Removed")
+    bots = TournamentBots(client, tid, {}, random.Random(6))
+    bots.enter_pairs(1)
+    entered = set(bots.entrants)
+    strangers = TournamentBots(client, tid, {}, random.Random(7))
+    strangers.enter_pairs(1, prefix="stranger")
+    with pytest.raises(ApiCallError) as full:
+        bots.enter_pairs(1, prefix="late")
+    assert full.value.status == 409 and "full" in str(full.value)
+    bots.entrants = {p: e for p, e in bots.entrants.items() if p in entered}
+    one, two = sorted(strangers.entrants)
+    # an id that has not entered, and no reason, are refused, naming the field
+    for body, field in (
+        ({"entrant": "u-nobody", "reason": "x"}, "entrant"),
+        ({"entrant": one}, "reason"),
+    ):
+        status, _, payload = client.raw("POST", f"{path}/actions/remove", body, admin)
+        assert status == 400 and json.loads(payload)["details"]["path"] == field, payload
+    body = {"entrant": one, "reason": "unknown to the club"}
+    statuses = at_once(
+        8, lambda: service.client().raw("POST", f"{path}/actions/remove", body, admin)[:2]
+    )
+    assert all(s < 500 for s in statuses) and 200 in statuses, statuses
+    client.call("POST", f"{path}/actions/remove", body, admin)  # a retry: no change
+    client.call("POST", f"{path}/actions/remove", {"entrant": two, "reason": "his partner"}, admin)
+    events = [e["event"] for e in client.call("GET", f"{path}/events")["events"]]
+    removals = [e["body"] for e in events if e["type"] == "tournament_remove"]
+    assert removals == [
+        {"entrant": one, "reason": "unknown to the club"},
+        {"entrant": two, "reason": "his partner"},
+    ]
+    doc = client.call("GET", path)
+    assert doc["removed"] == [one, two]
+    assert {e["player"] for e in doc["entrants"] if e["removed"]} == {one, two}
+    # a removed entrant cannot enter again; the pair kept out now enters
+    from api.tournament_bot import registration as registration_event
+
+    e = strangers.entrants[one]
+    status, _, payload = client.raw(
+        "POST",
+        f"{path}/entrants",
+        registration_event(bots.origin, tid, e.ident, e.partner, e.seed),
+    )
+    assert status == 409 and "removed" in json.loads(payload)["message"], payload
+    bots.enter_pairs(1, prefix="kept")
+    client.call("POST", f"{path}/registration", {"open": False}, admin)
+    started = client.call("POST", f"{path}/start", {}, admin)
+    players = {p for pair in started["pair_list"] for p in pair["players"]}
+    assert players == set(bots.entrants) and not started["unpaired"]
+    status, _, _ = client.raw(
+        "POST", f"{path}/actions/remove", {"entrant": players.pop(), "reason": "late"}, admin
+    )
+    assert status == 409
+    assert bots.run(timeout=120)["phase"] == "over"
+    bundle = bots.certificate_bundle(timeout=120)
+    actions = bundle["certificate"]["actions"]
+    assert [a for a in actions if a["action"] == "remove"] == [
+        {"action": "remove", **r} for r in removals
+    ]
+    (tmp_path / "bundle.json").write_text(json.dumps(bundle))
+    capsys.readouterr()
+    verified = audit_main(
+        ["tournament", "verify", str(tmp_path / "bundle.json"), "--key", bots.log_key().text()]
+    )
+    assert verified == 0, capsys.readouterr()
 
 
 # ---------------------------------------------------------------- 7. abandoned bot tables
@@ -363,16 +527,15 @@ def test_house_bots_at_an_abandoned_table_stop(
 
     import api.house
     from api.client import Identity
-    from api.signing import sign_read
 
     monkeypatch.setattr(api.house, "IDLE_SECONDS", 3.0)
     service = make_service(bot_tables=True, ceremony_timeout=1, bot_pause=0.0, bot_pace=0.0)
     client = service.client()
     person = Identity.generate("person")
     client.register(person, "person")
-    auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
+    body = {"name": "left alone"}
     status, _, payload = client.raw(
-        "POST", "/v1/bot-tables", {"name": "left alone"}, headers={"Authorization": auth}
+        "POST", "/v1/bot-tables", body, headers=signed_write(person, "/v1/bot-tables", body)
     )
     assert status == 201, payload
     table_id = json.loads(payload)["id"]
@@ -396,11 +559,9 @@ def test_a_refused_bot_table_leaves_nothing_behind(
 ) -> None:
     """With every runner slot taken, ``POST /v1/bot-tables`` answered 429 after the
     table and its three bot players were made: a refusal changes nothing."""
-    import time
 
     import api.house
     from api.client import Identity
-    from api.signing import sign_read
 
     monkeypatch.setattr(api.house, "MAX_RUNNERS", 1)
     service = make_service(bot_tables=True, bot_pause=0.0, bot_pace=0.0)
@@ -415,9 +576,8 @@ def test_a_refused_bot_table_leaves_nothing_behind(
         assert tables is not None and players is not None
         return int(tables[0]), int(players[0])
 
-    def open_one() -> int:
-        auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
-        headers = {"Authorization": auth}
+    def open_one() -> int:  # a fresh nonce each: two requests, not one replayed
+        headers = signed_write(person, "/v1/bot-tables", {"name": "t"})
         return client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)[0]
 
     assert open_one() == 201
@@ -438,7 +598,7 @@ def test_spectators_cannot_shut_the_players_streams_out(
     import time
 
     from .helpers import open_table
-    from .test_stream import open_stream, read_events, signed
+    from .test_sse import open_stream, read_events, signed
 
     service = make_service(max_streams=4)
     t = open_table(service.client(), service.origin)
@@ -462,7 +622,9 @@ def test_spectators_cannot_shut_the_players_streams_out(
 
 
 def test_a_bot_table_request_is_not_replayed(make_service: Callable[..., Running]) -> None:
-    """The same Authorization header opened two tables: a signature opens one."""
+    """The same Authorization header opened two tables: the request signs its body and a
+    nonce (cayenne-fairplay/write/v1), the service takes a player's nonce once, and a
+    changed body or a signature without a nonce is refused."""
     import time
 
     from api.client import Identity
@@ -472,11 +634,22 @@ def test_a_bot_table_request_is_not_replayed(make_service: Callable[..., Running
     client = service.client()
     person = Identity.generate("person")
     client.register(person, "person")
-    auth = sign_read(person.signer, person.id, "POST", "/v1/bot-tables", int(time.time()))
-    headers = {"Authorization": auth}
-    first = client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)
-    again = client.raw("POST", "/v1/bot-tables", {"name": "t"}, headers=headers)
+    route = "/v1/bot-tables"
+    headers = signed_write(person, route, {"name": "t"}, nonce="ab" * 16)
+    first = client.raw("POST", route, {"name": "t"}, headers=headers)
+    again = client.raw("POST", route, {"name": "t"}, headers=headers)
     assert first[0] == 201 and again[0] == 409, (first[0], again[0])
     assert json.loads(again[2])["details"]["path"] == "Authorization"
+    # the same nonce signed again a second later: taken already
+    later = signed_write(person, route, {"name": "t"}, int(time.time()) + 1, "ab" * 16)
+    assert client.raw("POST", route, {"name": "t"}, headers=later)[0] == 409
+    # the body is signed: another name under the same header is refused
+    fresh = signed_write(person, route, {"name": "t"})
+    status, _, payload = client.raw("POST", route, {"name": "other"}, headers=fresh)
+    assert status == 401 and "signature" in json.loads(payload)["message"], payload
+    # a read's signature (no nonce, no body) no longer opens a table
+    read = sign_read(person.signer, person.id, "POST", route, int(time.time()))
+    status, _, payload = client.raw("POST", route, {"name": "t"}, headers={"Authorization": read})
+    assert status == 401 and "nonce" in json.loads(payload)["message"], payload
     conn = service.app.extensions["fairplay"].db.connection()
     assert int(conn.one("SELECT COUNT(*) FROM api_tables")[0]) == 1

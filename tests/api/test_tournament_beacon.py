@@ -34,6 +34,7 @@ from shuffle.tournament import VERSION_2, verify_tournament
 from tests.drandlocal import LocalDrand
 
 from .conftest import Running
+from .helpers import at_once
 
 ONE_TABLE = {
     "name": "Beacon pairs",
@@ -113,6 +114,8 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
     assert audit_main(["tournament", "verify", str(path), "--key", key.text()]) == 0, (
         capsys.readouterr()
     )
+    said = capsys.readouterr().out  # the verdict says how the boards were dealt
+    assert f"by {VERSION_2} from drand round {start['beacon']['round']}" in said, said
     # the verifier's deals check: a deal logged with another round than the start named,
     # however validly signed, or with none, is refused (the events as an operator with
     # the log key would log them; certify checks the deals, not the signatures)
@@ -152,7 +155,9 @@ def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
     make_service: Callable[..., Running], drand: tuple[LocalDrand, str], tmp_path: Path
 ) -> None:
     chain, url = drand
-    service = make_service(beacon_url=url)
+    shared = str(tmp_path / "shared")  # two services (workers) on one database and log
+    service = make_service(beacon_url=url, data_dir=shared)
+    other = make_service(beacon_url=url, data_dir=shared)
     client = service.client()
     two_tables = ONE_TABLE | {"tables": 2, "boards_per_round": 1}
     bots = TournamentBots.open(client, two_tables, 4, random.Random(5), None, reveal_seconds=3)
@@ -201,9 +206,21 @@ def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(
         )
     assert (too_late.value.status, too_late.value.error_code) == (409, "WRONG_PHASE")
     _wait_until(chain.chain.round_time(rnd) + 0.2)
+    # 8 identical requests at once, to either service: one deal
+    turn = iter(range(8))
+    statuses = at_once(
+        8,
+        lambda: (
+            (service, other)[next(turn) % 2]
+            .client()
+            .raw("POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1}, client.admin())[:2]
+        ),
+    )
+    assert 200 in statuses and all(s < 500 for s in statuses), statuses
     after = _admin(client, "POST", f"/v1/tournaments/{tid}/rounds/next", {"round": 1})
     assert after["phase"] in ("playing", "over")
     chain_events = _events(client, tid)
+    assert [e["type"] for e in chain_events].count("tournament_deal") == 1
     start = next(e["body"] for e in chain_events if e["type"] == "tournament_start")
     deal = next(e["body"] for e in chain_events if e["type"] == "tournament_deal")
     assert deal["beacon"]["round"] == rnd

@@ -47,12 +47,15 @@ class Host:
         if crash_at:
             env["FAIRPLAY_TEST_EXIT_AFTER_APPEND"] = crash_at
         port = self.url.rsplit(":", 1)[1]
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "audit.cli", "serve", "--port", port, "--workers", "1",
-             "--threads", "4", "--database", database, "--data-dir", str(data_dir)],
-            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.log = data_dir / f"host-{port}.log"  # what it said, should it not start
+        with self.log.open("wb") as said:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "audit.cli", "serve", "--port", port, "--workers", "1",
+                 "--threads", "4", "--database", database, "--data-dir", str(data_dir)],
+                env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=said,
+                start_new_session=True,
+            )  # fmt: skip
 
     def wait_ready(self) -> Host:
         deadline = time.monotonic() + 30
@@ -61,7 +64,9 @@ class Host:
                 Client(self.url).call("GET", "/healthz")
                 return self
             except OSError:
-                assert self.proc.poll() is None, "the host did not start"
+                assert self.proc.poll() is None, (
+                    "the host did not start: " + self.log.read_text(errors="replace")[-1500:]
+                )
                 assert time.monotonic() < deadline, "the host did not answer in 30 s"
                 time.sleep(0.1)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from audit.record.codec import load_record
-from audit.record.model import Bonus, GameWon
 from audit.rules.cards import Side
 from audit.rules.contract import Contract
+from audit.rules.model import Bonus, GameWon
 from audit.rules.ruleset import Ruleset
 from audit.rules.scoring import HandFacts, Sheet, score_hand
 from audit.rules.sitting import score_record

@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from audit.log import schemas, store
+from audit.log import schemas
 from audit.log.bundle import build_bundle, verify_bundle
 from audit.log.errors import EventError, LogInconsistent
 from audit.log.events import (
@@ -25,7 +25,7 @@ from audit.log.events import (
     signing_input,
 )
 from audit.log.keys import Signer, generate_signer, save_signer
-from audit.log.store import open_log
+from audit.log.store import appends, open_log
 from audit.log.verify import verify_log
 from tests.log.conftest import ORIGIN
 
@@ -107,7 +107,7 @@ def test_a_log_written_before_the_schemas_still_verifies(
         event(north, 1, event_hash(first), body={"card": 5, "note": "n" * 20_000}), north
     )
     with monkeypatch.context() as old_code:  # the append as it was before the schemas
-        old_code.setattr(store, "admit_event", lambda *a, **k: None)
+        old_code.setattr(appends, "admit_event", lambda *a, **k: None)
         with open_log(url, ORIGIN, log_signer, require_registered_keys=False) as log:
             log.append([first, second])
             log.checkpoint()

@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from audit.rules.cards import Seat
-from shuffle.ceremony import Ceremony, Phase
+from shuffle.ceremony import Ceremony, OutOfPhaseError, Phase, RepeatedStepError, Step, advance
 from shuffle.errors import CeremonyError, CommitmentMismatchError, ShuffleFormatError
 from shuffle.protocol import SEAT_ORDER, Beacon, Transcript, seat_commitment
 from shuffle.verify import verify_transcript
@@ -133,3 +133,41 @@ def test_bad_parameters() -> None:
         Ceremony("t", 0, Seat.N, PLAYERS)
     with pytest.raises(ShuffleFormatError):
         Ceremony("t", 1, Seat.N, PLAYERS, pack=2)
+
+
+def test_the_machine_moves_on_only_when_its_phase_takes_the_step() -> None:
+    done3 = (Seat.N, Seat.E, Seat.S)
+    assert advance(Phase.COMMITTING, Step.COMMIT, Seat.N) is Phase.COMMITTING
+    assert advance(Phase.COMMITTING, Step.COMMIT, Seat.W, done3) is Phase.REVEALING
+    assert advance(Phase.REVEALING, Step.REVEAL, Seat.W, done3) is Phase.REVEALING
+    assert advance(Phase.REVEALING, Step.DEAL) is Phase.DEALT
+    assert advance(Phase.DEALT, Step.FINISH) is Phase.CLOSED
+    assert advance(Phase.REVEALING, Step.ABORT) is Phase.VOID
+    with pytest.raises(RepeatedStepError) as repeated:
+        advance(Phase.COMMITTING, Step.COMMIT, Seat.E, done3)
+    assert repeated.value.done == "committed"
+    assert repeated.value.message == "shuffle.seats.E.commitment: this seat has already committed"
+    with pytest.raises(OutOfPhaseError) as early:
+        advance(Phase.COMMITTING, Step.REVEAL, Seat.N)
+    assert early.value.message == (
+        "shuffle.seats.N.seed: not allowed while the ceremony is committing (needs revealing)"
+    )
+    assert early.value.phase is Phase.COMMITTING and early.value.code == "SHUFFLE_CEREMONY"
+    for phase in (Phase.DEALT, Phase.CLOSED, Phase.VOID):  # a dealt hand is never voided
+        with pytest.raises(OutOfPhaseError):
+            advance(phase, Step.ABORT)
+    with pytest.raises(OutOfPhaseError):
+        advance(Phase.DEALT, Step.COMMIT, Seat.N)
+
+
+def test_a_dealt_ceremony_is_not_aborted() -> None:
+    c = Ceremony("t", 1, Seat.N, PLAYERS)
+    seeds = seat_seeds()
+    committed(c, seeds)
+    for s in SEAT_ORDER:
+        c.reveal(s, seeds[s])
+    c.deal()
+    with pytest.raises(CeremonyError) as info:
+        c.abort("the server dislikes the deal")
+    assert "only an unfinished ceremony is void" in info.value.message
+    assert c.phase is Phase.DEALT

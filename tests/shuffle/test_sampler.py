@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shuffle.permute import CANONICAL, permute, shuffle_pack, shuffle_pack_traced
-from shuffle.stream import LIMIT, ByteStream, accept_limit, accepts, block
+from shuffle.sampler import LIMIT, ByteStream, accept_limit, accepts, block
 
 
 @pytest.mark.parametrize("n", range(2, 53))

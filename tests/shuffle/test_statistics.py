@@ -17,7 +17,7 @@ import pytest
 
 from shuffle import kdf
 from shuffle.permute import shuffle_pack
-from shuffle.stream import ByteStream
+from shuffle.sampler import ByteStream
 
 SAMPLES = 20_000
 

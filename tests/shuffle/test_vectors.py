@@ -14,7 +14,7 @@ from shuffle.dealnumber import deal_from_number, deal_number
 from shuffle.errors import ShuffleError
 from shuffle.permute import shuffle_pack_traced
 from shuffle.protocol import SEAT_ORDER, Transcript, derive, derive_key
-from shuffle.stream import LIMIT, block
+from shuffle.sampler import LIMIT, block
 from shuffle.verify import verify_transcript
 
 from . import reference

@@ -44,6 +44,7 @@ def test_even_mitchell_follows_the_vector(movement: dict[str, Any]) -> None:
     for e in range(1, t + 1):
         tables = [s["table"] for sittings in movement["sittings"] for s in sittings if s["ew"] == e]
         skipped = movement["skipped_table"][str(e)]
+        assert skipped == (e - 1 + t // 2) % t + 1  # the docs' rule for the skipped table
         assert skipped not in tables
         assert sorted(tables[: t - 1]) == sorted(set(range(1, t + 1)) - {skipped})
         assert tables[-1] == e  # round T: back at its first table, on another board set

@@ -6,13 +6,16 @@ score, the Mitchell, which entries a board has (a director's adjustment, an unpl
 board), matchpoints, Neuberg, shares, percentages, places, the standings document, its
 text and SHA-256, and the certificate's number forms. It imports nothing of the scorer;
 the one call into the project is the end-to-end ``verify_bundle`` check of the bundle
-(and of a tampered copy). The hands' facts (tricks, honours, revokes) are the project's
+(and of a tampered copy), and the receipts' checks. The event is dealt by
+cayenne-tournament-deals/2: the beacon's round, randomness and deadline are checked from
+the docs' words. The hands' facts (tricks, honours, revokes) are the project's
 replay of each record, as the generator wrote them: the rules of play are docs/rules.md's
 business, the scoring from them is this file's.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 import hashlib
 import json
@@ -86,8 +89,16 @@ def mitchell(t: int, rnd: int, table: int) -> tuple[int, int]:
     return (table - rnd - skip) % t + 1, (table + rnd - 2) % t + 1
 
 
-def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fraction, Fraction]]]:
-    """The standings document, from the certificate's event, rounds, actions and hands."""
+def text(x: Fraction) -> str:
+    """An exact value as the vector writes it: "7/4", "2"."""
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def recompute() -> tuple[
+    dict[str, Any], dict[tuple[int, int, int], tuple[Fraction, Fraction]], list[dict[str, Any]]
+]:
+    """The standings document, from the certificate's event, rounds, actions and hands;
+    each entry's matchpoints; and each board's steps (N, n, raw matchpoints, Neuberg)."""
     ev = CERT["event"]
     tables, per_round = ev["tables"], ev["boards_per_round"]
     players = {p["pair"]: p["players"] for p in CERT["pairs"]}
@@ -133,20 +144,25 @@ def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fracti
     possible: dict[int, Fraction] = {}
     mps: dict[tuple[int, int, int], tuple[Fraction, Fraction]] = {}
     boards = []
+    steps: list[dict[str, Any]] = []
     for b in sorted(entries):
         es = sorted(entries[b], key=lambda e: (e["round"], e["table"]))
         scores = [e["ns_score"] for e in es if "ns_score" in e]
         n = len(scores)
         results = []
+        entry_steps = []
         for e in es:
+            step: dict[str, Any] = {"round": e["round"], "table": str(e["table"])}
             if "ns_score" in e:
                 s = e["ns_score"]
-                m = sum(Fraction(1) for o in scores if o < s) + HALF * (scores.count(s) - 1)
-                if n < most:
-                    m = (m + HALF) * most / n - HALF
+                raw = sum(Fraction(1) for o in scores if o < s) + HALF * (scores.count(s) - 1)
+                m = (raw + HALF) * most / n - HALF if n < most else raw
                 pair_mp = (m, top - m)
+                step |= {"ns_score": s, "matchpoints": text(raw), "neuberg": text(m)}
             else:
                 pair_mp = (SHARE[e["adjusted"][0]] * top, SHARE[e["adjusted"][1]] * top)
+                step["adjusted"] = {"ns": e["adjusted"][0], "ew": e["adjusted"][1]}
+            entry_steps.append(step | {"ns": text(pair_mp[0]), "ew": text(pair_mp[1])})
             mps[(e["round"], e["table"], b)] = pair_mp
             for p, mp in zip((e["ns"], e["ew"]), pair_mp, strict=True):
                 won[p] = won.get(p, Fraction(0)) + mp
@@ -164,6 +180,7 @@ def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fracti
                 x["adjusted"] = {"ns": e["adjusted"][0], "ew": e["adjusted"][1]}
             results.append(x)
         boards.append({"board": b, "top": r2(top), "results": results})
+        steps.append({"board": b, "N": most, "n": n, "top": text(top), "entries": entry_steps})
     standings = []
     for field, pairs in (("NS", range(1, tables + 1)), ("EW", range(tables + 1, 2 * tables + 1))):
         pct = {p: Fraction(50) if possible[p] == 0 else 100 * won[p] / possible[p] for p in pairs}
@@ -189,7 +206,7 @@ def recompute() -> tuple[dict[str, Any], dict[tuple[int, int, int], tuple[Fracti
         "standings": standings,
         "boards": boards,
     }
-    return doc, mps
+    return doc, mps, steps
 
 
 def as_certified(obj: Any) -> Any:
@@ -212,7 +229,13 @@ def test_each_board_score_follows_the_five_steps() -> None:
 
 
 def test_matchpoints_neuberg_and_the_adjusted_and_unplayed_boards() -> None:
-    doc, mps = recompute()
+    doc, mps, steps = recompute()
+    # every board's intermediate values as the vector lists them (the project's scorer)
+    assert steps == V["boards"]
+    neubergs = [
+        x for b in steps for x in b["entries"] if x.get("neuberg", "") != x.get("matchpoints", "")
+    ]
+    assert {(x["matchpoints"], x["neuberg"]) for x in neubergs} == {("0", "1/4"), ("1", "7/4")}
     # N = 3 (board 3 has three results); boards 1 and 2 have n = 2: Neuberg
     sheets = {b["board"]: b for b in doc["boards"]}
     assert {b: sum(x["ns_score"] is not None for x in s["results"]) for b, s in sheets.items()} == {
@@ -243,7 +266,7 @@ def test_matchpoints_neuberg_and_the_adjusted_and_unplayed_boards() -> None:
 
 
 def test_the_standings_document_and_its_hash() -> None:
-    doc, _ = recompute()
+    doc, _, _ = recompute()
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert doc == V["standings_document"]
     assert text == V["standings_document_text"]
@@ -265,7 +288,9 @@ def test_deal_inputs_and_forms() -> None:
     assert [e["id"] for e in d["entrants"]] == [
         p for pair in CERT["pairs"] for p in pair["players"]
     ]
-    assert ("beacon" in d) == (ev["beacon"] is not None)
+    # version 2: the beacon is the drand round in deal_inputs, none in the event
+    assert d["protocol"] == "cayenne-tournament-deals/2"
+    assert "beacon" in d and ev["beacon"] is None
     assert all(isinstance(x["table"], str) for r in CERT["results"] for x in r["results"])
     assert all(isinstance(h["table"], int) for h in CERT["hands"])
     assert all(
@@ -289,3 +314,67 @@ def test_the_bundle_verifies_and_a_changed_matchpoint_does_not() -> None:
     with pytest.raises(FairplayError):
         verify_bundle(bad, V["log_key"])
     assert issubclass(CertificateMismatch, FairplayError)
+
+
+def test_the_checklists_own_steps_hold() -> None:
+    """The checks docs/tournaments.md adds to the checklist, from its words alone: each
+    player id derives from its key, and (version 2) the beacon is the drand chain's first
+    round after the reveal deadline the signed start names, its randomness the SHA-256
+    of its signature, and no beacon was fixed by hand."""
+    for entry in CERT["roster"]:
+        raw = base64.b64decode(entry["key"].split("+", 2)[2])
+        assert len(raw) == 33 and raw[0] == 0x01
+        assert entry["player"] == "p-" + hashlib.sha256(raw[1:]).hexdigest()[:20]
+    chain = [
+        i["event"]
+        for i in V["bundle"]["events"]
+        if i["event"]["table"] == CERT["event"]["id"] and i["event"]["hand"] == "event"
+    ]
+    kinds = [e["type"] for e in chain]
+    assert "tournament_beacon" not in kinds
+    start = chain[kinds.index("tournament_start")]["body"]
+    deal = chain[kinds.index("tournament_deal")]["body"]
+    d = CERT["deal_inputs"]
+    deadline, b = start["reveal_deadline"], d["beacon"]
+    assert d["reveal_deadline"] == deadline
+    assert {k: b[k] for k in ("scheme", "public_key", "genesis", "period", "round")} == {
+        k: start["beacon"][k] for k in ("scheme", "public_key", "genesis", "period", "round")
+    }
+    first_after = 1 if deadline < b["genesis"] else (deadline - b["genesis"]) // b["period"] + 2
+    assert b["round"] == first_after
+    assert b["genesis"] + (b["round"] - 1) * b["period"] > deadline
+    assert b["genesis"] + (b["round"] - 2) * b["period"] <= deadline
+    assert b["randomness"] == hashlib.sha256(bytes.fromhex(b["signature"])).hexdigest()
+    assert {k: b[k] for k in deal["beacon"]} == deal["beacon"]
+
+
+def test_every_entrant_holds_a_receipt_the_deal_honours() -> None:
+    """The receipts (version 2) are outside the bundle, one per entrant: each is the log
+    key's, names its entrant, its reveal's hash and a time before the deadline, and its
+    entrant is in the deal's ``revealed``; a receipt of an entrant left out proves it."""
+    from audit.log.events import event_hash
+    from audit.log.keys import Verifier
+    from audit.tournament.receipt import DroppedReveal, check_dealt, verify_receipt
+
+    chain = [
+        i["event"]
+        for i in V["bundle"]["events"]
+        if i["event"]["table"] == CERT["event"]["id"] and i["event"]["hand"] == "event"
+    ]
+    start = next(e["body"] for e in chain if e["type"] == "tournament_start")
+    deal = next(e["body"] for e in chain if e["type"] == "tournament_deal")
+    reveals = {
+        i["event"]["actor"]: event_hash(i["event"])
+        for i in V["bundle"]["events"]
+        if i["event"]["type"] == "tournament_reveal"
+    }
+    assert sorted(V["receipts"]) == sorted(e["id"] for e in CERT["deal_inputs"]["entrants"])
+    for pid, text in V["receipts"].items():
+        r = verify_receipt(text, Verifier.from_text(V["log_key"]))
+        assert (r.entrant, r.tournament) == (pid, CERT["event"]["id"])
+        assert r.reveal_sha256 == reveals[pid]
+        assert r.received < r.deadline == start["reveal_deadline"]
+        check_dealt(r, start, deal)
+    dropped = dict(deal, revealed=[p for p in deal["revealed"] if p != pid])
+    with pytest.raises(DroppedReveal):
+        check_dealt(r, start, dropped)

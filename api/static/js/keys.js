@@ -1,6 +1,6 @@
 // The player's Ed25519 key, made and kept in this browser (Web Crypto), and what it signs:
 // events (audit/log/events.py), signed reads (api/signing.py) and signed stream URLs
-// (api/stream.py).
+// (api/sse.py).
 //
 // The key is generated extractable once, so that its backup file can be offered; the
 // page then imports it again as a non-extractable CryptoKey, keeps only that copy in
@@ -19,6 +19,7 @@ import { ALG_ED25519, checkKeyName, keyHash } from "./note.js";
 export const KEY_NAME = "cayenne-player";
 export const PRIVATE_PREFIX = "PRIVATE+KEY+";
 export const READ_CONTEXT = "cayenne-fairplay/read/v1";
+export const WRITE_CONTEXT = "cayenne-fairplay/write/v1";
 const DB_NAME = "cayenne-fairplay";
 const STORE = "keys";
 const ME = "me";
@@ -160,7 +161,17 @@ export async function readHeader(identity, method, path, ts = Math.floor(Date.no
   return `Cayenne-Ed25519 player=${identity.id},ts=${ts},sig=${toBase64(sig)}`;
 }
 
-/** A seat's stream URL, signed for its path and the current time (api/stream.py). */
+/** `Authorization` for a signed write (api/signing.py): the method, the path, the time, a
+ * fresh nonce and the SHA-256 of the exact body text sent. A retry sends the same header
+ * (the service takes a nonce once: the request has one effect). */
+export async function writeHeader(identity, method, path, bodyText, ts = Math.floor(Date.now() / 1000), nonce = null) {
+  const once = nonce ?? toHex(crypto.getRandomValues(new Uint8Array(16)));
+  const digest = toHex(await sha256(utf8(bodyText)));
+  const sig = await sign(identity, utf8(`${WRITE_CONTEXT}\n${method.toUpperCase()}\n${path}\n${ts}\n${once}\n${digest}`));
+  return `Cayenne-Ed25519 player=${identity.id},ts=${ts},nonce=${once},sig=${toBase64(sig)}`;
+}
+
+/** A seat's stream URL, signed for its path and the current time (api/sse.py). */
 export async function signedStreamUrl(identity, path, ts = Math.floor(Date.now() / 1000)) {
   const sig = await sign(identity, utf8(`${READ_CONTEXT}\nGET\n${path}\n${ts}`));
   const q = new URLSearchParams({ player: identity.id, ts: String(ts), sig: toBase64(sig) });

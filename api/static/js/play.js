@@ -2,7 +2,7 @@
 // the house bots (api/house.py). The private key stays in this browser (keys.js).
 
 import { fetchRetry } from "./retry.js";
-import { createKey, forgetIdentity, importBackup, loadIdentity, readHeader, saveIdentity } from "./keys.js";
+import { createKey, forgetIdentity, importBackup, loadIdentity, readHeader, saveIdentity, writeHeader } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
 const TABLES = "cayenne-fairplay:tables";
@@ -14,11 +14,15 @@ function say(id, text, bad = false) {
   box.className = bad ? "status bad" : "status";
 }
 
-async function api(method, path, body, identity) {
+async function api(method, path, body, identity, write = false) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  // A signed write (its body and a nonce) is signed once: a retry is the same request.
+  const signed = identity && write ? await writeHeader(identity, method, path, text ?? "") : null;
   const init = async () => {
     const headers = { "Content-Type": "application/json" };
-    if (identity) headers.Authorization = await readHeader(identity, method, path);
-    return { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+    if (signed) headers.Authorization = signed;
+    else if (identity) headers.Authorization = await readHeader(identity, method, path);
+    return { method, headers, body: text };
   };
   const resp = await fetchRetry(path, init);
   const doc = await resp.json().catch(() => ({}));
@@ -121,7 +125,7 @@ function main() {
   if (bots) {
     bots.addEventListener("click", async () => {
       bots.disabled = true;
-      const r = await api("POST", "/v1/bot-tables", { name: `${$("name").value.trim() || "player"} v. the bots`.slice(0, 64) }, identity);
+      const r = await api("POST", "/v1/bot-tables", { name: `${$("name").value.trim() || "player"} v. the bots`.slice(0, 64) }, identity, true);
       if (!r.ok) {
         bots.disabled = false;
         return say("table-status", `Refused: ${r.doc.message ?? r.status}`, true);

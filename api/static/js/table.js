@@ -1,6 +1,6 @@
 // A table, live: for its seated player (their hand, their actions, each signed here) or
 // for a spectator (no hidden card: the deal is shown once a hand is over). Updates come
-// from the table's server-sent event stream (api/stream.py), never from a polling loop.
+// from the table's server-sent event stream (api/sse.py), never from a polling loop.
 // When a hand ends, the player's page verifies it with hand.js and says what it checked.
 
 import { fetchRetry } from "./retry.js";

@@ -107,10 +107,10 @@ def test_a_mismatch_says_why_and_comes_after_the_revoke_that_caused_it() -> None
 
 def test_the_default_penalty_not_applied_is_named() -> None:
     from audit.checks.score_reason import explain_mismatch
-    from audit.record.model import Score
     from audit.rules.cards import Seat, Side
     from audit.rules.contract import Contract
     from audit.rules.explain import RevokeAt
+    from audit.rules.model import Score
     from audit.rules.ruleset import DEFAULT_RULESET
     from audit.rules.scoring import HandFacts
 

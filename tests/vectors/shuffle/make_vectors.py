@@ -20,7 +20,7 @@ from shuffle import kdf
 from shuffle.dealnumber import DEAL_COUNT, deal_from_number
 from shuffle.permute import shuffle_pack_traced
 from shuffle.protocol import SEAT_ORDER, Beacon, SeatEntry, Transcript, derive, derive_key
-from shuffle.stream import LIMIT, block
+from shuffle.sampler import LIMIT, block
 from shuffle.verify import verify_transcript
 
 HERE = Path(__file__).resolve().parent

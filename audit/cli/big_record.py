@@ -1,7 +1,7 @@
 """One record audited as a stream: its hands read, audited and written one at a time.
 
 ``fairplay audit RECORD`` with one record tries this first (docs/performance.md, "One
-big record"): the record's hands are read one by one (:mod:`audit.record.stream`)
+big record"): the record's hands are read one by one (:mod:`audit.record.lazyload`)
 through the native fast path (:func:`audit.native.audit_stream`), and with
 the report is written as it is made, each hand's entry built when it is written
 (twice for text: the table, then the explanations; for html, beside the hand read
@@ -29,8 +29,8 @@ from audit.cli.output import OutputError
 from audit.native import Entries, audit_stream
 from audit.record.codec import collector_paused
 from audit.record.fastload import load_hand, top_level
-from audit.record.model import HandRecord
-from audit.record.stream import Decline, open_stream
+from audit.record.lazyload import Decline, open_stream
+from audit.rules.model import HandRecord
 
 __all__ = ["audit_streamed", "json_chunks"]
 

@@ -1,7 +1,7 @@
 """One record audited as a stream gives the ordinary report, byte for byte, or declines.
 
 ``fairplay audit RECORD`` reads a single record hand by hand through the native fast
-path and writes a JSON report hand by hand (:mod:`audit.cli.stream`). The ordinary
+path and writes a JSON report hand by hand (:mod:`audit.cli.big_record`). The ordinary
 path (``json.loads`` of the whole file, :func:`audit.auditor.audit_document`, one
 ``json.dumps``) is the definition: every record in order must be answered by the
 stream with the same bytes, and every other record (an irregularity or a schema error
@@ -24,10 +24,10 @@ from audit import native
 from audit.auditor import audit_document
 from audit.cli import main
 from audit.cli.audit import render
-from audit.cli.stream import _record_hands, _stamp, audit_streamed
+from audit.cli.big_record import _record_hands, _stamp, audit_streamed
 from audit.errors import RecordError
 from audit.record.generate import random_record
-from audit.record.stream import Decline, open_stream
+from audit.record.lazyload import Decline, open_stream
 from audit.rules.ruleset import Ruleset
 
 from .helpers import online_record

@@ -35,13 +35,13 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from api import rows as store
+from api import rows
 from api.config import Config
 from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, Unauthorized
-from api.room import Live, repair
+from api.inputs import check_text
+from api.room import Room, repair
 from api.signing import parse_player_key, read_message
-from api.text import check_text
 from audit.errors import DatabaseUnavailable
 from audit.log.errors import LogSignatureInvalid
 from audit.rules.cards import Seat
@@ -162,7 +162,7 @@ def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: 
             details={"path": "ts", "server_time": int(now)},
         )
     try:
-        key = store.get_player(conn, player).public_key
+        key = rows.get_player(conn, player).public_key
     except NotFound:
         raise InvalidSignature(f"player: unknown player {player!r}") from None
     try:
@@ -174,7 +174,7 @@ def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: 
     return player
 
 
-def check_seat_reader(table: store.Table, seat: Seat, reader: str) -> None:
+def check_seat_reader(table: rows.Table, seat: Seat, reader: str) -> None:
     if table.seats[seat] != reader:
         raise Forbidden(
             f"only the player at {seat.name} may follow this seat's stream",
@@ -188,12 +188,12 @@ def sse(event: str, data: Any, ident: str | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-Render = Callable[[store.Table, int, bool], dict[str, Any]]
+Render = Callable[[rows.Table, int, bool], dict[str, Any]]
 """(table, current hand number, whether the hand is new to this stream) → a message."""
 
 
 def messages(
-    live: Live,
+    room: Room,
     table_id: str,
     first: dict[str, Any],
     render: Render,
@@ -204,28 +204,33 @@ def messages(
     yield sse("table", first)
     last: tuple[int, int, str] | None = None
     start = beat = time.monotonic()
-    seen = live.changes.version
-    while not live.changes.closed:
+    seen = room.changes.version
+    while not room.changes.closed:
         try:
-            conn = live.db.connection()  # reopened after the database came back
-            table = store.get_table(conn, table_id)
-            hand = store.get_hand(conn, table_id, table.hand_count)
-            if repair.expire(live, hand):
+            conn = room.db.connection()  # reopened after the database came back
+            table = rows.get_table(conn, table_id)
+            hand = rows.get_hand(conn, table_id, table.hand_count)
+            if repair.expire(room, hand):
                 continue
+            head = (hand.number, hand.event_count, hand.phase)
+            state = None
+            if head != last:  # rendered inside: it reads the hand again
+                new = last is None or last[0] != hand.number
+                state = sse(
+                    "state", render(table, hand.number, new), f"{hand.number}:{hand.event_count}"
+                )
         except DatabaseUnavailable as exc:
             # The stream stays open through an outage and goes on where it was.
             if time.monotonic() - start > seconds:
                 yield sse("bye", {"reconnect": True})
                 return
             yield ": database unavailable\n\n"
-            seen = live.changes.wait(seen, min(float(exc.retry_after), WAKE_SECONDS * 3))
+            seen = room.changes.wait(seen, min(float(exc.retry_after), WAKE_SECONDS * 3))
             continue
-        head = (hand.number, hand.event_count, hand.phase)
-        if head != last:
-            new = last is None or last[0] != hand.number
+        if state is not None:
             last = head
             beat = time.monotonic()
-            yield sse("state", render(table, hand.number, new), f"{hand.number}:{hand.event_count}")
+            yield state
         now = time.monotonic()
         if now - start > seconds:
             yield sse("bye", {"reconnect": True})
@@ -233,4 +238,4 @@ def messages(
         if now - beat > HEARTBEAT_SECONDS:
             beat = now
             yield ": ping\n\n"
-        seen = live.changes.wait(seen, WAKE_SECONDS)
+        seen = room.changes.wait(seen, WAKE_SECONDS)

@@ -27,8 +27,8 @@ from typing import Any
 from flask import request
 
 from api.errors import BadRequest
+from audit.log.canonical import loads, nests_deeper
 from audit.log.errors import EventError
-from audit.log.events import loads, nests_deeper
 
 __all__ = [
     "MAX_DEPTH",

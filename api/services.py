@@ -1,0 +1,34 @@
+"""What a request handler needs: the process's configuration, database, hand log and rooms.
+
+:func:`api.create_app` builds one :class:`Services` and attaches it to the application
+(``app.extensions["fairplay"]``); the routes read it with :func:`api.routes.services`.
+It lives apart from :func:`api.create_app`, which imports the routes, so that the routes
+can name its type without importing the application factory.
+"""
+
+from __future__ import annotations
+
+from api.config import Config
+from api.database import Database
+from api.hand_log import HandLog
+from api.room import Room
+
+__all__ = ["Services"]
+
+
+class Services:
+    """What a request handler needs, attached to the app."""
+
+    def __init__(self, config: Config, db: Database, ledger: HandLog, room: Room) -> None:
+        self.config = config
+        self.db = db
+        self.ledger = ledger
+        self.room = room
+        assert room.tournaments is not None
+        self.tournaments = room.tournaments
+
+    def close(self) -> None:
+        """Close this process's connections (before a fork, or at shutdown); stop streams."""
+        self.room.changes.close()
+        self.db.close()
+        self.ledger.close()
