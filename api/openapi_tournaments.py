@@ -268,6 +268,25 @@ def paths(op: Any, param: Any, obj: Schema) -> Schema:
                 )
             )
         },
+        "/v1/tournaments/{tid}/analysis": {
+            "get": op(
+                "Every card of a finished event judged double dummy, and each pair's test "
+                "for play that knows too much (cayenne-analysis/1; 409 before the end)",
+                200,
+                obj,
+                (404, 409),
+                (tid,),
+            )
+        },
+        "/tournaments/{tid}/analysis": {
+            "get": op(
+                "The analysis page of a finished event (409 before the end)",
+                200,
+                "text/html",
+                (404, 409),
+                (tid,),
+            )
+        },
         "/tournaments": {"get": op("Tournaments page: the events", 200, "text/html")},
         "/tournaments/{tid}": {
             "get": op(

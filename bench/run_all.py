@@ -22,6 +22,8 @@ BENCHES = [
     "hosts_bench.py",
     "tournament_bench.py",
     "dd_bench.py",
+    "analysis_bench.py",
+    "analysis_calibration.py",
 ]
 
 

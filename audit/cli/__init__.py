@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("audit.cli.score", "print a record's score sheet in the book's layout"),
     "pbn": ("audit.cli.pbn", "export a record to PBN, or import a PBN file"),
     "tournament": ("audit.cli.tournament", "score an event played over the table"),
+    "analyse": (
+        "audit.cli.analyse",
+        "judge every card double dummy; test pairs for play that knows too much",
+    ),
     "shuffle": (
         "audit.cli.shuffle",
         "run a commit-reveal shuffle ceremony, or verify a transcript",

@@ -13,14 +13,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
-from audit.errors import FairplayError
+from audit.errors import FairplayError, RecordError
 
 __all__ = [
     "OutputError",
     "check_output_file",
     "expand",
     "make_output_dir",
+    "read_documents",
     "report_path",
     "write_text",
 ]
@@ -55,6 +57,25 @@ def write_text(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def read_documents(paths: Iterable[str]) -> list[tuple[str, Any]]:
+    """Every record file named or found in a folder (:func:`expand`), parsed, as
+    ``(file name, JSON document)``; a file that cannot be read raises a
+    :class:`RecordError` naming it."""
+    from audit.record.codec import read_json_file
+
+    paths = list(paths)
+    files = [f for f, _rel in expand(paths)]
+    if not files:
+        raise FairplayError(f"no .json records found in {' '.join(paths)}")
+    docs = []
+    for f in files:
+        try:
+            docs.append((str(f), read_json_file(f)))
+        except RecordError as exc:
+            raise RecordError(str(f), exc.problem) from None
+    return docs
 
 
 def make_output_dir(output: str | Path) -> Path:

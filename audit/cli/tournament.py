@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from audit.cli.audit import _alpha
-from audit.cli.output import expand
-from audit.errors import FairplayError, RecordError
-from audit.record.codec import read_json_file
+from audit.cli.output import read_documents
+from audit.errors import FairplayError
 
 __all__ = ["register", "run_score"]
 
@@ -88,16 +87,7 @@ def run_score(args: argparse.Namespace) -> int:
     from audit.tournament.render import render_html, render_text
     from audit.tournament.score import score_event
 
-    files = [f for f, _rel in expand(args.paths)]
-    if not files:
-        raise FairplayError(f"no .json records found in {' '.join(args.paths)}")
-    docs = []
-    for f in files:
-        try:
-            docs.append((str(f), read_json_file(f)))
-        except RecordError as exc:
-            raise RecordError(str(f), exc.problem) from None
-    doc = score_event(docs, alpha=args.alpha)  # a RecordError names the record
+    doc = score_event(read_documents(args.paths), alpha=args.alpha)  # a RecordError names the record
     if args.format == "json":
         text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     elif args.format == "html":

@@ -1,0 +1,303 @@
+"""Every card of a hand judged against the double-dummy solver, and against what its
+player could see.
+
+A hand is replayed card by card (:func:`decisions`). At each judged card the solver gives
+every legal move's value; the card's **cost** is the tricks its side gives away against
+the best move. From the ``from_card``-th card on, the deals the player could be facing
+are also drawn (:func:`sample_view`): the unseen cards dealt at random to the other
+hands, each as long as it is and void where it has shown out. The true deal is one more
+such deal, and for an honest player, who chooses from what he sees, it is exchangeable
+with the drawn ones (the shuffle is uniform). So the chance that the card chosen is
+double-dummy best in the true deal, given the multiset of the ``samples + 1`` deals'
+answers, is ``k / (samples + 1)``, where ``k`` counts the deals in which it is best: that
+is :attr:`Decision.p_view`, the null probability the test of :mod:`audit.analysis.knowledge`
+compares the pair's choices with (docs/analysis.md).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from audit.analysis.solver import Position, move_text, solve_position
+from audit.rules.cards import SUIT_OF, Card, Mask, Seat, cards_of
+from audit.rules.contract import Contract
+from audit.rules.play import trick_winner
+
+__all__ = [
+    "DEFENCE",
+    "DECLARER",
+    "LEAD",
+    "Decision",
+    "HandPlay",
+    "Settings",
+    "Table",
+    "decisions",
+    "sample_view",
+]
+
+LEAD = "lead"
+"""The opening lead."""
+DECLARER = "declarer"
+"""A card of the contract side (the dealer and his partner)."""
+DEFENCE = "defence"
+"""A card of the contract side's adversaries after the opening lead."""
+
+Move = tuple[Card, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlay:
+    """One hand as played at one table: what the judge needs of a record's hand."""
+
+    source: str
+    """Where it came from (a file and hand number), for people."""
+    board: str
+    """Hands with the same cards dealt the same way are the same board (the field)."""
+    contract: Contract
+    leader: Seat
+    """Who led the first trick (the dealer's left)."""
+    players: tuple[str, str, str, str]
+    """The players' ids by seat (N, E, S, W)."""
+    deal: tuple[Mask, Mask, Mask, Mask]
+    moves: tuple[Move, ...]
+    """Every card in play order from the opening lead, with its ace-high flag."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How much of each hand is judged, and how hard."""
+
+    from_card: int = 24
+    """Cards from this index on (0 is the opening lead) are judged and tested."""
+    leads: bool = False
+    """Also judge the opening lead (a whole-deal search: seconds to a minute each)."""
+    samples: int = 15
+    """Deals drawn from each player's view for the test (0: no test)."""
+    seed: int = 22
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One card judged."""
+
+    index: int
+    """Its place in the hand, 0 for the opening lead."""
+    seat: Seat
+    role: str
+    """:data:`LEAD`, :data:`DECLARER` or :data:`DEFENCE`."""
+    move: str
+    cost: int
+    """Tricks given away against the best move (0 when the card is double-dummy best)."""
+    best: tuple[str, ...]
+    """The double-dummy best moves."""
+    options: int
+    """Legal moves with different values (1: nothing to choose)."""
+    p_view: float | None
+    """Null chance that the card is best, from the player's view (None: not tested)."""
+    favourite: bool | None = None
+    """Whether the card has the best average value over the draws alone (the choice a
+    strong player who sees only his view makes; None: not tested)."""
+
+    @property
+    def choice(self) -> bool:
+        """Whether the player had a choice that mattered double dummy."""
+        return self.options > 1
+
+    @property
+    def hidden(self) -> bool:
+        """Whether the view alone leaves it open which move is best (0 < p < 1)."""
+        return self.p_view is not None and 0.0 < self.p_view < 1.0
+
+
+def _maximiser(pos: Position) -> int:
+    nullo = pos.contract == Contract.NULLO
+    return pos.counted ^ 1 if nullo else pos.counted
+
+
+def _best_moves(values: dict[Move, int], sign: int) -> tuple[int, set[Move]]:
+    top = max(sign * v for v in values.values())
+    return top, {m for m, v in values.items() if sign * v == top}
+
+
+def sample_view(
+    pos: Position,
+    seat: Seat,
+    voids: Sequence[int],
+    rng: random.Random,
+    *,
+    seen: frozenset[Seat] = frozenset(),
+) -> tuple[Mask, Mask, Mask, Mask]:
+    """A deal of the unseen cards to the hands ``seat`` cannot see, uniformly among those
+    that give each hand its length and respect the suits it has shown out of
+    (``voids[s]``, a bit per suit). ``seen`` are other hands he sees (a peek)."""
+    hidden = [s for s in Seat if s != seat and s not in seen]
+    pool: list[Card] = []
+    for s in hidden:
+        pool.extend(cards_of(pos.hands[s]))
+    sizes = [pos.hands[s].bit_count() for s in hidden]
+    for _ in range(200):
+        rng.shuffle(pool)
+        out = list(pos.hands)
+        at = 0
+        ok = True
+        for s, n in zip(hidden, sizes, strict=True):
+            mask = 0
+            for c in pool[at : at + n]:
+                if voids[s] >> SUIT_OF[c] & 1:
+                    ok = False
+                    break
+                mask |= 1 << c
+            if not ok:
+                break
+            out[s] = mask
+            at += n
+        if ok:
+            return (out[0], out[1], out[2], out[3])
+    return _sample_constrained(pos, hidden, sizes, voids, pool, rng)
+
+
+def _sample_constrained(
+    pos: Position,
+    hidden: list[Seat],
+    sizes: list[int],
+    voids: Sequence[int],
+    pool: list[Card],
+    rng: random.Random,
+) -> tuple[Mask, Mask, Mask, Mask]:
+    """Suit by suit, when rejection keeps failing (many voids): each suit's cards go to
+    the hands not void in it, in proportion to the room left (close to uniform)."""
+    while True:
+        room = dict(zip(hidden, sizes, strict=True))
+        out = list(pos.hands)
+        for s in hidden:
+            out[s] = 0
+        order = sorted(pool, key=lambda c: sum(1 for s in hidden if not voids[s] >> SUIT_OF[c] & 1))
+        stuck = False
+        for c in order:
+            can = [s for s in hidden if room[s] and not voids[s] >> SUIT_OF[c] & 1]
+            if not can:
+                stuck = True
+                break
+            s = rng.choices(can, weights=[room[x] for x in can])[0]
+            out[s] |= 1 << c
+            room[s] -= 1
+        if not stuck:
+            return (out[0], out[1], out[2], out[3])
+
+
+class Table:
+    """The play of one hand as it goes: the cards still held, the suits each hand has
+    shown out of, the trick in progress, the contract side's tricks (what a judge and a
+    simulated player read, :meth:`position`; :meth:`play` moves it on)."""
+
+    def __init__(self, deal: Sequence[Mask], contract: Contract, leader: Seat) -> None:
+        self.contract = contract
+        self.counted = leader.side.other
+        self.hands = list(deal)
+        self.voids = [0, 0, 0, 0]
+        self.leader = leader
+        self.won = 0
+        self.trick: list[Move] = []
+
+    @property
+    def to_play(self) -> Seat:
+        return Seat((self.leader + len(self.trick)) & 3)
+
+    def position(self) -> Position:
+        h = self.hands
+        return Position(
+            (h[0], h[1], h[2], h[3]),
+            self.contract,
+            int(self.counted),
+            self.won,
+            self.leader,
+            tuple(self.trick),
+        )
+
+    def play(self, move: Move) -> None:
+        card, _high = move
+        seat = self.to_play
+        if self.trick and SUIT_OF[card] != SUIT_OF[self.trick[0][0]]:
+            self.voids[seat] |= 1 << SUIT_OF[self.trick[0][0]]
+        self.hands[seat] &= ~(1 << card)
+        self.trick.append(move)
+        if len(self.trick) == 4:
+            high_mask = sum(1 << c for c, h in self.trick if h)
+            cards = [c for c, _ in self.trick]
+            winner = trick_winner(cards, self.leader, self.contract, high_mask)
+            self.won += winner.side == self.counted
+            self.leader = winner
+            self.trick = []
+
+
+def decisions(
+    hand: HandPlay,
+    settings: Settings = Settings(),
+) -> list[Decision]:
+    """Every judged card of ``hand``, in play order."""
+    # seeded by the play itself, not where it was read from: a record and the same hand in
+    # a bundle are judged alike
+    played = ",".join(move_text(c, h) for c, h in hand.moves)
+    rng = random.Random(f"{settings.seed}:{hand.board}:{hand.contract.text}:{played}")
+    table = Table(hand.deal, hand.contract, hand.leader)
+    out: list[Decision] = []
+    for index, move in enumerate(hand.moves):
+        judged = index >= settings.from_card or (index == 0 and settings.leads)
+        if judged and any(table.hands):
+            pos = table.position()
+            out.append(_judge(pos, table.to_play, move, index, table.voids, settings, rng))
+        table.play(move)
+    return out
+
+
+def _judge(
+    pos: Position,
+    seat: Seat,
+    move: Move,
+    index: int,
+    voids: Sequence[int],
+    settings: Settings,
+    rng: random.Random,
+) -> Decision:
+    values = solve_position(pos)
+    sign = 1 if seat.side == _maximiser(pos) else -1
+    top, best = _best_moves(values, sign)
+    chosen = values.get(move)
+    if chosen is None:  # a record's card the replay already refused; judged as forced
+        chosen = top * sign
+    cost = top - sign * chosen
+    options = len({v for v in values.values()})
+    p_view: float | None = None
+    favourite: bool | None = None
+    if settings.samples and index >= settings.from_card and options > 1:
+        hits = int(move in best)
+        totals = dict.fromkeys(values, 0)
+        for _ in range(settings.samples):
+            dealt = sample_view(pos, seat, voids, rng)
+            alt = Position(dealt, pos.contract, pos.counted, pos.won, pos.leader, pos.trick)
+            alt_values = solve_position(alt)
+            _top, alt_best = _best_moves(alt_values, sign)
+            hits += move in alt_best
+            for m, v in alt_values.items():
+                totals[m] += sign * v
+        p_view = hits / (settings.samples + 1)
+        favourite = move in totals and totals[move] == max(totals.values())
+    if index == 0:
+        role = LEAD
+    elif seat.side == pos.counted:
+        role = DECLARER
+    else:
+        role = DEFENCE
+    return Decision(
+        index=index,
+        seat=seat,
+        role=role,
+        move=move_text(*move),
+        cost=cost,
+        best=tuple(sorted(move_text(*m) for m in best)),
+        options=options,
+        p_view=p_view,
+        favourite=favourite,
+    )

@@ -1,0 +1,177 @@
+"""`fairplay analyse` and the analysis document: every card judged, the pairs' test."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from audit.analysis.inputs import hands_of
+from audit.analysis.judge import Decision, HandPlay, Settings, decisions
+from audit.analysis.report import Judged, analyse, gather
+from audit.analysis.solver import position, solve
+from audit.cli import main
+from audit.record.codec import read_json_file
+from audit.rules.cards import Seat
+from audit.rules.contract import Contract
+from tests.tournament.events import mitchell_event
+
+WORKED = Path(__file__).resolve().parents[3] / "audit/record/examples/worked-example.json"
+FAST = ["--from-card", "40", "--samples", "5", "-j", "1"]
+
+
+def _write(tmp_path: Path, docs: list[dict[str, object]]) -> list[str]:
+    paths = []
+    for i, doc in enumerate(docs):
+        p = tmp_path / f"r{i}.json"
+        p.write_text(json.dumps(doc))
+        paths.append(str(p))
+    return paths
+
+
+def test_every_pair_of_an_event_has_players_a_p_value_and_a_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = mitchell_event(random.Random(7))
+    out = tmp_path / "a.json"
+    status = main(
+        ["analyse", *_write(tmp_path, records), "--format", "json", "-o", str(out), *FAST]
+    )
+    doc = json.loads(out.read_text())
+    seated = {
+        tuple(r["players"][s] for s in pair) for r in records for pair in (("N", "S"), ("E", "W"))
+    }
+    assert {tuple(p["players"]) for p in doc["pairs"]} == seated
+    for p in doc["pairs"]:
+        assert 0.0 <= p["p_value"] <= 1.0
+        assert p["flagged"] is (p["p_adjusted"] <= 0.001)
+        assert p["p_adjusted"] >= p["p_value"]
+    assert status == (1 if doc["flagged"] else 0)
+    assert doc["hands"] == sum(len(r["hands"]) for r in records)
+    assert "hands judged" in capsys.readouterr().err  # progress on stderr
+
+
+def test_a_card_costs_what_the_solver_says_it_gives_away() -> None:
+    hands, skipped = hands_of([("w", read_json_file(WORKED))])
+    assert skipped == [] and len(hands) == 3
+    hand = hands[0]
+    judged = decisions(hand, Settings(from_card=30, samples=0))
+    assert [d.index for d in judged] == list(range(30, 52))
+    doc = read_json_file(WORKED)["hands"][0]
+    deal = doc["deal"]
+    played = [c for t in doc["tricks"] for c in t["cards"]]
+    leader = doc["tricks"][0]["leader"]
+    contract = hand.contract.text
+    for d in judged:
+        values = solve(deal, contract, leader, played[: d.index])
+        pos = position(deal, contract, leader, played[: d.index])
+        maximise = (pos.to_play.side == pos.counted) != (contract == "nullo")
+        best = max(values.values()) if maximise else min(values.values())
+        assert d.cost == abs(best - values[d.move])
+        assert (d.cost == 0) is (d.move in d.best)
+        assert d.p_view is None
+
+
+def test_the_true_deal_counts_among_the_draws() -> None:
+    hands, _ = hands_of([("w", read_json_file(WORKED))])
+    judged = decisions(hands[1], Settings(from_card=32, samples=7))
+    assert judged
+    for d in judged:
+        if d.p_view is None:
+            assert d.options == 1
+            continue
+        hits = round(d.p_view * 8)
+        assert hits * 1.0 == pytest.approx(d.p_view * 8)
+        if d.cost == 0:
+            assert hits >= 1  # the true deal is one of the eight
+        else:
+            assert hits <= 7
+    again = decisions(hands[1], Settings(from_card=32, samples=7))
+    assert again == judged  # seeded per hand
+
+
+def test_text_and_html_name_the_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(WORKED), *FAST]) == 0
+    text = capsys.readouterr().out
+    assert "A & B" in text and "Holm" in text
+    page = tmp_path / "a.html"
+    main(["analyse", str(WORKED), "--format", "html", "-o", str(page), *FAST])
+    html = page.read_text()
+    assert html.startswith("<!doctype html>") and '<th scope="row">A &amp; B</th>' in html
+
+
+def test_a_bundles_records_are_read(tmp_path: Path) -> None:
+    record = read_json_file(WORKED)
+    bundle = {
+        "format": "cayenne-tournament-certificate-bundle/1",
+        "records": [{"table": "1", "hand": 1, "record": record}],
+    }
+    hands, _ = hands_of([("b.json", bundle)])
+    assert len(hands) == 3 and hands[0].source.startswith("b.json table 1 hand 1")
+    doc = analyse(hands, Settings(from_card=44, samples=3))
+    assert {tuple(p["players"]) for p in doc["pairs"]} == {("Z", "Y"), ("A", "B")}
+
+
+def test_bad_input_is_named_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "cayenne-record/1", "hands": [{"dealer": "Q"}]}))
+    assert main(["analyse", str(bad), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["analyse", str(WORKED), "--from-card", "60"])
+    assert exit_.value.code == 2
+    assert "--from-card 60 must be from 1 to 51" in capsys.readouterr().err
+
+
+def test_a_pair_that_always_finds_the_hidden_best_card_is_flagged_with_its_evidence() -> None:
+    """Judged hands made by hand: in every open spot (the view gives the card played a
+    chance of 0.3) the pair N-S of table 0 finds the best card, the field about as
+    often as the view says. Holm flags that pair alone, and its evidence is those cards,
+    beside the field's rate in such spots."""
+    rng = random.Random(5)
+    results = []
+    for board in range(30):
+        for table in range(7):
+            ns = (f"N{table}", f"S{table}")
+            ew = (f"E{table}", f"W{table}")
+            hand = HandPlay(
+                source=f"board {board} table {table}",
+                board=f"b{board}",
+                contract=Contract.S,
+                leader=Seat.E,
+                players=(ns[0], ew[0], ns[1], ew[1]),
+                deal=(0, 0, 0, 0),
+                moves=(),
+            )
+            cards = []
+            for i, seat in enumerate((Seat.N, Seat.E, Seat.S, Seat.W) * 2):
+                found = table == 0 and seat in (Seat.N, Seat.S) or rng.random() < 0.3
+                cards.append(
+                    Decision(
+                        index=30 + i,
+                        seat=seat,
+                        role="declarer" if seat & 1 == 0 else "defence",
+                        move="2S",
+                        cost=0 if found else 1,
+                        best=("2S",) if found else ("3S",),
+                        options=2,
+                        p_view=0.3,
+                        favourite=rng.random() < 0.5,
+                    )
+                )
+            results.append(Judged(hand, tuple(cards)))
+    doc = gather(results, Settings(), alpha=0.001)
+    assert doc["flagged"] == [["N0", "S0"]]
+    top = doc["pairs"][0]
+    assert top["players"] == ["N0", "S0"] and top["p_value"] < 1e-6 and top["flagged"]
+    assert all(not p["flagged"] for p in doc["pairs"][1:])
+    assert len(top["evidence"]) == 12
+    for e in top["evidence"]:
+        assert e["player"] in ("N0", "S0") and e["cost"] == 0 and e["p_view"] == 0.3
+        field = e["field_in_such_spots"]
+        assert field["n"] == 52 and field["rate"] < 0.6  # every other player on that board
