@@ -23,7 +23,8 @@ does: nothing is imported again. A process with other threads (a server, a bench
 sampling memory) gets them from a fork server instead, since a fork copies only the
 calling thread and a lock another thread held stays locked in the child; where neither
 is available they are spawned. They are started at the first chunk and stopped by
-:meth:`SignatureBatch.close` (the batch is a context manager).
+:meth:`SignatureBatch.close` (the batch is a context manager), once the chunks they hold
+are done.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ class _Chunk:
     found: int | None = None
     done: bool = False
     """``found`` is known (``None``: every check in it verifies)."""
+
+
+CLOSE_WAIT = 60.0
+"""Seconds :meth:`SignatureBatch.close` waits for a chunk a worker holds."""
 
 
 def _start_method() -> str:
@@ -212,11 +217,23 @@ class SignatureBatch:
         return None
 
     def close(self) -> None:
-        """Stop the worker processes (checks still running are abandoned)."""
+        """Stop the worker processes once the chunks they hold are done (at most two
+        each; the chunks no worker has taken are dropped).
+
+        The workers are not killed mid-chunk: ``Pool.terminate`` while its task thread is
+        still writing a chunk to a worker can wait forever on the queue's lock. A worker
+        that does not answer within ``CLOSE_WAIT`` seconds (one that died) is killed."""
         with self._lock:
             pool, self._pool = self._pool, None
             self._waiting.clear()
             self._closed = True
-        if pool is not None:
+            held = [c.result for c in self._chunks if c.result is not None and not c.done]
+        if pool is None:
+            return
+        for result in held:
+            result.wait(CLOSE_WAIT)
+        if all(result.ready() for result in held):
+            pool.close()
+        else:
             pool.terminate()
-            pool.join()
+        pool.join()

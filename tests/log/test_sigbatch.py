@@ -64,3 +64,10 @@ def test_a_process_with_threads_does_not_fork_itself() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def test_closing_with_chunks_still_held_by_the_workers_returns() -> None:
+    # a failure in the first chunk: the workers still hold later ones when the batch
+    # closes (terminating them mid-write could wait forever on the queue's lock)
+    for _ in range(10):
+        assert first_failure(3, {0}) == 0
