@@ -17,7 +17,8 @@
  * interchangeable between the hands. The table lives across calls (its key holds the
  * contract), so the positions of one hand share it. Quick tricks (the leader's run of top cards) bound
  * trump and grand positions; cards of one hand with no other card between them are
- * collapsed into one move; moves are ordered by a cheap trick-winning heuristic. In a
+ * collapsed into one move; moves are ordered by a cheap trick-winning heuristic, then by the
+ * cutoffs each card caused in this call (history). In a
  * nullo an ace in the suit led (or led) is two moves, low (below the deuce) and
  * declared high (above the king), and is never collapsed with its neighbours.
  */
@@ -63,6 +64,7 @@ typedef struct {
 static Entry *tt = NULL;
 static uint8_t *tt_next = NULL; /* round-robin victim per bucket */
 static long nodes = 0;
+static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
 
 static inline int lowbit(uint64_t m) { return __builtin_ctzll(m); }
 static inline int card_val(const State *s, int card, int high) {
@@ -167,7 +169,7 @@ static int quick_tricks(const State *s, uint64_t *rel) {
     return q;
 }
 
-typedef struct { int8_t card, high, low; int16_t score; } Move; /* low: the lowest card collapsed into it */
+typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
 /* Legal moves of the seat to play, equivalent cards collapsed, best guess first. */
 static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
@@ -201,12 +203,11 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                 int v = card_val(s, c, hi);
                 int score;
                 if (s->ncur == 0) {
-                    score = -v;
                     if (!s->nullo) {
                         uint64_t all = present >> (suit * 13) & SUIT13;
                         int top = 63 - __builtin_clzll(all);
-                        score = (r == top) ? 100 + r : -r;
-                    }
+                        score = (r == top) ? 100 + r : 0;
+                    } else score = 0;
                     if (suit == pref_suit &&
                         __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
                         score = 1000;
@@ -224,7 +225,8 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                 out[n].card = (int8_t)c;
                 out[n].high = (int8_t)hi;
                 out[n].low = (int8_t)c;
-                out[n].score = (int16_t)score;
+                uint32_t hb = hist[c] > 0xFFFF ? 0xFFFF : hist[c];
+                out[n].score = score * (1 << 20) + (int32_t)(hb << 4) + (15 - r);
                 n++;
             }
         }
@@ -308,7 +310,11 @@ static int search(State *s, int t, uint64_t *rel) {
         int r = search(s, (w == s->counted) ? t - 1 : t, &crel);
         if (w >= 0) crel |= s->trick_rel;
         *s = save;
-        if ((is_max && r) || (!is_max && !r)) { result = r; decided = i; acc = crel; break; }
+        if ((is_max && r) || (!is_max && !r)) {
+            result = r; decided = i; acc = crel;
+            hist[(int)mv[i].card] += (uint32_t)(s->remaining * s->remaining);
+            break;
+        }
         /* every move was needed: the cards collapsed into this one stand for it only
          * while the cards above the lowest of them keep their owners */
         if (mv[i].low != mv[i].card) crel |= 1ull << mv[i].low;
@@ -425,6 +431,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     if (s.ncur > 0 && (legal & (SUIT13 << (s.led * 13)))) legal &= SUIT13 << (s.led * 13);
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
+    memset(hist, 0, sizeof hist);
     int guess = s.remaining / 2;
     for (uint64_t m = legal; m; m &= m - 1) {
         int c = lowbit(m);
