@@ -16,7 +16,8 @@
  * one move where every move had to be searched); the smaller cards of a suit are
  * interchangeable between the hands. The table lives across calls (its key holds the
  * contract), so the positions of one hand share it. Quick tricks (the leader's run of top cards) bound
- * trump and grand positions; cards of one hand with no other card between them are
+ * trump and grand positions, and sure trump tricks (trumps above all the adversaries') bound
+ * both sides in a trump contract; cards of one hand with no other card between them are
  * collapsed into one move; moves are ordered by a cheap trick-winning heuristic, then by the
  * cutoffs each card caused in this call (history). In a
  * nullo an ace in the suit led (or led) is two moves, low (below the deuce) and
@@ -169,6 +170,24 @@ static int quick_tricks(const State *s, uint64_t *rel) {
     return q;
 }
 
+/* Sure tricks of a side in a trump contract: a trump above every trump of the adversaries
+ * wins the trick it is played in (unless a partner's higher one is in it too), and every
+ * card gets played, so the side takes at least as many tricks as either of its hands has
+ * such trumps. *rel gets the trumps that decide it (down to the adversaries' highest). */
+static int sure_trumps(const State *s, int side, uint64_t *rel) {
+    int sh = s->trump * 13;
+    uint64_t adv = (s->h[side ^ 1] | s->h[side ^ 3]) >> sh & SUIT13;
+    int top = adv ? 63 - __builtin_clzll(adv) : -1; /* the adversaries' highest trump */
+    uint64_t above = top < 0 ? SUIT13 : ~((2ull << top) - 1) & SUIT13;
+    int a = __builtin_popcountll(s->h[side] >> sh & above);
+    int b = __builtin_popcountll(s->h[side ^ 2] >> sh & above);
+    if (adv) {
+        uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> sh & SUIT13;
+        *rel |= (all & ~((1ull << top) - 1)) << sh;
+    }
+    return a > b ? a : b;
+}
+
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
 /* Legal moves of the seat to play, equivalent cards collapsed, best guess first. */
@@ -294,6 +313,12 @@ static int search(State *s, int t, uint64_t *rel) {
             int lside = s->leader & 1;
             if (lside == s->counted && q >= t) { *rel = qrel; return 1; }
             if (lside != s->counted && s->remaining - q < t) { *rel = qrel; return 0; }
+            if (s->trump >= 0) {
+                uint64_t srel = 0;
+                if (sure_trumps(s, s->counted, &srel) >= t) { *rel = srel; return 1; }
+                srel = 0;
+                if (s->remaining - sure_trumps(s, s->counted ^ 1, &srel) < t) { *rel = srel; return 0; }
+            }
         }
     }
     Move mv[20];
