@@ -392,8 +392,8 @@ static int exact(State *s, int guess) {
         if (t <= lo) t = lo + 1;
         if (t > hi) t = hi;
         uint64_t rel;
-        if (search(s, t, &rel)) lo = t; else hi = t - 1;
-        guess = (lo + hi + 1) / 2;
+        /* step by one trick from the guess (the values of a position's moves are close) */
+        if (search(s, t, &rel)) { lo = t; guess = lo + 1; } else { hi = t - 1; guess = hi; }
     }
     return lo;
 }
