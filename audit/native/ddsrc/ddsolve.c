@@ -82,15 +82,14 @@ static void describe(const State *s, uint32_t code[4], int n[4], uint64_t *lens,
     for (int suit = 0; suit < 4; suit++) {
         uint32_t c = 0;
         int m = 0;
-        for (int r = 12; r >= 0; r--) {
-            int card = suit * 13 + r;
-            for (int p = 0; p < 4; p++) {
-                if (s->h[p] >> card & 1) {
-                    c = c << 2 | (uint32_t)p;
-                    m++;
-                    break;
-                }
-            }
+        uint64_t h1 = s->h[1] >> (suit * 13), h2 = s->h[2] >> (suit * 13), h3 = s->h[3] >> (suit * 13);
+        uint64_t left = (s->h[0] >> (suit * 13) | h1 | h2 | h3) & SUIT13;
+        while (left) {
+            int r = 63 - __builtin_clzll(left);
+            left &= ~(1ull << r);
+            uint32_t p = (uint32_t)((h1 >> r & 1) | (h2 >> r & 1) * 2 | (h3 >> r & 1) * 3);
+            c = c << 2 | p;
+            m++;
         }
         code[suit] = c;
         n[suit] = m;
