@@ -14,8 +14,10 @@
  * the cards down to the lowest card whose rank decided the search below (a trick won by
  * rank against a card of its suit, a quick trick, the lowest card of a run collapsed into
  * one move where every move had to be searched); the smaller cards of a suit are
- * interchangeable between the hands. The table lives across calls (its key holds the
- * contract), so the positions of one hand share it. Quick tricks (the leader's run of top cards) bound
+ * interchangeable between the hands. Its buckets are keyed by the lengths alone, so early in
+ * a hand, where many positions share them, a second table keyed by the exact position
+ * (each bound with its own top cards) is probed first. The tables live across calls (their keys hold
+ * the contract), so the positions of one hand share it. Quick tricks (the leader's run of top cards) bound
  * trump and grand positions, and sure trump tricks (trumps above all the adversaries') bound
  * both sides in a trump contract; cards of one hand with no other card between them are
  * collapsed into one move; moves are ordered by a cheap trick-winning heuristic, then by the
@@ -62,6 +64,17 @@ typedef struct {
     uint64_t trick_rel; /* the winner of the trick just completed, if it won by rank */
 } State;
 
+/* The exact table: one position (all its cards' owners), with each bound's top cards. */
+#define XT_BITS 20
+typedef struct {
+    uint64_t c1, c2;
+    uint32_t meta;
+    uint8_t klb[4], kub[4];
+    int8_t lb, ub;
+    int8_t best_suit, best_rel;
+} XEntry;
+
+static XEntry *xt = NULL;
 static Entry *tt = NULL;
 static uint8_t *tt_next = NULL; /* round-robin victim per bucket */
 static long nodes = 0;
@@ -292,12 +305,29 @@ static int search(State *s, int t, uint64_t *rel) {
     if (t > s->remaining) return 0;
     nodes++;
     Entry *bucket = NULL;
+    XEntry *xe = NULL;
+    uint64_t xc1 = 0, xc2 = 0;
+    uint32_t xmeta = 0;
     uint32_t code[4], meta = 0;
     int nsuit[4];
     uint64_t lens = 0;
     int pref_suit = -1, pref_rel = -1;
     if (s->ncur == 0) {
         describe(s, code, nsuit, &lens, &meta);
+        xmeta = meta | 1u << 31 | (uint32_t)nsuit[0] << 11 | (uint32_t)nsuit[1] << 15 |
+                (uint32_t)nsuit[2] << 19 | (uint32_t)nsuit[3] << 23;
+        xc1 = code[0] | (uint64_t)code[1] << 32;
+        xc2 = code[2] | (uint64_t)code[3] << 32;
+        {
+            uint64_t x = xc1 * 0x9E3779B97F4A7C15ull ^ (xc2 + xmeta) * 0xC2B2AE3D27D4EB4Full;
+            x ^= x >> 31;
+            xe = &xt[x & ((1u << XT_BITS) - 1)];
+        }
+        if (xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2) {
+            if (xe->lb >= t) { *rel = top_cards(s, xe->klb); return 1; }
+            if (xe->ub < t) { *rel = top_cards(s, xe->kub); return 0; }
+            pref_suit = xe->best_suit; pref_rel = xe->best_rel;
+        }
         bucket = &tt[(size_t)tt_bucket(lens, meta) * TT_WAYS];
         for (int i = 0; i < TT_WAYS; i++) {
             Entry *e = &bucket[i];
@@ -355,6 +385,13 @@ static int search(State *s, int t, uint64_t *rel) {
             k[suit] = w ? (uint8_t)__builtin_popcountll(present >> __builtin_ctzll(w)) : 0;
             pat[suit] = k[suit] ? code[suit] >> (2 * (nsuit[suit] - k[suit])) : 0;
         }
+        if (!(xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2)) {
+            xe->meta = xmeta; xe->c1 = xc1; xe->c2 = xc2;
+            xe->lb = 0; xe->ub = (int8_t)s->remaining;
+            memset(xe->klb, 0, 4); memset(xe->kub, 0, 4);
+        }
+        if (result) { if (xe->lb < t) { xe->lb = (int8_t)t; memcpy(xe->klb, k, 4); } }
+        else { if (xe->ub > t - 1) { xe->ub = (int8_t)(t - 1); memcpy(xe->kub, k, 4); } }
         Entry *e = NULL;
         for (int i = 0; i < TT_WAYS; i++) {
             Entry *x = &bucket[i];
@@ -372,8 +409,8 @@ static int search(State *s, int t, uint64_t *rel) {
         if (n > 0) {
             int c = mv[decided].card, suit = c / 13;
             uint64_t sall = all >> (suit * 13) & SUIT13;
-            e->best_suit = (int8_t)suit;
-            e->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
+            e->best_suit = xe->best_suit = (int8_t)suit;
+            e->best_rel = xe->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
         }
         if (result) { if (e->lb < t) e->lb = (int8_t)t; }
         else { if (e->ub > t - 1) e->ub = (int8_t)(t - 1); }
@@ -447,7 +484,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     if (tt == NULL) {
         tt = (Entry *)PyMem_RawCalloc((size_t)TT_SIZE * TT_WAYS, sizeof(Entry));
         tt_next = (uint8_t *)PyMem_RawCalloc(TT_SIZE, 1);
-        if (!tt || !tt_next) return PyErr_NoMemory();
+        xt = (XEntry *)PyMem_RawCalloc((size_t)1 << XT_BITS, sizeof(XEntry));
+        if (!tt || !tt_next || !xt) return PyErr_NoMemory();
     }
     /* every legal move, none collapsed, at the root */
     int seat = (s.leader + s.ncur) & 3;
