@@ -14,16 +14,16 @@
  * the cards down to the lowest card whose rank decided the search below (a trick won by
  * rank against a card of its suit, a quick trick, the lowest card of a run collapsed into
  * one move where every move had to be searched); the smaller cards of a suit are
- * interchangeable between the hands. Its buckets are keyed by the lengths alone, so early in
- * a hand, where many positions share them, a second table keyed by the exact position
- * (each bound with its own top cards) is probed first. The tables live across calls (their keys hold
- * the contract), so the positions of one hand share it. Quick tricks (the leader's run of top cards) bound
- * trump and grand positions, and sure trump tricks (trumps above all the adversaries') bound
- * both sides in a trump contract; cards of one hand with no other card between them are
- * collapsed into one move; moves are ordered by a cheap trick-winning heuristic, then by the
- * cutoffs each card caused in this call (history). In a
- * nullo an ace in the suit led (or led) is two moves, low (below the deuce) and
- * declared high (above the king), and is never collapsed with its neighbours.
+ * interchangeable between the hands. Its buckets are keyed by the lengths alone, so early
+ * in a hand, where many positions share them, a second table keyed by the exact position
+ * (each bound with its own top cards) is probed first. The tables live across calls (their
+ * keys hold the contract), so the positions of one hand share them. Quick tricks (the
+ * leader's run of top cards) bound trump and grand positions, and sure trump tricks
+ * (trumps above all the adversaries') bound both sides in a trump contract; cards of one
+ * hand with no other card between them are collapsed into one move; moves are ordered by a
+ * cheap trick-winning heuristic, then by the cutoffs each card caused in this call
+ * (history). In a nullo an ace in the suit led (or led) is two moves, low (below the
+ * deuce) and declared high (above the king), and is never collapsed with its neighbours.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
