@@ -24,6 +24,13 @@ run: $(STAMP)
 # share a worker. `make test TEST_JOBS=0` runs the suite in one process.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
+# Python writes its bytecode (__pycache__, pytest's rewritten tests among it) while the tests
+# run, even where the environment says not to (PYTHONDONTWRITEBYTECODE: an empty value is
+# unset): otherwise every worker and every `python -m audit.cli` the tests start compiles
+# the project again, about 0.6 s of CPU for each process that imports the service
+# (docs/performance.md).
+test test-fast fuzz: export PYTHONDONTWRITEBYTECODE :=
+
 test: $(STAMP)
 	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup
 

@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 from flask import Flask
 
+from api.certificate import Builds
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -20,8 +21,10 @@ from api.inputs import check_request
 from api.migrations import migrate
 from api.room import Room
 from api.room.repair import recover
+from api.rows import now_iso
 from api.services import Services
 from api.tournament import Tournaments
+from api.tournament.event_rows import read as read_event
 from api.witnesses import WitnessBook
 from audit.report.html import template_loader
 
@@ -43,14 +46,22 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     ledger = HandLog(cfg, db.url)
     ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
-    room = Room(db, cfg, ledger)
-    room.tournaments = Tournaments(room)
+    # A finished event's certificate bundle, built off the request path.
+    certificates = Builds(db, ledger, lambda: now_iso(cfg.clock()), read_event)
+    # The room hands the end of an event table's hand to the event (Tournaments), which
+    # opens the next board in the room: the room makes it, given what it needs.
+    room = Room(
+        db, cfg, ledger, owner=lambda room: Tournaments(room, db, ledger, cfg, certificates.begin)
+    )
+    events = room.owner
+    assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
-    app.extensions["fairplay"] = Services(cfg, db, ledger, room)
+    events.recover()  # then the events whose tables those hands are
+    app.extensions["fairplay"] = Services(cfg, db, ledger, room, events, certificates)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
-    app.before_request(room.tournaments.certificates.serving)
+    app.before_request(certificates.serving)
 
     from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
     from api.routes.tournament_pages import bp as tournament_pages

@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Protocol
 
-from api.errors import NotReady
+from audit.errors import NotReadyError
 from shuffle.beacon import DrandChain, DrandRound, verify_round
 from shuffle.errors import ShuffleError
 
@@ -27,7 +27,7 @@ class BeaconSource(Protocol):
     """Where the service gets a drand chain's facts and rounds."""
 
     def chain(self) -> DrandChain:
-        """The chain (raises :class:`api.errors.NotReady` when it cannot be reached)."""
+        """The chain (raises :class:`audit.errors.NotReadyError` when it cannot be reached)."""
         ...
 
     def fetch(self, rnd: int) -> DrandRound | None:
@@ -58,7 +58,7 @@ class HttpDrand:
                     period=int(info["period"]),
                 )
             except (OSError, ValueError, KeyError, TypeError, ShuffleError) as exc:
-                raise NotReady(
+                raise NotReadyError(
                     f"the beacon {self.url} cannot be read: {exc}", retry_after=5
                 ) from None
         return self._chain
@@ -70,15 +70,15 @@ class HttpDrand:
         except urllib.error.HTTPError as exc:
             if exc.code in (404, 425):
                 return None
-            raise NotReady(f"the beacon answered {exc.code} for round {rnd}", 5) from None
+            raise NotReadyError(f"the beacon answered {exc.code} for round {rnd}", 5) from None
         except (OSError, ValueError) as exc:
-            raise NotReady(f"the beacon {self.url} cannot be read: {exc}", 5) from None
+            raise NotReadyError(f"the beacon {self.url} cannot be read: {exc}", 5) from None
         if not isinstance(obj, dict) or obj.get("round") != rnd:
-            raise NotReady(f"the beacon did not answer with round {rnd}", 5)
+            raise NotReadyError(f"the beacon did not answer with round {rnd}", 5)
         prev = obj.get("previous_signature")
         got = DrandRound(rnd, str(obj.get("signature")), None if prev is None else str(prev))
         try:
             verify_round(chain, got)
         except ShuffleError as exc:
-            raise NotReady(f"the beacon's round {rnd} does not verify: {exc}", 5) from None
+            raise NotReadyError(f"the beacon's round {rnd} does not verify: {exc}", 5) from None
         return got

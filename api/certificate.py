@@ -24,11 +24,13 @@ import os
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from api import faults
-from api.errors import NotReady, WrongPhase
-from audit.errors import DatabaseUnavailable
+from api.database import Connection, Database
+from api.hand_log import HandLog
+from audit.errors import DatabaseUnavailable, NotReadyError, WrongPhaseError
 from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.note import parse as parse_note
 from audit.log.note import sign as sign_note
@@ -47,9 +49,6 @@ __all__ = [
     "stored_text",
 ]
 
-if TYPE_CHECKING:
-    from api.tournament import Tournaments
-
 log = logging.getLogger(__name__)
 
 HEARTBEAT = 5.0
@@ -61,15 +60,17 @@ RETRY_AFTER = 2
 
 
 def _material(
-    t: Tournaments, tid: str
+    b: Builds, tid: str
 ) -> tuple[list[dict[str, Any]], dict[tuple[str, int], dict[str, Any]]]:
     """The event's log events (its chain, its entrants' chains, every hand of every table
     with a row) in log order, and its finished hands' records: a few queries in all (the
     hands' rows and the log's entries read a hundred tables at a time), not one a hand."""
-    doc = t.load(tid)
+    doc = b.event(tid)
     if doc["phase"] != "over":
-        raise WrongPhase(f"the tournament is {doc['phase']}; its certificate is issued at the end")
-    conn = t.db.connection()
+        raise WrongPhaseError(
+            f"the tournament is {doc['phase']}; its certificate is issued at the end"
+        )
+    conn = b.db.connection()
     # the event's chain and its entrants' (api.tournament.CHAIN and entrant_chain)
     wanted = {(tid, EVENT_CHAIN)} | {(tid, f"entrant-{pid}") for pid in doc["order"]}
     tables = [sitting["id"] for r in doc["rounds_played"] for sitting in r["tables"]]
@@ -86,44 +87,44 @@ def _material(
                 records[(str(table), int(number))] = json.loads(record)
     events = [
         e
-        for e in t.ledger.log.table_events([tid, *tables])
+        for e in b.ledger.log.table_events([tid, *tables])
         if (e["event"]["table"], str(e["event"]["hand"])) in wanted
     ]
     return events, records
 
 
-def _checkpoint(t: Tournaments, size: int) -> str:
-    note = t.ledger.log.first_checkpoint_covering(size)
+def _checkpoint(b: Builds, size: int) -> str:
+    note = b.ledger.log.first_checkpoint_covering(size)
     if note is None:
-        t.ledger.sign_checkpoint()
-        note = t.ledger.log.first_checkpoint_covering(size)
+        b.ledger.sign_checkpoint()
+        note = b.ledger.log.first_checkpoint_covering(size)
     assert note is not None
     return note
 
 
 def certificate(
-    t: Tournaments, tid: str
+    b: Builds, tid: str
 ) -> tuple[dict[str, Any], str, list[dict[str, Any]], dict[tuple[str, int], dict[str, Any]]]:
     """(certificate, its signed note, the events, the records) of a finished event."""
-    events, records = _material(t, tid)
-    checkpoint = _checkpoint(t, max(e["index"] for e in events) + 1)
+    events, records = _material(b, tid)
+    checkpoint = _checkpoint(b, max(e["index"] for e in events) + 1)
     cert = certify(
-        origin=t.ledger.origin,
-        log_key=t.ledger.verifier_key(),
+        origin=b.ledger.origin,
+        log_key=b.ledger.verifier_key(),
         checkpoint=checkpoint,
         tournament=tid,
         events=[{"index": e["index"], "event": e["event"]} for e in events],
         records=records,
     )
-    return cert, sign_note(note_text(cert), t.ledger.signer), events, records
+    return cert, sign_note(note_text(cert), b.ledger.signer), events, records
 
 
-def _compute(t: Tournaments, tid: str) -> str:
+def _compute(b: Builds, tid: str) -> str:
     """The bundle of a finished event as stored: compact JSON, computed from the log (its
     checkpoint uncosigned, last, so that :func:`served` can put the cosigned one there)."""
-    cert, note, events, records = certificate(t, tid)
+    cert, note, events, records = certificate(b, tid)
     size = parse_checkpoint(parse_note(cert["checkpoint"])[0]).size
-    proofs = t.ledger.log.inclusion_proofs([e["index"] for e in events], size)
+    proofs = b.ledger.log.inclusion_proofs([e["index"] for e in events], size)
     bundle = {
         "format": BUNDLE_FORMAT,
         "certificate": cert,
@@ -145,24 +146,24 @@ def _b64(h: bytes) -> str:
     return base64.b64encode(h).decode()
 
 
-def stored_text(t: Tournaments, tid: str) -> str | None:
+def stored_text(b: Builds, tid: str) -> str | None:
     """The bundle stored for a finished event, as stored (``None`` before it is built)."""
-    row = t.db.connection().one(
+    row = b.db.connection().one(
         "SELECT bundle FROM api_certificates WHERE tournament_id = ?", (tid,)
     )
     return None if row is None else str(row[0])
 
 
-def stored_bundle(t: Tournaments, tid: str) -> dict[str, Any] | None:
+def stored_bundle(b: Builds, tid: str) -> dict[str, Any] | None:
     """The bundle stored for a finished event, parsed (``None`` before it is built)."""
-    text = stored_text(t, tid)
+    text = stored_text(b, tid)
     if text is None:
         return None
     stored: dict[str, Any] = json.loads(text)
     return stored
 
 
-def served(t: Tournaments, text: str) -> str:
+def served(b: Builds, text: str) -> str:
     """The stored bundle ``text`` with every witness cosignature held now on its checkpoint.
     The checkpoint is the stored text's last field: the text is served as it is, the
     checkpoint's value replaced, never parsed and encoded again (a bundle of a large event
@@ -174,52 +175,52 @@ def served(t: Tournaments, text: str) -> str:
         except json.JSONDecodeError:
             checkpoint = None
         if isinstance(checkpoint, str):
-            cosigned = t.ledger.cosigned(checkpoint)
+            cosigned = b.ledger.cosigned(checkpoint)
             if cosigned == checkpoint:
                 return text
             return f"{head}{sep}{json.dumps(cosigned, ensure_ascii=False)}}}"
     bundle: dict[str, Any] = json.loads(text)
-    bundle["checkpoint"] = t.ledger.cosigned(bundle["checkpoint"])
+    bundle["checkpoint"] = b.ledger.cosigned(bundle["checkpoint"])
     return json.dumps(bundle, ensure_ascii=False, separators=(",", ":"))
 
 
-def bundle_text(t: Tournaments, tid: str) -> str:
+def bundle_text(b: Builds, tid: str) -> str:
     """The certificate with every event (and its inclusion proof) and record it needs,
     its checkpoint with every witness cosignature held now: the JSON text served.
 
-    Before the end: :class:`WrongPhase`. Once the event is over and until its bundle is
-    stored: :class:`NotReady` (409 with ``Retry-After``); the bundle is being built by
+    Before the end: :class:`~audit.errors.WrongPhaseError`. Once the event is over and until its bundle is
+    stored: :class:`~audit.errors.NotReadyError` (409 with ``Retry-After``); the bundle is being built by
     the worker that logged the end, or by this one if nobody is (:class:`Builds`)."""
-    text = stored_text(t, tid)
+    text = stored_text(b, tid)
     if text is None:
-        doc = t.load(tid)
+        doc = b.event(tid)
         if doc["phase"] != "over":
-            raise WrongPhase(
+            raise WrongPhaseError(
                 f"the tournament is {doc['phase']}; its certificate is issued at the end"
             )
-        if not t.certificates.ensure(tid):
-            raise NotReady(
+        if not b.ensure(tid):
+            raise NotReadyError(
                 "the certificate of this event is being prepared; ask again shortly",
                 RETRY_AFTER,
                 details={"tournament": tid},
             )
-        text = stored_text(t, tid)
+        text = stored_text(b, tid)
         assert text is not None
-    return served(t, text)
+    return served(b, text)
 
 
-def bundle(t: Tournaments, tid: str) -> dict[str, Any]:
+def bundle(b: Builds, tid: str) -> dict[str, Any]:
     """:func:`bundle_text`, parsed."""
-    out: dict[str, Any] = json.loads(bundle_text(t, tid))
+    out: dict[str, Any] = json.loads(bundle_text(b, tid))
     return out
 
 
-def _store(t: Tournaments, tid: str, text: str) -> None:
+def _store(b: Builds, tid: str, text: str) -> None:
     size = parse_checkpoint(parse_note(json.loads(text)["checkpoint"])[0]).size
-    t.db.connection().execute(
+    b.db.connection().execute(
         "INSERT INTO api_certificates (tournament_id, bundle, log_size, created_at) "
         "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",  # the first build's stands
-        (tid, text, size, t.live.now()),
+        (tid, text, size, b.now()),
     )
 
 
@@ -239,12 +240,28 @@ class Builds:
     repair runs in gunicorn's master too, before it forks its workers.
     """
 
-    def __init__(self, t: Tournaments) -> None:
-        self.t = t
+    def __init__(
+        self,
+        db: Database,
+        ledger: HandLog,
+        now: Callable[[], str],
+        load: Callable[[Connection, str], dict[str, Any]],
+    ) -> None:
+        self.db = db
+        self.ledger = ledger
+        self.now = now
+        """The time as rows keep it (the service's clock)."""
+        self._load = load
+        """An event's row (:func:`api.tournament.event_rows.read`)."""
         self._lock = threading.Lock()
-        self._running: set[str] = set()
+        self._running: dict[str, threading.Thread] = {}
+        """This process's builds under way."""
         self._deferred: set[str] = set()
         self._serving = False
+
+    def event(self, tid: str) -> dict[str, Any]:
+        """The event's document (404 when there is none)."""
+        return self._load(self.db.connection(), tid)
 
     @staticmethod
     def owner() -> str:
@@ -272,30 +289,40 @@ class Builds:
 
     def ensure(self, tid: str) -> bool:
         """Whether the event's bundle is stored; if not, see that someone builds it."""
-        if stored_text(self.t, tid) is not None:
+        if stored_text(self, tid) is not None:
             return True
         with self._lock:
             if tid in self._running:
                 return False
             if not self._claim(tid):
                 return False
-            if stored_text(self.t, tid) is not None:  # stored between the read and the claim
+            if stored_text(self, tid) is not None:  # stored between the read and the claim
                 self._release(tid)
                 return True
-            self._running.add(tid)
-        threading.Thread(
-            target=self._build, args=(tid,), name=f"certificate-{tid}", daemon=True
-        ).start()
+            build = threading.Thread(
+                target=self._build, args=(tid,), name=f"certificate-{tid}", daemon=True
+            )
+            self._running[tid] = build
+        build.start()
         return False
 
+    def close(self, timeout: float = 60.0) -> None:
+        """Wait (up to ``timeout`` seconds each) for this process's builds under way: a
+        service closing does not leave a build writing behind it. Builds begun later
+        (a process forked after the close serves) start as usual."""
+        with self._lock:
+            builds = list(self._running.values())
+        for build in builds:
+            build.join(timeout)
+
     def _claim(self, tid: str) -> bool:
-        conn = self.t.db.connection()
+        conn = self.db.connection()
         now = time.time()
         me = self.owner()
         cur = conn.execute(
             "INSERT INTO api_certificate_builds (tournament_id, owner, heartbeat, started_at) "
             "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (tid, me, now, self.t.live.now()),
+            (tid, me, now, self.now()),
         )
         if cur.rowcount == 1:
             return True
@@ -307,7 +334,7 @@ class Builds:
         cur = conn.execute(
             "UPDATE api_certificate_builds SET owner = ?, heartbeat = ?, started_at = ? "
             "WHERE tournament_id = ? AND owner = ? AND heartbeat = ?",
-            (me, now, self.t.live.now(), tid, row[0], row[1]),
+            (me, now, self.now(), tid, row[0], row[1]),
         )
         if cur.rowcount == 1:
             log.warning("certificate of %s: the build of %s is taken over", tid, row[0])
@@ -333,7 +360,7 @@ class Builds:
         return False
 
     def _release(self, tid: str) -> None:
-        self.t.db.connection().execute(
+        self.db.connection().execute(
             "DELETE FROM api_certificate_builds WHERE tournament_id = ? AND owner = ?",
             (tid, self.owner()),
         )
@@ -342,7 +369,7 @@ class Builds:
         try:
             while not stop.wait(HEARTBEAT):
                 try:
-                    self.t.db.connection().execute(
+                    self.db.connection().execute(
                         "UPDATE api_certificate_builds SET heartbeat = ? "
                         "WHERE tournament_id = ? AND owner = ?",
                         (time.time(), tid, self.owner()),
@@ -352,7 +379,7 @@ class Builds:
         except Exception:  # noqa: BLE001 - the build goes on; a quiet heart is taken over
             log.exception("certificate of %s: heartbeat failed", tid)
         finally:
-            self.t.db.discard()
+            self.db.discard()
 
     def _build(self, tid: str) -> None:
         stop = threading.Event()
@@ -361,8 +388,8 @@ class Builds:
         t0 = time.perf_counter()
         try:
             faults.at("certificate_build")  # the tests' crash (or hold) during a build
-            if stored_text(self.t, tid) is None:
-                _store(self.t, tid, _compute(self.t, tid))
+            if stored_text(self, tid) is None:
+                _store(self, tid, _compute(self, tid))
                 log.info("certificate of %s built in %.1f s", tid, time.perf_counter() - t0)
         except Exception:  # noqa: BLE001 - logged; the next request starts it again
             log.exception("certificate of %s: the build failed", tid)
@@ -370,9 +397,9 @@ class Builds:
             stop.set()
             heart.join()
             with self._lock:
-                self._running.discard(tid)
+                self._running.pop(tid, None)
                 try:
                     self._release(tid)
                 except Exception:  # noqa: BLE001 - a quiet heart is taken over
                     log.exception("certificate of %s: the claim is not released", tid)
-            self.t.db.discard()
+            self.db.discard()

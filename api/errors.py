@@ -20,9 +20,12 @@ from audit.errors import (
     IllegalActionError,
     InvalidInput,
     NotFoundError,
+    NotReadyError,
     RecordError,
     RefusedError,
+    SignatureRefused,
     StateConflict,
+    WrongPhaseError,
 )
 from audit.log.reconnect import is_connection_lost, unavailable
 
@@ -80,17 +83,9 @@ class Conflict(ApiError):
     code = "CONFLICT"
 
 
-class NotReady(Conflict):
-    """A resource the service is preparing (a finished event's certificate bundle): 409
-    with ``Retry-After``, the seconds after which to ask again (docs/api.md)."""
-
-    code = "NOT_READY"
-
-    def __init__(
-        self, message: str, retry_after: int, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
-        self.retry_after = retry_after
+class NotReady(NotReadyError, Conflict):
+    """A resource the service is preparing: 409 with ``Retry-After``, the seconds after
+    which to ask again (docs/api.md); the HTTP twin of :class:`audit.errors.NotReadyError`."""
 
 
 class PayloadTooLarge(ApiError):
@@ -137,6 +132,9 @@ _STATUS_BY_CODE: dict[str, int] = {
     RefusedError.code: 403,
     NotFoundError.code: 404,
     StateConflict.code: 409,
+    WrongPhaseError.code: 409,
+    NotReadyError.code: 409,
+    SignatureRefused.code: 401,
     RecordError.code: 422,
     DatabaseUnavailable.code: 503,
     "INVALID_CARD": 422,
@@ -173,7 +171,11 @@ def status_of(exc: FairplayError) -> int:
         # Out of turn and a finished hand are conflicts with the table's state; a card not
         # held or a revoke is a well-formed request the rules forbid.
         return 409 if exc.rule in ("out_of_turn", "hand_over") else 422
-    return _STATUS_BY_CODE.get(exc.code, 422)
+    for cls in type(exc).__mro__:  # a domain error's subclass answers as its parent
+        status = _STATUS_BY_CODE.get(getattr(cls, "code", ""))
+        if status is not None:
+            return status
+    return 422
 
 
 def error_response(
@@ -202,7 +204,7 @@ def _fairplay(exc: FairplayError) -> Response:
     response = _page_error(status_of(exc), exc.message) or error_response(
         status_of(exc), exc.code, exc.message, exc.details
     )
-    if isinstance(exc, TooManyRequests | NotReady | DatabaseUnavailable):
+    if isinstance(exc, TooManyRequests | NotReadyError | DatabaseUnavailable):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

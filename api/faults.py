@@ -8,7 +8,7 @@ restarted to repair it), right after the log took the first such action and befo
 hand's rows are written: the crash that leaves the log ahead of the rows. Unset (always,
 outside the tests, which start such a host in a session of its own), it does nothing.
 
-:func:`at` names the other points a tournament's progress can die at (api/tournament.py):
+:func:`at` names the other points a tournament's progress can die at (api/tournament/):
 a tournament event type just appended to the event's chain (``tournament_round_end``,
 ``tournament_round``, ``tournament_end``, ...) before the event's row is saved;
 ``round_over`` once every table of a round has finished, before the event moves on; and

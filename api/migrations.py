@@ -116,7 +116,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         4,
         "tournaments and their tables",
         (
-            # The event's state (api/tournament.py), a cache of its logged events; it holds
+            # The event's state (api/tournament/), a cache of its logged events; it holds
             # the entrants' revealed seeds, so it is never served whole.
             """CREATE TABLE api_tournaments (
                 id TEXT PRIMARY KEY,
@@ -166,7 +166,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         7,
         "tournament entrants in rows of their own",
         (
-            # An event's entrants until its deal (api/tournament.py): a registration or a
+            # An event's entrants until its deal (api/tournament/): a registration or a
             # reveal writes its entrant's row, not the whole event's document (which grew
             # with every entrant). log_index orders them as the log took them; reveal is
             # the signed tournament_reveal event, held privately until the event ends.
@@ -179,6 +179,22 @@ MIGRATIONS: tuple[Migration, ...] = (
                 registration TEXT NOT NULL,
                 reveal TEXT,
                 PRIMARY KEY (tournament_id, player))""",
+        ),
+    ),
+    Migration.portable(
+        8,
+        "requests with an Idempotency-Key",
+        (
+            # api/idempotency.py: the first request with a key claims it (claimed_at, unix
+            # seconds) and stores its answer (JSON [status, body, headers]); a request sent
+            # again with the key and the same body gets that answer.
+            """CREATE TABLE api_idempotency (
+                key TEXT PRIMARY KEY,
+                route TEXT NOT NULL,
+                body_sha256 TEXT NOT NULL,
+                claimed_at DOUBLE PRECISION NOT NULL,
+                answer TEXT,
+                created_at TEXT NOT NULL)""",
         ),
     ),
 )

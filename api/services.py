@@ -1,4 +1,4 @@
-"""What a request handler needs: the process's configuration, database, hand log and rooms.
+"""What a request handler needs: the process's configuration, database, hand log, rooms and events.
 
 :func:`api.create_app` builds one :class:`Services` and attaches it to the application
 (``app.extensions["fairplay"]``); the routes read it with :func:`api.routes.services`.
@@ -8,10 +8,12 @@ can name its type without importing the application factory.
 
 from __future__ import annotations
 
+from api.certificate import Builds
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
 from api.room import Room
+from api.tournament import Tournaments
 
 __all__ = ["Services"]
 
@@ -19,16 +21,27 @@ __all__ = ["Services"]
 class Services:
     """What a request handler needs, attached to the app."""
 
-    def __init__(self, config: Config, db: Database, ledger: HandLog, room: Room) -> None:
+    def __init__(
+        self,
+        config: Config,
+        db: Database,
+        ledger: HandLog,
+        room: Room,
+        tournaments: Tournaments,
+        certificates: Builds,
+    ) -> None:
         self.config = config
         self.db = db
         self.ledger = ledger
         self.room = room
-        assert room.tournaments is not None
-        self.tournaments = room.tournaments
+        self.tournaments = tournaments
+        self.certificates = certificates
+        """The finished events' certificate bundles, built off the request path."""
 
     def close(self) -> None:
-        """Close this process's connections (before a fork, or at shutdown); stop streams."""
+        """Close this process's connections (before a fork, or at shutdown); stop streams
+        and wait for the certificate builds under way."""
         self.room.changes.close()
+        self.certificates.close()
         self.db.close()
         self.ledger.close()

@@ -52,6 +52,8 @@ __all__ = [
     "STREAM_SECONDS",
     "STREAM_WINDOW",
     "WAKE_SECONDS",
+    "CEILING",
+    "Held",
     "Render",
     "Slots",
     "StreamSlots",
@@ -96,45 +98,78 @@ class Slots:
 
 PER_CLIENT = 2
 """Streams one client (a spectator's address, a seated player) holds at once in a pool:
-a page and its reload overlap for a moment."""
+a page and its reload overlap for a moment. A client's next stream supersedes its oldest
+(a person who reloads a page, or opens the seat in another window, is the person here
+now), which ends with a ``bye`` that says so within :data:`WAKE_SECONDS`; a closed page's
+stream is otherwise only noticed at its next write, up to :data:`HEARTBEAT_SECONDS` on."""
+
+CEILING = 2 * PER_CLIENT
+"""Streams a client may hold while its superseded ones are ending; past it, 429."""
+
+
+class Held:
+    """A stream's slot: :meth:`release` gives it back (once); :attr:`superseded` is set when
+    a newer stream of the same client took its place."""
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self._release = release
+        self.superseded = threading.Event()
+
+    def release(self) -> None:
+        self._release()
+
+    __call__ = release
 
 
 class StreamSlots:
     """A host's stream budget in two pools, so spectators cannot shut the players out:
     seat streams (seated players, signed) and table streams (anyone), a quarter of
     ``n`` (at least one) for the spectators and the rest (at least one) for the seats;
-    and in each pool at most :data:`PER_CLIENT` streams per client."""
+    and in each pool at most :data:`PER_CLIENT` live streams per client, a newer one
+    superseding the oldest."""
 
     def __init__(self, n: int) -> None:
         watch = max(1, n // 4)
         self._pools = {"watch": Slots(watch), "seat": Slots(max(1, n - watch))}
-        self._held: dict[tuple[str, str], int] = {}
+        self._held: dict[tuple[str, str], list[Held]] = {}
         self._lock = threading.Lock()
 
-    def take(self, pool: str, client: str) -> Callable[[], None]:
-        """A slot of ``pool`` for ``client``, or 429; the function that gives it back."""
+    def take(self, pool: str, client: str) -> Held:
+        """A slot of ``pool`` for ``client`` (the client's oldest live stream superseded
+        when it holds :data:`PER_CLIENT`), or 429."""
         key = (pool, client)
         with self._lock:
-            if self._held.get(key, 0) >= PER_CLIENT:
+            held = self._held.setdefault(key, [])
+            if len(held) >= CEILING:
                 raise TooManyRequests(
-                    f"this client holds {PER_CLIENT} event streams already; close one",
+                    f"this client holds {len(held)} event streams already; close one",
                     retry_after=5,
                 )
-            release_slot = self._pools[pool].take()
-            self._held[key] = self._held.get(key, 0) + 1
-        done = threading.Event()
-
-        def release() -> None:
-            with self._lock:
-                if done.is_set():
-                    return
-                done.set()
-                self._held[key] -= 1
-                if not self._held[key]:
+            try:
+                release_slot = self._pools[pool].take()
+            except TooManyRequests:
+                if not held:
                     del self._held[key]
-            release_slot()
+                raise
+            live = [h for h in held if not h.superseded.is_set()]
+            for old in live[: max(0, len(live) - PER_CLIENT + 1)]:
+                old.superseded.set()
+            done = threading.Event()
 
-        return release
+            def release() -> None:
+                with self._lock:
+                    if done.is_set():
+                        return
+                    done.set()
+                    mine = self._held.get(key, [])
+                    mine.remove(this)
+                    if not mine:
+                        del self._held[key]
+                release_slot()
+
+            this = Held(release)
+            held.append(this)
+        return this
 
 
 def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: str) -> str:
@@ -198,14 +233,20 @@ def messages(
     first: dict[str, Any],
     render: Render,
     seconds: float = STREAM_SECONDS,
+    superseded: threading.Event | None = None,
 ) -> Iterator[str]:
-    """The stream's text: ``first`` as the ``table`` message, then ``state`` on changes."""
+    """The stream's text: ``first`` as the ``table`` message, then ``state`` on changes;
+    ``bye`` at the end of its time, or with ``superseded`` when a newer stream of the same
+    client took its place (the page is not to reconnect then)."""
     yield "retry: 3000\n\n"
     yield sse("table", first)
     last: tuple[int, int, str] | None = None
     start = beat = time.monotonic()
     seen = room.changes.version
     while not room.changes.closed:
+        if superseded is not None and superseded.is_set():
+            yield sse("bye", {"reconnect": False, "superseded": True})
+            return
         try:
             conn = room.db.connection()  # reopened after the database came back
             table = rows.get_table(conn, table_id)

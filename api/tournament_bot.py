@@ -173,7 +173,10 @@ class TournamentBots:
         def admin(path: str, body: dict[str, Any]) -> Any:
             return client.call("POST", path, body, client.admin())
 
-        tid = str(admin("/v1/tournaments", spec)["id"])
+        # One key for the creation, kept across the client's retries: an answer lost in
+        # an outage, asked again, is the same event's (api/idempotency.py).
+        once = {**client.admin(), "Idempotency-Key": secrets.token_hex(16)}
+        tid = str(client.call("POST", "/v1/tournaments", spec, once)["id"])
         admin(f"/v1/tournaments/{tid}/registration", {"open": True})
         if beacon is not None:
             admin(f"/v1/tournaments/{tid}/beacon", beacon)

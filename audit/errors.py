@@ -17,10 +17,13 @@ __all__ = [
     "InvalidCardError",
     "InvalidInput",
     "NotFoundError",
+    "NotReadyError",
     "RecordError",
     "RefusedError",
     "RulesetError",
+    "SignatureRefused",
     "StateConflict",
+    "WrongPhaseError",
 ]
 
 
@@ -115,3 +118,28 @@ class RefusedError(FairplayError):
     """An action the asker may not take."""
 
     code = "FORBIDDEN"
+
+
+class WrongPhaseError(StateConflict):
+    """An action that the phase of its hand or event does not expect now."""
+
+    code = "WRONG_PHASE"
+
+
+class NotReadyError(StateConflict):
+    """What the domain is still waiting for (an event's deal, its drand round): asked
+    again after ``retry_after`` seconds, it may be there."""
+
+    code = "NOT_READY"
+
+    def __init__(
+        self, message: str, retry_after: int, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
+        self.retry_after = retry_after
+
+
+class SignatureRefused(FairplayError):
+    """A signed event whose signer is unknown or whose signature does not verify."""
+
+    code = "INVALID_SIGNATURE"

@@ -21,6 +21,7 @@ BENCHES = [
     "api_bench.py",
     "hosts_bench.py",
     "tournament_bench.py",
+    "certificate_js_bench.py",
     "dd_bench.py",
     "analysis_bench.py",
     "analysis_calibration.py",

@@ -54,16 +54,8 @@ SIDE_USERS_FROM = RANK["audit.checks"]
 """The lowest rank that may import a side layer (the record and the rules do not)."""
 
 CYCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # The last circles, inside the service's room and event, each closed by an import that
-    # does not run at import time; left out of the cycle check, each with its way out, until
-    # the branches of issue 19 that break them land. No other circle is allowed, one closed
-    # by a type-only import (under TYPE_CHECKING) or an import inside a function included.
-    # A tournament table's room hands the end of a hand to the event (Tournaments), which
-    # opens the next board in the room (Room). Way out: a hook protocol in api.room.
-    ("api.room.room", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
-    # The event's certificate builds (api.certificate.Builds) belong to its Tournaments,
-    # whose bundle they build. Way out: the Tournaments type as a protocol.
-    ("api.certificate", "api.tournament"): "TYPE_CHECKING only: the Tournaments type",
+    # None left: no circle is allowed, one closed by a type-only import (under
+    # TYPE_CHECKING) or an import inside a function included. A new one names its way out.
 }
 """Module imports left out of the cycle check, each with the reason."""
 

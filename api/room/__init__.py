@@ -5,8 +5,9 @@ Its modules, one part each: :mod:`api.room.room` (:class:`Room`: a table's creat
 event's way from the request to the log and the rows, the end of a hand),
 :mod:`api.room.actions` (the ceremony's steps, the deal, the calls and plays, the
 record), :mod:`api.room.opening` (a hand's opening and the server's events),
-:mod:`api.room.states` (this process's caches: rules states, rows, locks) and
-:mod:`api.room.repair` (voids, and rows the log is ahead of).
+:mod:`api.room.states` (this process's caches: rules states, rows, locks),
+:mod:`api.room.repair` (voids, and rows the log is ahead of) and :mod:`api.room.owner`
+(the hooks of whoever owns some of its tables: the end of a hand handed to the event).
 
 The room's public interface is :class:`Room`'s public members (``create_table``,
 ``submit``, ``state``, ``snapshot``, ``record_of``, and the steps the repairs and the
@@ -48,7 +49,8 @@ log is ahead of after a crash, and voids, are :mod:`api.room.repair`'s.
 
 from __future__ import annotations
 
+from api.room.owner import TableOwner
 from api.room.room import Room
 from api.room.states import MAX_CACHED
 
-__all__ = ["MAX_CACHED", "Room"]
+__all__ = ["MAX_CACHED", "Room", "TableOwner"]

@@ -36,24 +36,16 @@ from api.database import Connection, Database
 from api.errors import Conflict, NotFound, WrongPhase
 from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, next_start
+from api.room.owner import TableOwner
 from audit.errors import FairplayError
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
 from audit.rules.play import HandState
 
-__all__ = ["EventHooks", "Repairable", "catch_up", "expire", "recover", "void"]
+__all__ = ["Repairable", "catch_up", "expire", "recover", "void"]
 
 log = logging.getLogger(__name__)
-
-
-class EventHooks(Protocol):
-    """What the repairs ask of a tournament: the event moves on once a hand's end is
-    written (the round's last hand), and its own repair after the hands'."""
-
-    def hand_ended(self, table_id: str) -> object: ...
-
-    def recover(self) -> int: ...
 
 
 class Repairable(Protocol):
@@ -66,7 +58,7 @@ class Repairable(Protocol):
     @property
     def ledger(self) -> HandLog: ...
     @property
-    def tournaments(self) -> EventHooks | None: ...
+    def owner(self) -> TableOwner: ...
 
     def now(self) -> str: ...
 
@@ -168,9 +160,9 @@ def catch_up(
     if ended:
         room.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
-    if ended and room.tournaments is not None:
+    if ended:
         try:  # a tournament table's last hand of the round: the event moves on
-            room.tournaments.hand_ended(table.id)
+            room.owner.hand_ended(table.id)
         except FairplayError as exc:  # the hand stands; the next hand or a restart moves it
             log.error("tournament of table %s not moved on: %s", table.id, exc)
     return hand
@@ -226,8 +218,6 @@ def recover(room: Repairable) -> int:
                 repaired += 1
             except (Conflict, NotFound) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
-    if room.tournaments is not None:  # then the events whose tables those hands are
-        repaired += room.tournaments.recover()
     return repaired
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from api import faults, rows
 from api.cache import Bounded
@@ -26,6 +27,7 @@ from api.handstate import PLAYER_KINDS, ZERO_SCORE, next_start, ruleset_pattern,
 from api.room import repair
 from api.room.actions import Actions
 from api.room.opening import Openings
+from api.room.owner import NoOwner, TableOwner
 from api.room.states import MAX_CACHED, HandStates
 from audit.errors import FairplayError
 from audit.log.errors import EventError, LogChainBroken, LogSignatureInvalid
@@ -33,9 +35,6 @@ from audit.log.events import canonical_json, check_event, event_hash, verify_eve
 from audit.log.schemas import check_cayenne_event
 from audit.rules.cards import Seat
 from audit.rules.play import HandState
-
-if TYPE_CHECKING:
-    from api.tournament import Tournaments
 
 __all__ = ["Room"]
 
@@ -48,7 +47,16 @@ Finished = tuple[str, dict[str, Any], dict[str, Any], rows.HandRow | None]
 class Room:
     """The room of one process: the hands' lives (see the module docstring)."""
 
-    def __init__(self, db: Database, config: Config, ledger: HandLog) -> None:
+    def __init__(
+        self,
+        db: Database,
+        config: Config,
+        ledger: HandLog,
+        owner: Callable[[Room], TableOwner] | None = None,
+    ) -> None:
+        """``owner`` makes, from the room, whoever owns some of its tables (the
+        tournaments): the room and its owner each need the other, so the room makes it
+        once, here, and never has it set afterwards."""
         self.db = db
         self.config = config
         self.ledger = ledger
@@ -59,8 +67,6 @@ class Room:
         """Whether a table is a tournament's, per table."""
         self.changes = Changes()
         """Woken after every logged action (server-sent event streams, house bots)."""
-        self.tournaments: Tournaments | None = None
-        """Set by the app: tournament tables' following hands and rounds (api/tournament.py)."""
         # The steps the repairs and the tournaments reuse, as the parts define them.
         self.now = self.openings.now
         self.open_hand = self.openings.open_hand
@@ -74,6 +80,8 @@ class Room:
         self.table = self.states.table
         self.accept = self.actions.accept
         self.record_of = self.actions.record_of
+        self.owner: TableOwner = NoOwner() if owner is None else owner(self)
+        """The owner of the event tables: their following hands and rounds."""
 
     # ------------------------------------------------------------------ tables
 
@@ -111,7 +119,7 @@ class Room:
         """Whether a table is a tournament's (it never changes: cached per process)."""
         known = self._event_tables.get(table_id)
         if known is None:
-            known = self.tournaments is not None and self.tournaments.is_event_table(table_id)
+            known = self.owner.is_event_table(table_id)
             self._event_tables.put(table_id, known)
         return known
 
@@ -190,11 +198,11 @@ class Room:
             elif not self._logged_already(event):
                 raise  # the row is the log's: the refusal stands
         if self._logged_already(event):
-            if hand.phase == "over" and self.tournaments is not None:
+            if hand.phase == "over":
                 # The hand's end is logged (a resent last card): the host that logged it
                 # may have died before moving its event on; this one does (issue 24).
                 try:
-                    self.tournaments.hand_ended(table_id)
+                    self.owner.hand_ended(table_id)
                 except FairplayError:
                     log.exception("moving tournament of %s on", table_id)
             return self._result(event, hand)
@@ -249,9 +257,9 @@ class Room:
         if hand.phase != "over":
             hand.pending = []
             self.states.keep_row(key, hand)
-        if finished is not None and self.tournaments is not None:
+        if finished is not None:
             try:
-                self.tournaments.hand_ended(table.id)
+                self.owner.hand_ended(table.id)
             except FairplayError:  # the hand stands; the next reader or hand moves it on
                 log.exception("moving tournament of %s on", table.id)
         return self._result(event, hand, state)
@@ -340,8 +348,8 @@ class Room:
     def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
         """The hand after a finished one: the deal passes to the left and the packs
         alternate; a tournament table's next board, or none when its round is played."""
-        if self.tournaments is not None and self.tournaments.is_event_table(table.id):
-            return self.tournaments.following(table, hand)
+        if self.owner.is_event_table(table.id):
+            return self.owner.following(table, hand)
         return self.open_hand(
             table, hand.number + 1, hand.end_score or ZERO_SCORE, hand.dealer.left, 1 - hand.pack
         )

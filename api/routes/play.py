@@ -101,6 +101,16 @@ def script(name: str) -> Response:
     return resp
 
 
+@bp.get("/static/favicon.svg")
+def favicon() -> Response:
+    """The pages' icon (every page links it; it was a 404)."""
+    resp = send_from_directory(
+        STATIC_JS.parent, "favicon.svg", mimetype="image/svg+xml", max_age=3600
+    )
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
 # ------------------------------------------------------------------------- bot tables
 
 
@@ -194,7 +204,7 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
     def body() -> Iterator[str]:
         try:
-            yield from messages(s.room, table_id, first, render)
+            yield from messages(s.room, table_id, first, render, superseded=release.superseded)
         finally:
             release()
 

@@ -321,10 +321,8 @@ def certificate_page(tid: str) -> Response:
     from api.certificate import bundle
 
     doc = _t().load(tid)
-    b = bundle(_t(), tid)
+    b = bundle(services().certificates, tid)
     cert = b["certificate"]
     facts = [(k, v) for k, v in cert.items() if isinstance(v, str | int | float | bool)]
     counts = [(k, len(v)) for k, v in cert.items() if isinstance(v, list | dict)]
-    return _page(
-        "tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"]
-    )
+    return _page("tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"])

@@ -13,12 +13,14 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
+from api import idempotency
 from api.auth import require_admin, signed_reader
 from api.database import Connection
 from api.errors import BadRequest, Forbidden, NotFound
 from api.routes import json_body, services
 from api.tournament import Tournaments, public_json
 from audit.tournament.event import DUPLICATE
+from audit.tournament.online import ACTIONS
 
 __all__ = [
     "ACTIONS",
@@ -46,8 +48,6 @@ __all__ = [
 ]
 
 bp = Blueprint("tournaments", __name__)
-
-ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
 
 
 def _t() -> Tournaments:
@@ -86,12 +86,19 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
 @bp.post("/v1/tournaments")
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
     require_admin(services().config)
-    doc = _t().create(json_body())
-    return (
-        jsonify(_doc_json(doc)),
-        201,
-        {"Location": url_for("tournaments.get_tournament", tid=doc["id"])},
-    )
+
+    def create() -> idempotency.Stored:
+        doc = _t().create(json_body())
+        location = url_for("tournaments.get_tournament", tid=doc["id"])
+        return 201, _doc_json(doc), {"Location": location}
+
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
+    if key is None:
+        status, body, headers = create()
+    else:  # sent again (a lost answer, a retry on another host): one event, one answer
+        data = request.get_data(cache=True)
+        status, body, headers = idempotency.once(services().db, key, request.path, data, create)
+    return jsonify(body), status, headers
 
 
 @bp.get("/v1/tournaments")
@@ -308,7 +315,7 @@ def get_certificate(tid: str) -> Response:
     """The certificate of a finished event and the log key's signed note over it."""
     from api.certificate import bundle
 
-    b = bundle(_t(), tid)
+    b = bundle(services().certificates, tid)
     return jsonify({"certificate": b["certificate"], "note": b["note"]})
 
 
@@ -318,4 +325,4 @@ def get_certificate_bundle(tid: str) -> Response:
     from api.certificate import bundle_text
 
     # the stored text as it is (tens of megabytes for a large event): not parsed again
-    return Response(bundle_text(_t(), tid), mimetype="application/json")
+    return Response(bundle_text(services().certificates, tid), mimetype="application/json")

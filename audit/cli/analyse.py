@@ -51,7 +51,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="records, folders or a bundle")
-    p.add_argument("--format", choices=("text", "json", "html"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "json", "html"), default="text", help="the report's form"
+    )
     p.add_argument("--output", "-o", help="write here instead of standard output")
     p.add_argument(
         "--alpha",

@@ -1,8 +1,9 @@
 """An online event's state folded from its log, and its standings (docs/tournaments.md).
 
 The service keeps a tournament as a chain of the log (``table`` = the event id, hand
-``event``): :func:`fold` replays that chain into the same state document the service
-caches, so the service's standings and a verifier's (:mod:`audit.tournament.certificate`)
+``event``). :func:`apply` is the one place an event's meaning is written: the service
+applies each event it logs to the state document it caches, and :func:`fold` replays a
+chain into that same document, so the service's standings and a verifier's (:mod:`audit.tournament.certificate`)
 come from one function, :func:`standings`, over that state and the finished hands'
 records. Pure: no database, no clock.
 """
@@ -22,8 +23,12 @@ from audit.tournament.score import Played, duplicate_standings, score_event
 
 __all__ = [
     "ACTIONS",
+    "OPENING",
+    "PHASES",
     "SPEC_FIELDS",
+    "apply",
     "fold",
+    "initial",
     "members",
     "movement",
     "pairs_of",
@@ -49,11 +54,15 @@ SPEC_FIELDS = (
 ACTIONS = ("substitute", "adjust", "withdraw", "void_board", "remove")
 """The director's actions, each a ``tournament_<action>`` with its reason; ``remove`` (an
 entrant, before the start) is the only one taken before the pairs are fixed."""
+PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
+"""An event's phases, in order (docs/tournaments.md)."""
+OPENING = "tournament_create"
+"""The type of an event chain's first event."""
 
 
-def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The state of event ``tid`` after its chain's events ``(type, body)`` in order."""
-    doc: dict[str, Any] = {
+def initial(tid: str) -> dict[str, Any]:
+    """The state of event ``tid`` before its chain's first event."""
+    return {
         "id": tid,
         "beacon": None,
         "pair_list": [],
@@ -74,58 +83,75 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
         "reveal_deadline": None,
         "drand": None,
     }
+
+
+def apply(doc: dict[str, Any], kind: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` after one event of its chain (type ``kind``, ``body``): the one place an
+    event's meaning is written. The service validates an event, appends it to the log,
+    then applies it to its row's document; :func:`fold` applies a whole chain. ``doc`` is
+    changed in place and returned; an event that changes no state (an entrant's, say)
+    leaves it as it is. The body is taken as valid: the service checked it before
+    logging it, and a verifier's log admitted it by its schema."""
+    if kind == OPENING:
+        doc |= {k: body[k] for k in SPEC_FIELDS if k in body}
+    elif kind == "tournament_registration":
+        doc["phase"] = "registration" if body["open"] else "closed"
+    elif kind == "tournament_beacon":
+        doc["beacon"] = dict(body)
+    elif kind == "tournament_start":
+        doc |= {"phase": "revealing", "pair_list": body["pairs"], "unpaired": body["unpaired"]}
+        if "reveal_deadline" in body:  # cayenne-tournament-deals/2
+            doc |= {"reveal_deadline": body["reveal_deadline"], "drand": dict(body["beacon"])}
+    elif kind == "tournament_deal":
+        doc |= {"phase": "playing", "revealed": body["revealed"], "absent": body["withdrawn"]}
+        if "beacon" in body and doc["drand"] is not None:
+            doc["drand"] = doc["drand"] | dict(body["beacon"])
+    elif kind == "tournament_round":
+        doc["round"] = body["round"]
+        doc["rounds_played"].append(
+            {"round": body["round"], "tables": body["tables"], "bye": body["bye"], "over": False}
+        )
+    elif kind == "tournament_round_end":
+        for r in doc["rounds_played"]:
+            if r["round"] == body["round"]:
+                r |= {"over": True, "early": body["early"], "abandoned": body["abandoned"]}
+    elif kind.removeprefix("tournament_") in ACTIONS:
+        _act(doc, kind.removeprefix("tournament_"), dict(body))
+    elif kind == "tournament_end":
+        doc |= {
+            "phase": "over",
+            "service_seed": body["service_seed"],
+            "standings_sha256": body["standings_sha256"],
+        }
+    return doc
+
+
+def _act(doc: dict[str, Any], action: str, event: dict[str, Any]) -> None:
+    """A director's action (its body ``event``, reason included)."""
+    if action == "substitute":
+        doc["substitutions"].append(event)
+    elif action == "withdraw":
+        doc["withdrawn"][str(event["pair"])] = event["from_round"]
+    elif action == "adjust":
+        key = (event["round"], event["table"], event["board"])
+        doc["adjustments"] = [
+            a for a in doc["adjustments"] if (a["round"], a["table"], a["board"]) != key
+        ] + [dict(event)]
+    elif action == "void_board":
+        doc["voided"].append(event["board"])
+    else:
+        doc["removed"] = [*doc.get("removed", []), event["entrant"]]  # a row kept before it
+    doc["actions"].append({"action": action, **event})
+
+
+def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The state of event ``tid`` after its chain's events ``(type, body)`` in order:
+    :func:`apply` over the chain, from :func:`initial`."""
+    doc = initial(tid)
     for n, (kind, body) in enumerate(bodies):
-        if n == 0 and kind != "tournament_create":
-            raise TournamentError(f"the event's chain opens with {kind!r}, not tournament_create")
-        if kind == "tournament_create":
-            doc |= {k: body[k] for k in SPEC_FIELDS if k in body}
-        elif kind == "tournament_beacon":
-            doc["beacon"] = dict(body)
-        elif kind == "tournament_start":
-            doc |= {"pair_list": body["pairs"], "unpaired": body["unpaired"]}
-            if "reveal_deadline" in body:  # cayenne-tournament-deals/2
-                doc |= {"reveal_deadline": body["reveal_deadline"], "drand": dict(body["beacon"])}
-        elif kind == "tournament_deal":
-            doc |= {"revealed": body["revealed"], "absent": body["withdrawn"]}
-            if "beacon" in body and doc["drand"] is not None:
-                doc["drand"] = doc["drand"] | dict(body["beacon"])
-        elif kind == "tournament_round":
-            doc["round"] = body["round"]
-            doc["rounds_played"].append(
-                {
-                    "round": body["round"],
-                    "tables": body["tables"],
-                    "bye": body["bye"],
-                    "over": False,
-                }
-            )
-        elif kind == "tournament_round_end":
-            for r in doc["rounds_played"]:
-                if r["round"] == body["round"]:
-                    r |= {"over": True, "early": body["early"], "abandoned": body["abandoned"]}
-        elif kind.removeprefix("tournament_") in ACTIONS:
-            action = kind.removeprefix("tournament_")
-            event = dict(body)
-            if action == "substitute":
-                doc["substitutions"].append(event)
-            elif action == "withdraw":
-                doc["withdrawn"][str(event["pair"])] = event["from_round"]
-            elif action == "adjust":
-                key = (event["round"], event["table"], event["board"])
-                doc["adjustments"] = [
-                    a for a in doc["adjustments"] if (a["round"], a["table"], a["board"]) != key
-                ] + [{k: v for k, v in event.items()}]
-            elif action == "void_board":
-                doc["voided"].append(event["board"])
-            else:
-                doc["removed"].append(event["entrant"])
-            doc["actions"].append({"action": action, **event})
-        elif kind == "tournament_end":
-            doc |= {
-                "phase": "over",
-                "service_seed": body["service_seed"],
-                "standings_sha256": body["standings_sha256"],
-            }
+        if n == 0 and kind != OPENING:
+            raise TournamentError(f"the event's chain opens with {kind!r}, not {OPENING}")
+        apply(doc, kind, body)
     return doc
 
 

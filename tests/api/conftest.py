@@ -73,38 +73,54 @@ def _drop_schema(pg_url: str, schema: str) -> None:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
+def start_service(data_dir: Path, database: str = "sqlite", **settings: Any) -> Running:
+    """A service with the tests' configuration (``database="sqlite"`` or a PostgreSQL URL),
+    serving on a free port until :func:`stop_service`."""
+    config: dict[str, Any] = {
+        "data_dir": str(data_dir),
+        "admin_token": ADMIN,
+        "testing": True,
+        # Many uploads from one address; tests/api/test_uploads.py sets its own limits.
+        "upload_per_hour": 0,
+        "register_per_hour": 0,
+    }
+    if database != "sqlite":
+        config["database_url"] = database
+    config.update(settings)
+    app = create_app(config)
+    server, url = serve(app)
+    return Running(app, url, server)
+
+
+def stop_service(running: Running) -> None:
+    running.server.shutdown()
+    running.app.extensions["fairplay"].close()
+
+
 @pytest.fixture
 def make_service(tmp_path: Path) -> Iterator[Callable[..., Running]]:
     """Start services (``database="sqlite"`` or a PostgreSQL URL) that stop after the test."""
     started: list[Running] = []
 
     def start(database: str = "sqlite", **settings: Any) -> Running:
-        config: dict[str, Any] = {
-            "data_dir": str(tmp_path / f"data{len(started)}"),
-            "admin_token": ADMIN,
-            "testing": True,
-            # Many uploads from one address; tests/api/test_uploads.py sets its own limits.
-            "upload_per_hour": 0,
-            "register_per_hour": 0,
-        }
-        if database != "sqlite":
-            config["database_url"] = database
-        config.update(settings)
-        app = create_app(config)
-        server, url = serve(app)
-        running = Running(app, url, server)
+        running = start_service(tmp_path / f"data{len(started)}", database, **settings)
         started.append(running)
         return running
 
     yield start
     for r in started:
-        r.server.shutdown()
-        r.app.extensions["fairplay"].close()
+        stop_service(r)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     """``"sqlite"``, or a PostgreSQL URL with a fresh schema (dropped afterwards)."""
+    yield from backend_of(request)
+
+
+def backend_of(request: pytest.FixtureRequest) -> Iterator[str]:
+    """What :func:`backend` yields for ``request.param``, for a fixture of a wider scope
+    parametrized over the two backends (``params=["sqlite", "postgresql"]``)."""
     if request.param == "sqlite":
         yield "sqlite"
         return

@@ -37,6 +37,9 @@ from tests.api.conftest import ADMIN
 from tests.api.helpers import free_port
 from tests.api.test_two_hosts import Host
 
+# one worker makes the private PostgreSQL cluster once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("db_outage")
+
 ROOT = Path(__file__).resolve().parents[2]
 PG_BIN = Path(os.environ.get("FAIRPLAY_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 

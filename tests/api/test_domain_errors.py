@@ -3,10 +3,31 @@ answered with: the domain raises no HTTP error, the HTTP layer maps each code.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from api.errors import BadRequest, Conflict, Forbidden, NotFound, status_of
-from audit.errors import FairplayError, InvalidInput, NotFoundError, RefusedError, StateConflict
+from api import create_app
+from api.errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    InvalidSignature,
+    NotFound,
+    NotReady,
+    WrongPhase,
+    status_of,
+)
+from audit.errors import (
+    FairplayError,
+    InvalidInput,
+    NotFoundError,
+    NotReadyError,
+    RefusedError,
+    SignatureRefused,
+    StateConflict,
+    WrongPhaseError,
+)
 
 
 @pytest.mark.parametrize(
@@ -16,6 +37,8 @@ from audit.errors import FairplayError, InvalidInput, NotFoundError, RefusedErro
         (StateConflict, Conflict),
         (NotFoundError, NotFound),
         (RefusedError, Forbidden),
+        (WrongPhaseError, WrongPhase),
+        (SignatureRefused, InvalidSignature),
     ],
 )
 def test_a_domain_error_answers_as_its_http_twin(
@@ -23,3 +46,21 @@ def test_a_domain_error_answers_as_its_http_twin(
 ) -> None:
     a, b = domain("x"), http("x")
     assert (a.code, status_of(a)) == (b.code, status_of(b))
+
+
+def test_not_ready_answers_as_its_http_twin_with_its_retry_after(tmp_path: Path) -> None:
+    """The domain's NOT_READY (an event's deal waiting for its drand round) is answered
+    as the HTTP one, ``Retry-After`` included."""
+    app = create_app({"data_dir": str(tmp_path), "testing": True})
+    errors = [NotReadyError("wait", 7, {"round": 3}), NotReady("wait", 7, {"round": 3})]
+
+    @app.get("/raise/<int:n>")
+    def raise_it(n: int) -> str:
+        raise errors[n]
+
+    answers = []
+    for n in range(2):
+        got = app.test_client().get(f"/raise/{n}")
+        answers.append((got.status_code, got.headers.get("Retry-After"), got.get_json()))
+    assert answers[0] == answers[1]
+    assert answers[0][:2] == (409, "7")

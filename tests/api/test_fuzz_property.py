@@ -42,6 +42,9 @@ from tests.api.conftest import ADMIN, _drop_schema, _pg_schema_url
 from tests.api.serving import TestServer
 from tests.api.snapshot import changes, snapshot, table_names
 
+# one worker builds each backend's world once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("fuzz_property")
+
 EXAMPLES = int(os.environ.get("FAIRPLAY_FUZZ_EXAMPLES", "200"))
 LONG_EXAMPLES = int(os.environ.get("FAIRPLAY_FUZZ_LONG_EXAMPLES", "3000"))
 

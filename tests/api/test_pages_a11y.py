@@ -7,7 +7,8 @@ reflows instead of scrolling sideways), and axe-core (the copy bundled inside th
 ``axe-selenium-python`` wheel: nothing is fetched at run time) finds no serious or
 critical violation. Then a person plays a whole hand against the bots by keyboard alone:
 focus stays on the hand after every card, and the live region says whose turn it is,
-each card played and who won each trick.
+each card played and who won each trick; the pause after the hand is continued and the
+last trick opened by keyboard, both axe-clean.
 
 Screenshots go to the test's tmp dir, and to ``FAIRPLAY_SCREENSHOTS`` when it is set.
 """
@@ -31,7 +32,8 @@ from tests.api.test_play_browser import found, new_driver, shot, site, wait_for 
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
 
-pytestmark = pytest.mark.browser
+# one worker plays the table and the event once and starts one browser for every test of the module (make test's xdist)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("pages_a11y")]
 
 axe_selenium = pytest.importorskip("axe_selenium_python")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -126,6 +128,14 @@ def test_the_home_page_links_to_play_and_a_missing_page_is_a_page(
     browser.get(pages["not-found"])
     assert "not found" in browser.find_element(By.TAG_NAME, "h2").text.lower()
     assert found(browser, 'a[href="/"]')
+    # the icon every page links is served (it was a 404)
+    icon = browser.execute_async_script(
+        "const done = arguments[0];"
+        "const href = document.querySelector('link[rel=icon]').href;"
+        "fetch(href).then(r => r.text().then(t => done([r.status,"
+        " r.headers.get('content-type'), t.slice(0, 4)])));"
+    )
+    assert icon == [200, "image/svg+xml; charset=utf-8", "<svg"] or icon[:2] == [200, "image/svg+xml"], icon
 
 
 def focused(driver: WebDriver) -> dict[str, Any]:
@@ -222,6 +232,20 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
         time.sleep(0.1)
     assert played >= 12  # every card but one the hand may have been forced to by a call
     shot(driver, tmp, "keyboard-verified")
+    # the pause between hands: focus on its Continue, axe-clean; Enter goes on
+    wait_for(lambda: found(driver, "#pause-lines li"), 10, "the pause")
+    assert driver.switch_to.active_element.get_attribute("id") == "pause-continue"
+    assert not serious(driver), serious(driver)
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: not driver.find_element(By.ID, "hand-pause").is_displayed(), 5, "continued")
+    assert driver.find_element(By.ID, "hand-pause").get_attribute("data-closed") == "continue"
+    # the last trick, opened by keyboard, is axe-clean too
+    assert _tab_to_id(driver, "last-trick-button")
+    _press(driver, Keys.ENTER)
+    wait_for(lambda: driver.find_element(By.ID, "last-trick").is_displayed(), 5, "last trick")
+    assert driver.find_element(By.ID, "last-trick-button").get_attribute("aria-expanded") == "true"
+    assert not serious(driver), serious(driver)
+    assert not driver.execute_script("return document.body.dataset.tones")  # sound off by default
     assert refused and all(r.endswith("cannot be played now") for r in refused), refused
     live = " | ".join(announced)
     assert "Your turn" in live and "won the trick" in live and " played " in live, live

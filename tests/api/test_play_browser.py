@@ -32,7 +32,8 @@ from api import create_app
 from audit.log.keys import Signer
 from tests.api.conftest import ADMIN, Running
 
-pytestmark = pytest.mark.browser
+# one worker plays the hand once and starts one browser for every test of the module (make test's xdist)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("play_browser")]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import (  # noqa: E402
@@ -42,6 +43,7 @@ from selenium.common.exceptions import (  # noqa: E402
 )
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -198,6 +200,14 @@ def played(
     wait_for(lambda: "/play/t-" in browser.current_url, 10, "the table page")
     table = browser.current_url.rsplit("/", 1)[1]
     traffic.drain()
+    # the turn sound: off until the person turns it on (a click, the gesture audio needs)
+    toggle = wait_for(lambda: found(browser, "#turn-sound"), 10, "the sound toggle")[0]
+    wait_for(lambda: toggle.is_displayed(), 10, "the sound toggle shown to the seat")
+    sound_default = (toggle.is_selected(), browser.execute_script(f"return {SOUND_STORE}"))
+    toggle.click()
+    browser.execute_script("window.cayenneTable.pause.holdMs = 2500")  # a short pause
+    cues: list[dict[str, Any]] = []
+    last_trick: dict[str, Any] = {}
     shots = {"calling": False, "playing": False}
     deadline = time.monotonic() + 180
     while not found(browser, '#verify-result[data-hand="1"]'):
@@ -205,7 +215,10 @@ def played(
         traffic.drain()
         phase = browser.find_element(By.TAG_NAME, "body").get_attribute("data-phase")
         hand = browser.find_element(By.TAG_NAME, "body").get_attribute("data-hand")
+        cues.append(browser.execute_script(SAMPLE_CUE))
         try:
+            if not last_trick and hand == "1" and len(found(browser, "#my-hand .card")) <= 10:
+                last_trick.update(look_at_last_trick(browser, tmp))
             if hand == "1" and phase == "calling" and found(browser, "#actions button.call"):
                 if not shots["calling"]:
                     shots["calling"] = bool(shot(browser, tmp, "02-calling"))
@@ -228,6 +241,10 @@ def played(
     time.sleep(0.5)
     traffic.drain()
     shot(browser, tmp, "04-verified")
+    pause = pause_shown(browser, tmp)
+    box = browser.find_element(By.ID, "hand-pause")
+    wait_for(lambda: not box.is_displayed(), 20, "the pause over")
+    pause["closed"] = (box.get_attribute("data-closed"), int(box.get_attribute("data-closed-at")))
     return {
         "table": table,
         "player": player,
@@ -235,6 +252,99 @@ def played(
         "backup": backup,
         "traffic": traffic,
         "tmp": tmp,
+        "sound_default": sound_default,
+        "cues": cues,
+        "last_trick": last_trick,
+        "pause": pause,
+    }
+
+
+SOUND_STORE = "localStorage.getItem('cayenne-fairplay:turn-sound')"
+SAMPLE_CUE = """
+const cue = document.getElementById('turn-cue');
+const hand = document.getElementById('my-hand');
+return {phase: document.body.dataset.phase, hand: document.body.dataset.hand,
+  playable: hand ? hand.querySelectorAll('button.playable').length : 0,
+  calls: document.querySelectorAll('#actions button.call[data-call]').length,
+  cue: !cue.hidden && cue.offsetHeight > 0, text: cue.textContent,
+  tones: Number(document.body.dataset.tones || 0),
+  announce: document.getElementById('announce').textContent};
+"""
+
+
+def at_sizes(driver: WebDriver, tmp: Path, name: str) -> list[tuple[int, int]]:
+    """Screenshots at 1280 x 800 and 390 x 844; the (document, window) widths at each."""
+    widths = []
+    for w, h in ((1280, 800), (390, 844)):
+        driver.set_window_size(w, h)
+        time.sleep(0.2)
+        driver.execute_script(
+            "arguments[0].scrollIntoView({block: 'center'})", driver.find_element(By.ID, name)
+        )
+        shot(driver, tmp, f"{name}-{w}")
+        widths.append(
+            (
+                driver.execute_script("return document.documentElement.scrollWidth"),
+                driver.execute_script("return window.innerWidth"),
+            )
+        )
+    driver.set_window_size(1400, 1700)
+    return widths
+
+
+WATCH_ANNOUNCE = """
+const box = document.getElementById('announce');
+window.announced = [];
+new MutationObserver(() => window.announced.push(box.textContent))
+  .observe(box, {childList: true, characterData: true, subtree: true});
+"""
+
+
+def look_at_last_trick(driver: WebDriver, tmp: Path) -> dict[str, Any]:
+    """Open the last trick by a click, read it, then close it by keyboard (Enter)."""
+    driver.execute_script(WATCH_ANNOUNCE)
+    button = driver.find_element(By.ID, "last-trick-button")
+    button.click()
+    wait_for(lambda: [e for e in found(driver, "#last-trick") if e.is_displayed()], 5)
+    seen = dict(
+        driver.execute_script(
+            "const p = document.getElementById('last-trick');"
+            "return {title: p.querySelector('.title').textContent,"
+            " plays: [...p.querySelectorAll('li')].map(li => [li.dataset.seat, li.dataset.card]),"
+            " winner: p.querySelector('li.won').dataset.seat,"
+            " expanded: document.getElementById('last-trick-button').getAttribute('aria-expanded'),"
+            " said: window.announced};"
+        )
+    )
+    seen.update(
+        {
+            "widths": at_sizes(driver, tmp, "last-trick"),
+        }
+    )
+    driver.find_element(By.ID, "last-trick-button").send_keys(Keys.ENTER)
+    seen["closed"] = not driver.find_element(By.ID, "last-trick").is_displayed()
+    seen["expanded_after"] = button.get_attribute("aria-expanded")
+    return seen
+
+
+def pause_shown(driver: WebDriver, tmp: Path) -> dict[str, Any]:
+    """The pause after hand 1, once every step of the score is shown."""
+    box = wait_for(lambda: [e for e in found(driver, "#hand-pause") if e.is_displayed()], 10)[0]
+    wait_for(
+        lambda: (
+            0
+            < len(found(driver, "#pause-lines li"))
+            == len(found(driver, "#last-hand #score-explained li"))
+        ),
+        10,
+        "every step shown",
+    )
+    return {
+        "hand": box.get_attribute("data-hand"),
+        "lines": [li.get_attribute("textContent") for li in found(driver, "#pause-lines li")],
+        "at": [int(li.get_attribute("data-at")) for li in found(driver, "#pause-lines li")],
+        "focus": driver.switch_to.active_element.get_attribute("id"),
+        "widths": at_sizes(driver, tmp, "hand-pause"),
     }
 
 
@@ -263,6 +373,67 @@ def test_a_person_plays_a_whole_hand_and_it_verifies_in_the_page(
         verdict
         == c.call("GET", f"/v1/tables/{played['table']}/hands/1/report")["report"]["verdict"]
     )
+
+
+def test_the_last_trick_is_looked_at_again_by_click_and_by_keyboard(
+    site: Running, browser: WebDriver, played: dict[str, Any]
+) -> None:
+    seen = played["last_trick"]
+    assert seen, "the last trick was never opened during the hand"
+    number = int(re.search(r"trick (\d+)", seen["title"]).group(1))  # type: ignore[union-attr]
+    tricks = site.client().hand(played["table"], 1)["play"]["tricks"]
+    trick = tricks[number - 1]
+    seats = "NESW"
+    order = [seats[(seats.index(trick["leader"]) + k) % 4] for k in range(4)]
+    assert seen["plays"] == [list(p) for p in zip(order, trick["cards"], strict=True)]
+    assert seen["winner"] == trick["winner"]
+    assert seen["expanded"] == "true" and seen["expanded_after"] == "false" and seen["closed"]
+    said = [t for t in seen["said"] if t.startswith(f"Last trick: hand 1, trick {number}.")]
+    assert said and said[0].endswith(" won it."), seen["said"]  # for a screen reader
+    assert all(doc <= win for doc, win in seen["widths"]), seen["widths"]  # fits at 390 px
+    # after the hand, the button shows the last trick of the hand before: trick 13 of hand 1
+    browser.find_element(By.ID, "last-trick-button").click()
+    title = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#last-trick .title").text, 5)
+    if browser.find_element(By.TAG_NAME, "body").get_attribute("data-hand") == "2":
+        assert title.startswith("Hand 1, trick 13") or title.startswith("Hand 2"), title
+    browser.find_element(By.ID, "last-trick-button").click()
+
+
+def test_your_turn_is_shown_said_and_sounded_when_turned_on(
+    browser: WebDriver, played: dict[str, Any]
+) -> None:
+    assert played["sound_default"] == (False, None)  # off by default, nothing kept
+    cues = [c for c in played["cues"] if c["hand"] == "1"]
+    mine = [c for c in cues if c["playable"] or c["calls"]]
+    others = [c for c in cues if c["phase"] == "playing" and not c["playable"]]
+    assert mine and others
+    assert all(c["cue"] and c["text"].startswith("Your turn") for c in mine), mine[:3]
+    assert any(not c["cue"] for c in others)
+    assert any("Your turn" in c["announce"] for c in mine)
+    tones = max(c["tones"] for c in cues)
+    assert tones >= 12, tones  # at least one for every card the person played
+    state = browser.execute_script("return window.cayenneTable.turnCue.ctx.state")
+    assert state == "running"
+    assert browser.execute_script(f"return {SOUND_STORE}") == "on"
+    label = browser.find_element(By.CSS_SELECTOR, "label#turn-sound-box").text
+    assert label == "Sound on my turn"
+
+
+def test_the_pause_between_hands_explains_the_score_step_by_step(
+    site: Running, played: dict[str, Any]
+) -> None:
+    pause = played["pause"]
+    report = site.client().call("GET", f"/v1/tables/{played['table']}/hands/1/report")
+    (entry,) = [h for h in report["report"]["hands"] if h["hand"] == 1]
+    assert pause["hand"] == "1"
+    assert pause["lines"] == [line["reason"] for line in entry["explanation"]]
+    at = pause["at"]  # when each step appeared (ms after the pause began)
+    gaps = [b - a for a, b in zip(at, at[1:], strict=False)]
+    assert all(g >= 690 for g in gaps), at  # one at a time, each alone for 0.7 s
+    assert pause["focus"] == "pause-continue"  # the person's next move
+    by, closed_at = pause["closed"]
+    assert by == "time" and closed_at - at[-1] >= 2500  # it ran out by itself, after its hold
+    assert all(doc <= win for doc, win in pause["widths"]), pause["widths"]
 
 
 def test_the_page_never_receives_another_seats_cards(played: dict[str, Any]) -> None:
@@ -378,3 +549,14 @@ def test_an_event_altered_after_the_fact_is_caught_by_the_page(
     assert "failed" in result.get_attribute("class"), result.text
     bad = {r.get_attribute("data-check") for r in found(browser, "table.checks tr.bad")}
     assert "signatures" in bad, bad
+
+
+def test_the_turn_sound_is_remembered_in_this_browser(
+    site: Running, browser: WebDriver, played: dict[str, Any]
+) -> None:
+    # the seat's page loaded again (the test above did; each load opens a seat stream)
+    if not browser.current_url.endswith(f"/play/{played['table']}"):
+        browser.get(f"{site.url}/play/{played['table']}")
+    toggle = wait_for(lambda: found(browser, "#turn-sound"), 10)[0]
+    wait_for(lambda: toggle.is_displayed(), 10, "the toggle")
+    assert toggle.is_selected()

@@ -23,6 +23,9 @@ from api.server import MAX_HEAD, Verdict, judge
 from tests.api.conftest import ADMIN, Running
 from tests.api.helpers import free_port
 
+# one worker starts the gunicorn server once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("server_front")
+
 ROOT = Path(__file__).resolve().parents[2]
 MAX_BODY = 8192
 REQUEST_TIMEOUT = 4

@@ -80,3 +80,32 @@ def test_open_streams_are_bounded(make_service: Callable[..., Running]) -> None:
     assert resp2.getheader("Retry-After") == "5"
     conn.close()
     conn2.close()
+
+
+def test_a_players_newest_stream_supersedes_the_oldest(
+    make_service: Callable[..., Running],
+) -> None:
+    """A person who reloads a page twice (or opens the seat in a third window) is followed
+    at once: the newest stream opens, and the oldest ends with a ``bye`` that tells its
+    page not to reconnect (a closed page's stream was only noticed at its next write, up
+    to 15 s later, and the third stream was refused until then)."""
+    service = make_service(max_streams=8)
+    t = open_table(service.client(), service.origin)
+    path = f"/v1/tables/{t.id}/seats/N/stream"
+    opened = []
+    for _ in range(3):
+        conn, resp = open_stream(service.url, signed(t.players["N"], path, int(time.time())))
+        assert resp.status == 200, resp.status
+        assert [k for k, _ in read_events(resp, 2)] == ["table", "state"]
+        opened.append((conn, resp))
+    started = time.monotonic()
+    (kind, bye), = read_events(opened[0][1], 1)
+    assert (kind, bye) == ("bye", {"reconnect": False, "superseded": True})
+    assert time.monotonic() - started < 5
+    # The two newest still follow the table.
+    t.commit_all()
+    for _, resp in opened[1:]:
+        kind, state = read_events(resp, 1)[0]
+        assert kind == "state" and state["cards"]["seat"] == "N"
+    for conn, _ in opened:
+        conn.close()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from api import create_app, faults
+from api import faults
 from api.certificate import RETRY_AFTER
 from api.tournament_bot import TournamentBots
 from audit.cli import main as audit_main
@@ -25,9 +25,11 @@ from audit.log.keys import Signer, generate_signer
 from audit.log.note import sign as sign_note
 from audit.native import available as native_available
 from audit.tournament.certificate import certify, note_text
-from tests.api.serving import TestServer
 
-from .conftest import ADMIN, Running, _drop_schema, _pg_schema_url
+from .conftest import Running, _drop_schema, _pg_schema_url, start_service, stop_service
+
+# one worker plays the two events once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("tournament_certificate")
 
 BEACON = {"source": "test-beacon", "round": 7, "randomness": "cd" * 32}
 MITCHELL = {
@@ -44,25 +46,9 @@ def _admin(client: Any, method: str, path: str, body: Any = None) -> Any:
     return client.call(method, path, body if body is not None else {}, client.admin())
 
 
-def _start(tmp: Path, database: str = "sqlite") -> Running:
-    config: dict[str, Any] = {
-        "data_dir": str(tmp),
-        "admin_token": ADMIN,
-        "testing": True,
-        "upload_per_hour": 0,
-        "register_per_hour": 0,
-    }
-    if database != "sqlite":
-        config["database_url"] = database
-    app = create_app(config)
-    server = TestServer("127.0.0.1", 0, app)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return Running(app, f"http://127.0.0.1:{server.server_port}", server)
-
-
-def _stop(r: Running) -> None:
-    r.server.shutdown()
-    r.app.extensions["fairplay"].close()
+# the tests' service, as make_service starts it (the certificate modules import these names)
+_start = start_service
+_stop = stop_service
 
 
 def play(service: Running, body: dict[str, Any], pairs: int, adjust: bool) -> str:

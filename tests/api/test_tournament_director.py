@@ -228,6 +228,14 @@ def test_director_actions_change_the_standings_and_are_certified(
         {"pair": SUBSTITUTED, "out": out, "in": sub.id, "from_round": 2, "reason": "taken ill"}
     ]
     assert [s["player"] for s in cert["substitutes"]] == [sub.id]
+
+    # the row the service kept, applying each event as it logged it, is its chain's fold
+    from audit.tournament.online import fold
+
+    row = service.app.extensions["fairplay"].tournaments.load(tid)
+    chain = [e["event"] for e in client.call("GET", f"/v1/tournaments/{tid}/events")["events"]]
+    folded = fold(tid, [(e["type"], e["body"]) for e in chain])
+    assert {k: row[k] for k in folded} == folded
     assert [s["pair_number"] for s in cert["standings"]] == [
         s["pair_number"] for s in st["standings"]
     ]

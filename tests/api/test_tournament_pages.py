@@ -24,7 +24,10 @@ from tests import browser
 from .conftest import ADMIN, Running
 from .test_tournaments import MITCHELL, open_event
 
-SCREENS = Path(os.environ.get("FAIRPLAY_SCREENS", "/work/wt/screens"))
+# one worker plays the two events once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("tournament_pages")
+
+SCREENS = Path(os.environ.get("FAIRPLAY_SCREENS", ""))  # a folder to keep the screenshots in
 
 
 def play_until(bots: TournamentBots, tid: str, done: Callable[[dict[str, Any]], bool]) -> Any:
@@ -162,7 +165,8 @@ def test_a_finished_event_shows_sheets_cards_and_the_certificate_link(
     assert f'href="/v1/tournaments/{tid}/certificate"' in html and "Final standings" in html
     assert f'href="/tournaments/{tid}/certificate"' in html  # the page, for a person
     standings = site["running"].client().call("GET", f"/v1/tournaments/{tid}/standings")
-    winner = next(s for s in standings["standings"] if s["place"] in (1, "1"))
+    # first, or tied for first ("1-2": the bots' seeds are drawn afresh each run)
+    winner = next(s for s in standings["standings"] if str(s["place"]).split("-")[0] == "1")
     assert f"{winner['percentage']:.2f}" in html
     status, board = get(site, f"/tournaments/{tid}/boards/4")
     assert status == 200 and 'id="deal"' in board and 'id="sheet"' in board
@@ -204,7 +208,7 @@ def test_the_pages_in_chromium(site: dict[str, Any], tmp_path: Path) -> None:
         "board": f"/tournaments/{site['over_id']}/boards/4",
         "pair": f"/tournaments/{site['over_id']}/pairs/1",
     }
-    out = SCREENS if SCREENS.is_dir() else tmp_path
+    out = SCREENS if str(SCREENS) not in ("", ".") and SCREENS.is_dir() else tmp_path
     for name, path in shots.items():
         png = browser.screenshot(url + path, out / f"tpages-{name}.png", "1200,1400")
         assert png.startswith(b"\x89PNG") and len(png) > 10_000

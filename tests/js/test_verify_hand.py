@@ -17,7 +17,7 @@ import hashlib
 import json
 import random
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,12 @@ from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.events import canonical_json, event_hash, sign_event
 from audit.log.keys import load_signer
 from audit.log.note import parse as parse_note
-from tests.api.conftest import Running
+from tests.api.conftest import Running, backend_of, start_service, stop_service
 from tests.api.forge import forge_hand_bundle
 from tests.js.test_js import ROOT, node
+
+# one worker plays each backend's hand once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("verify_hand")
 
 Verdict = dict[str, Any]
 
@@ -69,7 +72,7 @@ def failed(verdict: Verdict) -> set[str]:
 
 
 class Played:
-    def __init__(self, service: Running, tmp_path: Path) -> None:
+    def __init__(self, service: Running) -> None:
         self.client: Client = service.client()
         self.bots = TableBots.open(self.client, random.Random(11))
         self.bots.play_hand(1)
@@ -82,12 +85,25 @@ class Played:
         return next(i for i in self.bundle["events"] if i["event"]["type"] == kind)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def played(
-    make_service: Callable[..., Running], backend: str, tmp_path: Path
-) -> tuple[Running, Played]:
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Running, Played]]:
+    """One service of each backend with hand 1 played, shared by the tests that only read
+    it (each changes a deep copy of the bundle or the record)."""
+    for database in backend_of(request):
+        service = start_service(tmp_path_factory.mktemp("verify-hand"), database)
+        try:
+            yield service, Played(service)
+        finally:
+            stop_service(service)
+
+
+@pytest.fixture
+def played_alone(make_service: Callable[..., Running], backend: str) -> tuple[Running, Played]:
+    """A service of its own with hand 1 played, for a test that plays more."""
     service = make_service(backend)
-    return service, Played(service, tmp_path)
+    return service, Played(service)
 
 
 def test_a_real_hand_passes_every_check(played: tuple[Running, Played], tmp_path: Path) -> None:
@@ -301,9 +317,9 @@ def test_a_server_that_rewrites_its_reveal_is_caught(
 
 
 def test_the_last_checkpoint_seen_is_checked_by_a_consistency_proof(
-    played: tuple[Running, Played], tmp_path: Path
+    played_alone: tuple[Running, Played], tmp_path: Path
 ) -> None:
-    _, p = played
+    _, p = played_alone
     first = p.bundle["checkpoint"]
     first_size = parse_checkpoint(parse_note(first)[0]).size
     p.bots.play_hand(2)

@@ -19,6 +19,9 @@ from shuffle import kdf
 from shuffle.permute import shuffle_pack
 from shuffle.sampler import ByteStream
 
+# one worker shuffles the sample packs once for every test of the module (make test's xdist)
+pytestmark = pytest.mark.xdist_group("statistics")
+
 SAMPLES = 20_000
 
 

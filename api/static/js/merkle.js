@@ -63,8 +63,9 @@ function innerBorder(index, size) {
   return [inner, border];
 }
 
-/** The root an inclusion proof implies for `leaf` at `index` in a tree of `size`. */
-export async function rootFromInclusionProof(leaf, index, size, proof) {
+/** The root an inclusion proof implies for `leaf` at `index` in a tree of `size`;
+ * `hashNode` computes nodeHash (a verifier of many proofs of one tree may cache it). */
+export async function rootFromInclusionProof(leaf, index, size, proof, { hashNode = nodeHash } = {}) {
   const i = natural(index, "index");
   const n = natural(size, "size");
   if (i >= n) throw proofError(`index ${i} is beyond tree size ${n}`);
@@ -76,15 +77,15 @@ export async function rootFromInclusionProof(leaf, index, size, proof) {
   }
   let acc = leaf;
   for (let k = 0; k < inner; k++) {
-    acc = ((i >> BigInt(k)) & 1n) === 0n ? await nodeHash(acc, proof[k]) : await nodeHash(proof[k], acc);
+    acc = ((i >> BigInt(k)) & 1n) === 0n ? await hashNode(acc, proof[k]) : await hashNode(proof[k], acc);
   }
-  for (const h of proof.slice(inner)) acc = await nodeHash(h, acc);
+  for (const h of proof.slice(inner)) acc = await hashNode(h, acc);
   return acc;
 }
 
 /** Check that `leaf` (a leaf hash) is leaf `index` of the tree of `size` with `root`. */
-export async function verifyInclusion(leaf, index, size, proof, root) {
-  match(await rootFromInclusionProof(leaf, index, size, proof), root, "root");
+export async function verifyInclusion(leaf, index, size, proof, root, options = {}) {
+  match(await rootFromInclusionProof(leaf, index, size, proof, options), root, "root");
 }
 
 /** Check that the tree (size1, root1) is a prefix of the tree (size2, root2). */

@@ -10,6 +10,7 @@ import { signEvent, signedStreamUrl } from "./keys.js";
 import { checkPolicy, makePolicy } from "./cosignature.js";
 import { CHECKPOINT_KEY } from "./logview.js";
 import { seatCommitment } from "./shuffle.js";
+import { HandPause, LastTrickPanel, TurnCue, explanationOf } from "./cardroom.js";
 
 export const SEATS = ["N", "E", "S", "W"];
 const SUITS = ["S", "H", "D", "C"];
@@ -21,7 +22,7 @@ const CALL_TEXT = { pass: "Pass", S: "\u2660 Spades", H: "\u2665 Hearts", D: "\u
 const $ = (id) => document.getElementById(id);
 const put = (box, ...children) => box.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined));
 
-function el(tag, attrs = {}, ...children) {
+export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") node.className = v;
@@ -93,6 +94,12 @@ export class TableView {
     this.verified = new Set();
     this.finished = new Set();
     this.status = "";
+    this.seats = SEATS;
+    this.previous = null;
+    this.live = new Set(); // hands this page saw being played: their end is paused on
+    this.lastTrick = new LastTrickPanel(this);
+    this.pause = new HandPause(this);
+    this.turnCue = null;
   }
 
   // ------------------------------------------------------------------ the stream
@@ -109,8 +116,30 @@ export class TableView {
       this.retry = 1000;
       this.onState(JSON.parse(e.data));
     });
-    source.addEventListener("bye", () => this.reconnect(0));
+    source.addEventListener("bye", (e) => {
+      const bye = e.data ? JSON.parse(e.data) : {};
+      if (bye.superseded) this.superseded();
+      else this.reconnect(0);
+    });
     source.onerror = () => this.reconnect(this.retry);
+  }
+
+  /** A newer page of this player (a reload, another window) took this page's stream: stay
+   * quiet (two pages taking it in turn would never settle) until the person asks. */
+  superseded() {
+    if (this.source) this.source.close();
+    this.source = null;
+    this.say("This table is open in another window, which now follows it.");
+    const box = $("status");
+    const again = document.createElement("button");
+    again.type = "button";
+    again.id = "follow-here";
+    again.textContent = "Follow it here";
+    again.addEventListener("click", () => {
+      this.say("");
+      this.connect();
+    });
+    box.append(" ", again);
   }
 
   reconnect(delay) {
@@ -127,6 +156,7 @@ export class TableView {
       const table = await (await fetchRetry(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
       this.seat = SEATS.find((s) => table.seats[s] === this.identity.id) ?? null;
     }
+    this.turnCue = new TurnCue(Boolean(this.identity && this.seat));
     await this.connect();
   }
 
@@ -140,6 +170,8 @@ export class TableView {
     this.announceChange(this.hand, msg.hand);
     this.hand = msg.hand;
     this.cards = msg.cards ?? null;
+    if (msg.hand.phase === "calling" || msg.hand.phase === "playing") this.live.add(msg.hand.hand);
+    if (msg.previous) this.previous = msg.previous;
     if (msg.previous && msg.previous.phase === "over") this.showFinished(msg.previous);
     this.render();
     this.act().catch((err) => this.say(`Could not act: ${err.message}`, true));
@@ -228,6 +260,12 @@ export class TableView {
     await this.send("play", body);
   }
 
+  /** Say something in the page's polite live region (#announce). */
+  announce(text) {
+    const box = $("announce");
+    if (box) box.textContent = text;
+  }
+
   say(text, bad = false) {
     const box = $("status");
     box.textContent = text;
@@ -282,6 +320,8 @@ export class TableView {
     this.renderCalls();
     this.renderScore();
     this.renderActions();
+    this.lastTrick.update(h, this.previous);
+    if (this.turnCue) this.turnCue.update(h, this.waitingForMe());
     if (focusHand) this.restoreFocus(active && active.dataset ? active.dataset.card : null);
     document.body.dataset.phase = h.phase;
     document.body.dataset.hand = String(h.hand);
@@ -305,6 +345,10 @@ export class TableView {
     if (h.phase === "playing") return mine ? "Your turn: play a card" : `${this.seatName(who[0])} to play`;
     if (h.phase === "void") return "This hand was void; the next is being shuffled";
     return h.phase;
+  }
+
+  contractText(play) {
+    return contractText(play.contract, play.cayenne);
   }
 
   seatName(seat) {
@@ -453,7 +497,8 @@ export class TableView {
       );
       return;
     }
-    box.replaceChildren(el("span", { class: "muted" }, this.phaseText()));
+    // the seat's own turn to play is said by the banner above (#turn-cue), not twice
+    box.replaceChildren(h.phase === "playing" && this.waitingForMe() ? "" : el("span", { class: "muted" }, this.phaseText()));
   }
 
   // ---------------------------------------------------------- a finished hand
@@ -484,11 +529,14 @@ export class TableView {
     const verdict = report.report.verdict;
     const play = prev.play;
     const declared = play.tricks.flatMap((t) => t.ace_high ?? []);
+    const lines = explanationOf(report, prev.hand);
+    if (this.live.has(prev.hand)) this.pause.show(prev, lines);
     put(
       box,
       el("h3", {}, `Hand ${prev.hand}: `, contractText(play.contract, play.cayenne), ` \u2014 N-S ${play.tricks_won.NS} tricks, E-W ${play.tricks_won.EW}`),
       diagram,
       declared.length ? el("p", {}, "Aces declared high: ", declared.join(" ")) : null,
+      lines ? el("details", { id: "score-explained" }, el("summary", {}, "The score, step by step"), el("ol", {}, ...lines.map((l) => el("li", {}, l.reason)))) : null,
       el("p", {}, "Audit verdict: ", el("b", { id: "verdict", class: `verdict-${verdict}` }, verdict), " \u2014 ", el("a", { href: `/reports/${report.id}` }, "report"), " \u00b7 ", el("a", { href: `/tables/${t}/hands/${prev.hand}` }, "hand page")),
       el("div", { id: "verification" }),
     );
