@@ -281,7 +281,7 @@ def void_hand(table_id: str, number: int) -> Response:
 def list_events(table_id: str, number: int) -> Response:
     """The hand's signed events (commitments, seeds, calls and plays: never a hidden card)."""
     load_hand(table_id, number)
-    return jsonify({"events": services().ledger.hand_events(table_id, number)})
+    return jsonify({"events": services().hand_log.hand_events(table_id, number)})
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/seats/<seat>/cards")
@@ -357,4 +357,4 @@ def hand_proof(table_id: str, number: int) -> Response:
     _, hand, _ = load_hand(table_id, number)
     if hand.phase != "over":
         raise NotFound("the hand is not over; its proof bundle is issued at the end")
-    return jsonify(services().ledger.proof_bundle(table_id, number))
+    return jsonify(services().hand_log.proof_bundle(table_id, number))

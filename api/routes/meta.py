@@ -22,7 +22,7 @@ def healthz() -> Response:
     s = services()
     try:
         version = current_version(s.db.connection())
-        s.ledger.log.size()  # the log's own connection, reopened if it was lost
+        s.hand_log.log.size()  # the log's own connection, reopened if it was lost
     except DatabaseUnavailable as exc:
         # A load balancer takes this host out until the database answers again.
         response = error_response(
@@ -38,7 +38,7 @@ def healthz() -> Response:
             "status": "ok",
             "database": s.db.dialect,
             "schema_version": version,
-            "log_origin": s.ledger.origin,
+            "log_origin": s.hand_log.origin,
         }
     )
 

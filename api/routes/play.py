@@ -99,13 +99,11 @@ def play_page() -> Response:
 @spec("A table as its seated player plays it", response="text/html")
 def play_table_page(table_id: str) -> Response:
     table = rows.get_table(services().db.connection(), table_id)
-    return page("play_table.html", table=table, log_key=services().ledger.verifier_key())
+    return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
 
 
 @bp.get("/static/js/<name>")
-@spec(
-    "The project's ES modules (the browser's signer and verifier)", response="text/javascript"
-)
+@spec("The project's ES modules (the browser's signer and verifier)", response="text/javascript")
 def script(name: str) -> Response:
     """The project's own ES modules (no code is fetched from anywhere else)."""
     if not SCRIPT_NAME.match(name) or not (STATIC_JS / name).is_file():

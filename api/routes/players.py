@@ -87,7 +87,7 @@ def create_player() -> tuple[Response, int, dict[str, str]]:
     # another name is the same player.) Should a crash fall between the two writes, the
     # retry finds no player, registers the same key again (a no-op) and stores the row.
     rows.check_new_player(conn, player)
-    s.ledger.register_player(player.id, key)
+    s.hand_log.register_player(player.id, key)
     with conn.transaction():
         rows.insert_player(conn, player)
     location = url_for("players.get_player", player_id=player.id)

@@ -195,7 +195,6 @@ _PREPARING: dict[int, Schema] = {
 }
 
 
-
 def _t() -> Tournaments:
     return services().tournaments
 
@@ -285,8 +284,12 @@ def get_tournament(tid: str) -> Response:
 
 
 @bp.post("/v1/tournaments/<tid>/registration")
-@spec("Open or close registration (admin)", body=REGISTRATION, errors=(401, 403, 409),
-    security="admin",)
+@spec(
+    "Open or close registration (admin)",
+    body=REGISTRATION,
+    errors=(401, 403, 409),
+    security="admin",
+)
 def registration(tid: str) -> Response:
     require_admin(services().config)
     opening = request_body()["open"]
@@ -294,8 +297,12 @@ def registration(tid: str) -> Response:
 
 
 @bp.post("/v1/tournaments/<tid>/beacon")
-@spec("Fix the beacon value before registration closes (admin)", body=BEACON, errors=(401, 403, 409),
-    security="admin",)
+@spec(
+    "Fix the beacon value before registration closes (admin)",
+    body=BEACON,
+    errors=(401, 403, 409),
+    security="admin",
+)
 def beacon(tid: str) -> Response:
     require_admin(services().config)
     return jsonify(_doc_json(_t().beacon(tid, request_body())))
@@ -394,7 +401,7 @@ def get_events(tid: str) -> Response:
     t.load(tid)
     entrant = request.args.get("entrant")
     hand = "event" if entrant is None else f"entrant-{entrant}"
-    return jsonify({"events": services().ledger.log.hand_events(tid, hand)})
+    return jsonify({"events": services().hand_log.log.hand_events(tid, hand)})
 
 
 @bp.get("/v1/tournaments/<tid>/standings")

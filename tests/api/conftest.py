@@ -57,7 +57,7 @@ class Running:
 
     @property
     def origin(self) -> str:
-        return str(self.app.extensions["fairplay"].ledger.origin)
+        return str(self.app.extensions["fairplay"].hand_log.origin)
 
 
 def _pg_schema_url(pg_url: str) -> tuple[str, str]:

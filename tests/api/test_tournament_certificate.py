@@ -67,7 +67,7 @@ class Played:
     def __init__(self, service: Running, tids: dict[str, str]) -> None:
         self.service = service
         self.tids = tids
-        self.signer: Signer = service.app.extensions["fairplay"].ledger.signer
+        self.signer: Signer = service.app.extensions["fairplay"].hand_log.signer
         self.key = self.signer.verifier_key()
         client = service.client()
         self.bundles = {
@@ -231,7 +231,7 @@ def test_the_happy_path_on_postgresql(
         bundle = service.client().call_when_ready(
             "GET", f"/v1/tournaments/{tid}/certificate/bundle"
         )
-        key = service.app.extensions["fairplay"].ledger.signer.verifier_key()
+        key = service.app.extensions["fairplay"].hand_log.signer.verifier_key()
         code, out = verify(bundle, key, tmp_path, capsys)
         assert code == 0, out
     finally:
