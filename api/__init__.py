@@ -44,20 +44,23 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     db = Database(cfg.resolved_database_url)
     migrate(db)
-    ledger = HandLog(cfg, db.url)
-    ledger.witnesses = WitnessBook(db, ledger.log, cfg.witness_keys)
+    hand_log = HandLog(cfg, db.url)
+    hand_log.witnesses = WitnessBook(db, hand_log.log, cfg.witness_keys)
     # A finished event's certificate bundle, built off the request path.
-    certificates = Builds(db, ledger, lambda: now_iso(cfg.clock()), read_event)
+    certificates = Builds(db, hand_log, lambda: now_iso(cfg.clock()), read_event)
     # The room hands the end of an event table's hand to the event (Tournaments), which
     # opens the next board in the room: the room makes it, given what it needs.
     room = Room(
-        db, cfg, ledger, owner=lambda room: Tournaments(room, db, ledger, cfg, certificates.begin)
+        db,
+        cfg,
+        hand_log,
+        owner=lambda room: Tournaments(room, db, hand_log, cfg, certificates.begin),
     )
     events = room.owner
     assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
-    app.extensions["fairplay"] = Services(cfg, db, ledger, room, events, certificates)
+    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.

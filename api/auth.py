@@ -12,7 +12,7 @@ from flask import request
 
 from api.config import Config
 from api.database import Connection
-from api.errors import Conflict, Forbidden, InvalidSignature, NotFound, Unauthorized
+from api.errors import Conflict, Forbidden, InvalidSignature, Unauthorized
 from api.rows import get_player
 from api.signing import (
     ReadCredential,
@@ -21,6 +21,7 @@ from api.signing import (
     read_message,
     write_message,
 )
+from audit.errors import NotFoundError
 from audit.log.errors import LogSignatureInvalid
 from audit.tournament.directors import Grants
 
@@ -114,7 +115,7 @@ def _verify(
     _window(config, cred)
     try:
         player = get_player(conn, cred.player)
-    except NotFound:
+    except NotFoundError:
         raise InvalidSignature(f"unknown player {cred.player!r}") from None
     path = request.full_path if request.query_string else request.path
     try:

@@ -89,17 +89,17 @@ def _material(
     wanted.add((GRANTS_TABLE, GRANTS_HAND))  # the directors' grants: who may have ruled
     events = [
         e
-        for e in b.ledger.log.table_events([tid, GRANTS_TABLE, *tables])
+        for e in b.hand_log.log.table_events([tid, GRANTS_TABLE, *tables])
         if (e["event"]["table"], str(e["event"]["hand"])) in wanted
     ]
     return events, records
 
 
 def _checkpoint(b: Builds, size: int) -> str:
-    note = b.ledger.log.first_checkpoint_covering(size)
+    note = b.hand_log.log.first_checkpoint_covering(size)
     if note is None:
-        b.ledger.sign_checkpoint()
-        note = b.ledger.log.first_checkpoint_covering(size)
+        b.hand_log.sign_checkpoint()
+        note = b.hand_log.log.first_checkpoint_covering(size)
     assert note is not None
     return note
 
@@ -111,14 +111,14 @@ def certificate(
     events, records = _material(b, tid)
     checkpoint = _checkpoint(b, max(e["index"] for e in events) + 1)
     cert = certify(
-        origin=b.ledger.origin,
-        log_key=b.ledger.verifier_key(),
+        origin=b.hand_log.origin,
+        log_key=b.hand_log.verifier_key(),
         checkpoint=checkpoint,
         tournament=tid,
         events=[{"index": e["index"], "event": e["event"]} for e in events],
         records=records,
     )
-    return cert, sign_note(note_text(cert), b.ledger.signer), events, records
+    return cert, sign_note(note_text(cert), b.hand_log.signer), events, records
 
 
 def _compute(b: Builds, tid: str) -> str:
@@ -126,7 +126,7 @@ def _compute(b: Builds, tid: str) -> str:
     checkpoint uncosigned, last, so that :func:`served` can put the cosigned one there)."""
     cert, note, events, records = certificate(b, tid)
     size = parse_checkpoint(parse_note(cert["checkpoint"])[0]).size
-    proofs = b.ledger.log.inclusion_proofs([e["index"] for e in events], size)
+    proofs = b.hand_log.log.inclusion_proofs([e["index"] for e in events], size)
     bundle = {
         "format": BUNDLE_FORMAT,
         "certificate": cert,
@@ -177,12 +177,12 @@ def served(b: Builds, text: str) -> str:
         except json.JSONDecodeError:
             checkpoint = None
         if isinstance(checkpoint, str):
-            cosigned = b.ledger.cosigned(checkpoint)
+            cosigned = b.hand_log.cosigned(checkpoint)
             if cosigned == checkpoint:
                 return text
             return f"{head}{sep}{json.dumps(cosigned, ensure_ascii=False)}}}"
     bundle: dict[str, Any] = json.loads(text)
-    bundle["checkpoint"] = b.ledger.cosigned(bundle["checkpoint"])
+    bundle["checkpoint"] = b.hand_log.cosigned(bundle["checkpoint"])
     return json.dumps(bundle, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -245,12 +245,12 @@ class Builds:
     def __init__(
         self,
         db: Database,
-        ledger: HandLog,
+        hand_log: HandLog,
         now: Callable[[], str],
         load: Callable[[Connection, str], dict[str, Any]],
     ) -> None:
         self.db = db
-        self.ledger = ledger
+        self.hand_log = hand_log
         self.now = now
         """The time as rows keep it (the service's clock)."""
         self._load = load

@@ -29,9 +29,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from api.config import ConfigError
-from api.errors import BadRequest
 from api.inputs import text_problem
-from audit.errors import DatabaseUnavailable
+from audit.errors import DatabaseUnavailable, InvalidInput
 from audit.log.backends import split_schema as log_split_schema
 from audit.log.errors import StoreError
 from audit.log.reconnect import CONNECT_TIMEOUT, Backoff, is_connection_lost, unavailable
@@ -96,7 +95,7 @@ class Connection:
             if isinstance(value, str) and text_problem(value) is not None:
                 # A request's text is checked where it comes in (api/inputs.py), naming its
                 # field; this is the last line of defence, for the driver never to raise.
-                raise BadRequest(
+                raise InvalidInput(
                     f"a value of this request holds {text_problem(value)}, "
                     "which cannot be stored or looked up"
                 )

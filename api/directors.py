@@ -28,24 +28,26 @@ if TYPE_CHECKING:
 __all__ = ["grant", "granted"]
 
 
-def granted(ledger: HandLog) -> Grants:
+def granted(hand_log: HandLog) -> Grants:
     """Every granted director: id → (key text, the grant's log index)."""
-    return grants_of(ledger.log.hand_events(GRANTS_TABLE, GRANTS_HAND))
+    return grants_of(hand_log.log.hand_events(GRANTS_TABLE, GRANTS_HAND))
 
 
-def grant(ledger: HandLog, key_text: object, now: str, field: str = "public_key") -> dict[str, Any]:
+def grant(
+    hand_log: HandLog, key_text: object, now: str, field: str = "public_key"
+) -> dict[str, Any]:
     """Grant a director's key (its C2SP verifier key text); the same key again changes
     nothing. ``{director, key, granted_at, new}``."""
     key = parse_player_key(key_text, field)
     who = director_id(key)
     for _ in range(5):
-        known = granted(ledger)
+        known = granted(hand_log)
         if who in known:
             text, index = known[who]
             return {"director": who, "key": text, "granted_at": index, "new": False}
-        seq, prev = ledger.log.next_link(GRANTS_TABLE, GRANTS_HAND)
+        seq, prev = hand_log.log.next_link(GRANTS_TABLE, GRANTS_HAND)
         event = make_event(
-            origin=ledger.origin,
+            origin=hand_log.origin,
             table=GRANTS_TABLE,
             hand=GRANTS_HAND,
             seq=seq,
@@ -56,7 +58,7 @@ def grant(ledger: HandLog, key_text: object, now: str, field: str = "public_key"
             time=now,
         )
         try:
-            (index,) = ledger.append([sign_event(event, ledger.signer)])
+            (index,) = hand_log.append([sign_event(event, hand_log.signer)])
         except LogChainBroken:
             continue  # another grant came first: read the chain again
         return {"director": who, "key": key.text(), "granted_at": index, "new": True}

@@ -58,7 +58,10 @@ class ApiError(FairplayError):
     code = "BAD_REQUEST"
 
 
-class BadRequest(ApiError):
+class BadRequest(ApiError, InvalidInput):
+    """The HTTP twin of :class:`~audit.errors.InvalidInput` (an ``except InvalidInput``
+    catches both)."""
+
     status = 400
     code = "BAD_REQUEST"
 
@@ -68,17 +71,23 @@ class Unauthorized(ApiError):
     code = "UNAUTHORIZED"
 
 
-class Forbidden(ApiError):
+class Forbidden(ApiError, RefusedError):
+    """The HTTP twin of :class:`~audit.errors.RefusedError`."""
+
     status = 403
     code = "FORBIDDEN"
 
 
-class NotFound(ApiError):
+class NotFound(ApiError, NotFoundError):
+    """The HTTP twin of :class:`~audit.errors.NotFoundError`."""
+
     status = 404
     code = "NOT_FOUND"
 
 
-class Conflict(ApiError):
+class Conflict(ApiError, StateConflict):
+    """The HTTP twin of :class:`~audit.errors.StateConflict`."""
+
     status = 409
     code = "CONFLICT"
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api import rows
-from api.errors import BadRequest
+from audit.errors import InvalidInput
 from audit.rules.cards import Seat, parse_card
 from audit.rules.deal import check_pattern
 from audit.rules.play import HandState
@@ -64,13 +64,15 @@ def apply_action(state: HandState, seat: Seat, kind: str, body: dict[str, Any]) 
     if kind == "call":
         call = body.get("call")
         if not isinstance(call, str):
-            raise BadRequest("event.body.call: expected text", details={"path": "event.body.call"})
+            raise InvalidInput(
+                "event.body.call: expected text", details={"path": "event.body.call"}
+            )
         state.call(seat, call)
     elif kind == "play":
         card = parse_card(body.get("card"))
         ace_high = body.get("ace_high", False)
         if not isinstance(ace_high, bool):
-            raise BadRequest(
+            raise InvalidInput(
                 "event.body.ace_high: expected true or false",
                 details={"path": "event.body.ace_high"},
             )

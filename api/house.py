@@ -79,13 +79,13 @@ WAKE_SECONDS = 1.0
 def bot_signer(room: Room, name: str) -> Signer:
     """The key of the house bot called ``name`` (derived from the log's key)."""
     label = f"cayenne-fairplay house bot v1\x00{name}".encode()
-    return Signer(name, room.ledger.signer.derive_secret(label))
+    return Signer(name, room.hand_log.signer.derive_secret(label))
 
 
 def bot_seed(room: Room, table: str, hand: int, seat: Seat) -> bytes:
     """A house bot's shuffle seed for one hand (derived: a restarted process reveals it)."""
     label = f"cayenne-fairplay house bot seed v1\x00{table}\x00{hand}\x00{seat.name}".encode()
-    return room.ledger.signer.derive_secret(label)
+    return room.hand_log.signer.derive_secret(label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ class House:
         for seat in BOT_SEATS:
             signer = bot_signer(self.room, f"{PREFIX}{nonce}-{seat.name}")
             pid = player_id(signer.verifier())
-            self.room.ledger.register_player(pid, signer.verifier())
+            self.room.hand_log.register_player(pid, signer.verifier())
             with conn.transaction():
                 rows.insert_player(
                     conn,
@@ -257,7 +257,7 @@ class House:
 
     def _act(self, hand: rows.HandRow, bot: Bot, kind: str, body: dict[str, object]) -> None:
         event = make_event(
-            origin=self.room.ledger.origin,
+            origin=self.room.hand_log.origin,
             table=hand.table_id,
             hand=str(hand.number),
             seq=hand.event_count,

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from api.database import Connection, Row
-from api.errors import Conflict, NotFound
+from audit.errors import NotFoundError, StateConflict
 from audit.rules.cards import Seat
 
 __all__ = [
@@ -80,8 +80,8 @@ class Player:
         }
 
 
-def _key_taken() -> Conflict:
-    return Conflict(
+def _key_taken() -> StateConflict:
+    return StateConflict(
         "a player with this public key is already registered", details={"path": "public_key"}
     )
 
@@ -111,7 +111,7 @@ def get_player(conn: Connection, player_id: str) -> Player:
         "SELECT id, name, public_key, created_at FROM api_players WHERE id = ?", (player_id,)
     )
     if row is None:
-        raise NotFound(f"no player {player_id!r}", details={"player": player_id})
+        raise NotFoundError(f"no player {player_id!r}", details={"player": player_id})
     return Player(*row)
 
 
@@ -201,7 +201,7 @@ def insert_table(conn: Connection, table: Table, *, if_absent: bool = False) -> 
 def get_table(conn: Connection, table_id: str) -> Table:
     row = conn.one(f"SELECT {_TABLE_COLS} FROM api_tables WHERE id = ?", (table_id,))
     if row is None:
-        raise NotFound(f"no table {table_id!r}", details={"table": table_id})
+        raise NotFoundError(f"no table {table_id!r}", details={"table": table_id})
     return _table(row)
 
 
@@ -335,7 +335,7 @@ def get_hand(conn: Connection, table_id: str, number: int) -> HandRow:
     sql = f"SELECT {_HAND_COLS} FROM api_hands WHERE table_id = ? AND number = ?"
     row = conn.one(sql, (table_id, number))
     if row is None:
-        raise NotFound(
+        raise NotFoundError(
             f"table {table_id!r} has no hand {number}", details={"table": table_id, "hand": number}
         )
     return _hand(row)
@@ -428,7 +428,7 @@ def get_report(
         f"SELECT {_SUMMARY_COLS}, report, record FROM api_reports WHERE id = ?", (report_id,)
     )
     if row is None:
-        raise NotFound(f"no report {report_id!r}", details={"id": report_id})
+        raise NotFoundError(f"no report {report_id!r}", details={"id": report_id})
     return _summary(row), json.loads(row[7]), json.loads(row[8])
 
 

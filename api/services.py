@@ -25,14 +25,14 @@ class Services:
         self,
         config: Config,
         db: Database,
-        ledger: HandLog,
+        hand_log: HandLog,
         room: Room,
         tournaments: Tournaments,
         certificates: Builds,
     ) -> None:
         self.config = config
         self.db = db
-        self.ledger = ledger
+        self.hand_log = hand_log
         self.room = room
         self.tournaments = tournaments
         self.certificates = certificates
@@ -44,4 +44,4 @@ class Services:
         self.room.changes.close()
         self.certificates.close()
         self.db.close()
-        self.ledger.close()
+        self.hand_log.close()

@@ -38,11 +38,11 @@ from typing import Any
 from api import rows
 from api.config import Config
 from api.database import Connection
-from api.errors import Forbidden, InvalidSignature, NotFound, TooManyRequests, Unauthorized
+from api.errors import Forbidden, InvalidSignature, TooManyRequests, Unauthorized
 from api.inputs import check_text
 from api.room import Room, repair
 from api.signing import parse_player_key, read_message
-from audit.errors import DatabaseUnavailable
+from audit.errors import DatabaseUnavailable, NotFoundError
 from audit.log.errors import LogSignatureInvalid
 from audit.rules.cards import Seat
 
@@ -198,7 +198,7 @@ def stream_reader(conn: Connection, config: Config, args: dict[str, str], path: 
         )
     try:
         key = rows.get_player(conn, player).public_key
-    except NotFound:
+    except NotFoundError:
         raise InvalidSignature(f"player: unknown player {player!r}") from None
     try:
         parse_player_key(key).verify(read_message("GET", path, ts), sig)

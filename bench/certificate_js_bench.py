@@ -85,7 +85,7 @@ def play(tables: list[int], out: Path) -> None:
             bundle = bots.certificate_bundle(timeout=600)
             print(f"played {t} tables in {time.perf_counter() - started:.1f} s", flush=True)
             (out / f"tables-{t}.json").write_text(json.dumps(bundle))
-        (out / "key.txt").write_text(app.extensions["fairplay"].ledger.signer.verifier_key())
+        (out / "key.txt").write_text(app.extensions["fairplay"].hand_log.signer.verifier_key())
     finally:
         server.shutdown()
         app.extensions["fairplay"].close()

@@ -27,9 +27,9 @@ __all__ = ["Openings"]
 class Openings:
     """The hands' openings and the server's events, logged under the log's key."""
 
-    def __init__(self, config: Config, ledger: HandLog) -> None:
+    def __init__(self, config: Config, hand_log: HandLog) -> None:
         self.config = config
-        self.ledger = ledger
+        self.hand_log = hand_log
 
     def now(self) -> str:
         return rows.now_iso(self.config.clock())
@@ -70,7 +70,7 @@ class Openings:
         self, table: rows.Table, number: int, start: dict[str, Any], dealer: Seat, pack: int
     ) -> rows.HandRow:
         """A new hand: the server's seed and commitment, logged as the hand's event 0."""
-        seed = self.ledger.server_seed(table.id, number)
+        seed = self.hand_log.server_seed(table.id, number)
         commitment = ceremony.server_commitment(seed, table.id, number)
         hand = self.fresh_row(
             table, number, "committing", dealer, pack, start, seed.hex(), commitment, {}
@@ -132,7 +132,7 @@ class Openings:
     def server_event(self, hand: rows.HandRow, kind: str, body: dict[str, Any]) -> None:
         """Sign ``kind`` as the hand's next event, under the log's key."""
         prev = hand.last_hash or None
-        event = self.ledger.server_event(
+        event = self.hand_log.server_event(
             hand.table_id, hand.number, hand.event_count, prev, kind, body
         )
         self.log_event(hand, event)

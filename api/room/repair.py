@@ -33,11 +33,11 @@ from typing import Any, Protocol
 from api import ceremony, rows
 from api.config import Config
 from api.database import Connection, Database
-from api.errors import Conflict, NotFound, WrongPhase
+from api.errors import Conflict, WrongPhase
 from api.hand_log import HandLog
 from api.handstate import PLAYER_KINDS, next_start
 from api.room.owner import TableOwner
-from audit.errors import FairplayError
+from audit.errors import FairplayError, NotFoundError, StateConflict
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
 from audit.rules.cards import Seat
@@ -56,7 +56,7 @@ class Repairable(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def ledger(self) -> HandLog: ...
+    def hand_log(self) -> HandLog: ...
     @property
     def owner(self) -> TableOwner: ...
 
@@ -96,7 +96,7 @@ def catch_up(
 ) -> rows.HandRow:
     """Apply the hand's logged events the row has not seen; returns the row as stored."""
     before = hand.event_count
-    for item in room.ledger.hand_events(table.id, hand.number)[before:]:
+    for item in room.hand_log.hand_events(table.id, hand.number)[before:]:
         ev = item["event"]
         kind, seq, body = ev["type"], ev["seq"], ev["body"]
         if ev["prev"] != hand.last_hash:
@@ -133,7 +133,7 @@ def catch_up(
         return hand
     ended = hand.phase == "void" or (hand.phase == "over" and hand.report_id is not None)
     following = _following(room, table, hand) if ended else None
-    if ended and following is None and room.ledger.head(table.id, hand.number + 1):
+    if ended and following is None and room.hand_log.head(table.id, hand.number + 1):
         raise Conflict(
             f"hand {hand.number + 1} is logged but the service opens no hand after hand "
             f"{hand.number}; an operator must repair it",
@@ -158,7 +158,7 @@ def catch_up(
             rows.set_hand_count(conn, table.id, following.number)
             rows.insert_hand(conn, following)
     if ended:
-        room.ledger.sign_checkpoint()  # the writer side: the end of a hand is signed
+        room.hand_log.sign_checkpoint()  # the writer side: the end of a hand is signed
     log.warning("hand %s/%d brought up to its log at seq %d", table.id, hand.number, before)
     if ended:
         try:  # a tournament table's last hand of the round: the event moves on
@@ -179,9 +179,9 @@ def _following(room: Repairable, table: rows.Table, hand: rows.HandRow) -> rows.
         row = following
     else:  # void: the same dealer deals again from the same pack
         row = room.open_hand(table, number, hand.start_score, hand.dealer, hand.pack)
-    logged = room.ledger.hand_events(table.id, number)
+    logged = room.hand_log.hand_events(table.id, number)
     if not logged:  # pragma: no cover - the opening is appended with the end, atomically
-        room.ledger.append(row.pending)
+        room.hand_log.append(row.pending)
         row.pending = []
         return row
     opening, derived = logged[0]["event"], row.pending[0]
@@ -207,7 +207,10 @@ def recover(room: Repairable) -> int:
     conn = room.db.connection()
     repaired = 0
     for table_id, number in rows.unfinished_hands(conn):
-        if room.ledger.head(table_id, number) <= rows.get_hand(conn, table_id, number).event_count:
+        if (
+            room.hand_log.head(table_id, number)
+            <= rows.get_hand(conn, table_id, number).event_count
+        ):
             continue
         key = (table_id, number)
         with room.hand_lock(key):
@@ -216,7 +219,7 @@ def recover(room: Repairable) -> int:
                 hand = rows.get_hand(conn, table_id, number)
                 catch_up(room, conn, table, hand)
                 repaired += 1
-            except (Conflict, NotFound) as exc:
+            except (StateConflict, NotFoundError) as exc:
                 log.error("hand %s/%d not recovered: %s", table_id, number, exc.message)
     return repaired
 
@@ -236,7 +239,7 @@ def void(room: Repairable, table_id: str, number: int, reason: str) -> dict[str,
     with room.hand_lock(key):
         for _ in range(3):  # each retry follows an event another host logged meanwhile
             hand = rows.get_hand(conn, table_id, number)
-            if room.ledger.head(table_id, number) > hand.event_count:
+            if room.hand_log.head(table_id, number) > hand.event_count:
                 room.forget(key)
                 hand = catch_up(room, conn, table, hand)
             done = _void_once(room, conn, table, hand, reason)
@@ -269,7 +272,7 @@ def _void_once(
     hand.finished_at = room.now()
     following = room.open_hand(table, number + 1, hand.start_score, hand.dealer, hand.pack)
     try:
-        room.ledger.append(hand.pending + following.pending)
+        room.hand_log.append(hand.pending + following.pending)
     except LogChainBroken:
         return None
     with conn.transaction():
@@ -302,6 +305,6 @@ def expire(room: Repairable, hand: rows.HandRow) -> bool:
         return False
     try:
         void(room, hand.table_id, hand.number, f"the ceremony timed out after {timeout} s")
-    except (Conflict, WrongPhase):
+    except (StateConflict, WrongPhase):
         return False  # finished meanwhile, or voided by another request
     return True

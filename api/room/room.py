@@ -51,7 +51,7 @@ class Room:
         self,
         db: Database,
         config: Config,
-        ledger: HandLog,
+        hand_log: HandLog,
         owner: Callable[[Room], TableOwner] | None = None,
     ) -> None:
         """``owner`` makes, from the room, whoever owns some of its tables (the
@@ -59,9 +59,9 @@ class Room:
         once, here, and never has it set afterwards."""
         self.db = db
         self.config = config
-        self.ledger = ledger
-        self.openings = Openings(config, ledger)
-        self.states = HandStates(ledger)
+        self.hand_log = hand_log
+        self.openings = Openings(config, hand_log)
+        self.states = HandStates(hand_log)
         self.actions = Actions(self.openings, self.states)
         self._event_tables: Bounded[str, bool] = Bounded(MAX_CACHED)
         """Whether a table is a tournament's, per table."""
@@ -109,7 +109,7 @@ class Room:
             created_at=self.now(),
         )
         hand = self.open_hand(table, 1, ZERO_SCORE, first_dealer, 0)
-        self.ledger.append(hand.pending)
+        self.hand_log.append(hand.pending)
         with conn.transaction():
             rows.insert_table(conn, table)
             rows.insert_hand(conn, hand)
@@ -141,9 +141,9 @@ class Room:
             check_cayenne_event(event)  # exactly the type's fields, bounded, time in UTC
         except EventError as exc:
             raise BadRequest(exc.message, details=exc.details) from None
-        if event["origin"] != self.ledger.origin:
+        if event["origin"] != self.hand_log.origin:
             raise BadRequest(
-                f"event.origin: this log is {self.ledger.origin!r}",
+                f"event.origin: this log is {self.hand_log.origin!r}",
                 details={"path": "event.origin"},
             )
         if event["table"] != table_id or event["hand"] != str(number):
@@ -192,7 +192,7 @@ class Room:
             return self._judge(conn, table, seat, kind, event, hand)
         except FairplayError:
             hand = rows.get_hand(conn, table_id, number)
-            if self.ledger.head(table_id, number) > hand.event_count:
+            if self.hand_log.head(table_id, number) > hand.event_count:
                 self.forget(key)
                 hand = repair.catch_up(self, conn, table, hand)
             elif not self._logged_already(event):
@@ -236,7 +236,7 @@ class Room:
                 # One unit: the action and, at the end of a hand, the server's reveal, the
                 # end and the next hand's opening; the log re-checks every chain.
                 following = finished[3] if finished else None
-                self.ledger.append(hand.pending + (following.pending if following else []))
+                self.hand_log.append(hand.pending + (following.pending if following else []))
             except LogChainBroken as exc:
                 # Another host's event took this seq, or this very event did (the same
                 # event sent twice): the caller brings the row up to the log and judges.
@@ -278,7 +278,7 @@ class Room:
         if finished is None:
             write = rows.advance_hand if kind in ("call", "play") else rows.update_hand
             return write(conn, hand, before)  # one statement, autocommitted
-        self.ledger.sign_checkpoint()
+        self.hand_log.sign_checkpoint()
         with conn.transaction():
             if not rows.update_hand(conn, hand, before):
                 return False  # nothing written: the transaction commits empty
@@ -316,7 +316,7 @@ class Room:
 
     def _logged_already(self, event: dict[str, Any]) -> bool:
         """Whether the log holds this very event (same hash) at its ``seq``."""
-        logged = self.ledger.hand_events(event["table"], int(event["hand"]))
+        logged = self.hand_log.hand_events(event["table"], int(event["hand"]))
         seq = event["seq"]
         return seq < len(logged) and event_hash(logged[seq]["event"]) == event_hash(event)
 

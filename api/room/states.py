@@ -30,8 +30,8 @@ MAX_CACHED = 4096
 class HandStates:
     """This process's caches of the hands' states, rows, locks, tables and keys."""
 
-    def __init__(self, ledger: HandLog) -> None:
-        self.ledger = ledger
+    def __init__(self, hand_log: HandLog) -> None:
+        self.hand_log = hand_log
         self._states: Bounded[tuple[str, int], tuple[int, HandState]] = Bounded(MAX_CACHED)
         """A dealt hand's rules state and the event count it reflects."""
         self._rows: Bounded[tuple[str, int], rows.HandRow] = Bounded(MAX_CACHED)
@@ -56,7 +56,7 @@ class HandStates:
             tuple(c["pattern"]),
         )
         seats = {p: Seat.parse(s) for s, p in c["players"].items()}
-        for item in self.ledger.hand_events(hand.table_id, hand.number):
+        for item in self.hand_log.hand_events(hand.table_id, hand.number):
             ev = item["event"]
             if ev["seq"] >= hand.event_count:
                 break

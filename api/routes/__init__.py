@@ -12,6 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from api.errors import BadRequest, PayloadTooLarge
 from api.inputs import parse_json
+from api.schemas import check, spec_of
 
 if TYPE_CHECKING:
     from api.services import Services
@@ -23,6 +24,7 @@ __all__ = [
     "int_arg",
     "json_body",
     "limit_arg",
+    "request_body",
     "services",
 ]
 
@@ -61,6 +63,17 @@ def json_body(root: str = "$") -> Any:
     if not data:
         raise BadRequest("the request needs a JSON body", details={"path": root})
     return parse_json(data, root)
+
+
+def request_body(root: str = "$") -> Any:
+    """The request's JSON body (:func:`json_body`), checked against its route's schema
+    (:func:`api.schemas.check`: 400 naming the first field it refuses)."""
+    body = json_body(root)
+    found = spec_of(current_app.view_functions[request.endpoint or ""])
+    if found is None or found.body is None:
+        raise LookupError(f"{request.endpoint}: no request schema (api.schemas.spec)")
+    check(found.body, body, root)
+    return body
 
 
 def int_arg(name: str, default: int, lo: int, hi: int) -> int:

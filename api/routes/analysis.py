@@ -17,6 +17,7 @@ from flask import Blueprint, Response, jsonify
 
 from api.errors import WrongPhase
 from api.routes import services
+from api.schemas import spec
 
 __all__ = ["analysis_doc", "analysis_page", "bp", "get_analysis"]
 
@@ -46,12 +47,22 @@ def analysis_doc(tid: str) -> dict[str, Any]:
 
 
 @bp.get("/v1/tournaments/<tid>/analysis")
+@spec(
+    "Every card of a finished event judged double dummy, and each pair's test for play that "
+    "knows too much (cayenne-analysis/1; 409 before the end)",
+    errors=(409,),
+)
 def get_analysis(tid: str) -> Response:
     """Every card of a finished event judged double dummy; each pair's p-value and flag."""
     return jsonify(analysis_doc(tid))
 
 
 @bp.get("/tournaments/<tid>/analysis")
+@spec(
+    "The analysis page of a finished event (409 before the end)",
+    response="text/html",
+    errors=(409,),
+)
 def analysis_page(tid: str) -> Response:
     """The analysis for a person."""
     from audit.analysis.render import render_html

@@ -14,13 +14,18 @@ from api.auth import is_admin, require_admin
 from api.database import Connection
 from api.errors import BadRequest
 from api.ratelimit import Rate, take
-from api.routes import decode_cursor, encode_cursor, json_body, limit_arg, services
+from api.routes import decode_cursor, encode_cursor, limit_arg, request_body, services
 from api.routes.tournaments import guard_table
+from api.schemas import LIMIT, NULLABLE_STR, OBJ, Schema, listing, param, spec
 from audit.errors import RecordError
 from audit.log.errors import EventError
 from audit.log.events import canonical_json
 
 __all__ = [
+    "RECORD_UPLOAD",
+    "REPORT_SUMMARY",
+    "SCORES",
+    "UPLOADED",
     "UPLOAD_NOTICE",
     "bool_arg",
     "bp",
@@ -43,6 +48,51 @@ BACK = ("/", "← Cayenne Fair-Play home")
 """The way back from a report served as a page to the service's own pages."""
 
 bp = Blueprint("audits", __name__)
+
+REPORT_SUMMARY: Schema = {
+    "type": "object",
+    "required": ["id", "verdict", "created_at"],
+    "properties": {
+        "id": {"type": "string"},
+        "table": NULLABLE_STR,
+        "hand": {"type": ["integer", "null"]},
+        "verdict": {"type": "string"},
+        "created_at": {"type": "string"},
+        "source": {
+            "type": "string",
+            "enum": ["service", "upload"],
+            "description": "service: a hand dealt and logged here; upload: a record sent to "
+            "POST /v1/audits, audited as sent (never linked to a table of the service)",
+        },
+        "listed": {"type": "boolean", "description": "whether listings show it"},
+        "codes": {"type": "array", "items": {"type": "string"}},
+        "links": OBJ,
+    },
+}
+UPLOADED: Schema = {
+    **REPORT_SUMMARY,
+    "required": ["id", "source", "listed", "report"],
+    "properties": {**REPORT_SUMMARY["properties"], "report": OBJ},
+}
+RECORD_UPLOAD: Schema = {
+    "type": "object",
+    "description": "a cayenne-record/1 document is a JSON object",
+}
+"""An uploaded record: any object here; the auditor checks it (422 INVALID_RECORD)."""
+SCORES: Schema = {
+    "type": "object",
+    "required": ["records"],
+    "properties": {
+        "records": {
+            "type": "array",
+            "minItems": 1,
+            "description": "a non-empty list of cayenne-record/1 documents or uploaded "
+            "record ids",
+            "items": {"oneOf": [OBJ, {"type": "string", "pattern": "^u-"}]},
+        }
+    },
+}
+_REPORT_ID = {"report_id": {"type": "string"}}
 
 
 def wants_html() -> bool:
@@ -84,14 +134,36 @@ def take_upload(conn: Connection) -> None:
 
 
 @bp.post("/v1/audits")
+@spec(
+    "Audit an uploaded cayenne-record/1 document. The report is unlisted unless the "
+    "administrator asks for listed=true, marked source=upload, never linked to a table, and "
+    "its id comes from the record's canonical hash: the same record again answers 200 with "
+    "the same report. Uploads are rate-limited per client address (429 with Retry-After).",
+    body=RECORD_UPLOAD,
+    status=201,
+    response=UPLOADED,
+    errors=(401, 403, 422, 429),
+    query=(
+        param(
+            "listed",
+            "query",
+            {"type": "string", "enum": ["true", "false", "1", "0", ""]},
+            desc="list the report (administrator only)",
+        ),
+    ),
+    responses={
+        200: {
+            "description": "the same record was uploaded before: its report",
+            "content": {"application/json": {"schema": UPLOADED}},
+        }
+    },
+)
 def post_audit() -> tuple[Response, int, dict[str, str]]:
     """Audit an uploaded cayenne-record/1 document and keep the report, unlisted."""
     s = services()
-    doc = json_body()
+    doc = request_body()
     from audit.auditor import audit_document
 
-    if not isinstance(doc, dict):
-        raise BadRequest("$: a cayenne-record/1 document is a JSON object", details={"path": "$"})
     listed = bool_arg("listed")
     if listed:
         require_admin(s.config)
@@ -133,6 +205,14 @@ load and score, whatever the records are (an event of 2000 tables is far below).
 
 
 @bp.post("/v1/tournaments/scores")
+@spec(
+    "Score an event played over the table: the cayenne-standings/1 document of `fairplay "
+    "tournament score`, from its table records, each a cayenne-record/1 document or the id "
+    "of one uploaded with POST /v1/audits. Nothing is stored. Rate-limited per client "
+    "address like uploads (429 with Retry-After).",
+    body=SCORES,
+    errors=(400, 422, 429),
+)
 def post_event_scores() -> Response:
     """Score an event played over the table (docs/tournaments.md, "Over the table"): the
     ``cayenne-standings/1`` document that ``fairplay tournament score`` prints, from the
@@ -144,13 +224,7 @@ def post_event_scores() -> Response:
     from audit.tournament.score import score_event
 
     s = services()
-    body = json_body()
-    records = body.get("records") if isinstance(body, dict) else None
-    if not isinstance(records, list) or not records:
-        raise BadRequest(
-            "records: a non-empty list of cayenne-record/1 documents or uploaded record ids",
-            details={"path": "records"},
-        )
+    records = request_body()["records"]
     if len(records) > EVENT_RECORDS_MAX:
         raise BadRequest(
             f"records: at most {EVENT_RECORDS_MAX} records an event",
@@ -224,6 +298,22 @@ def notice_of(summary: dict[str, Any]) -> str | None:
 
 
 @bp.get("/v1/audits/<report_id>")
+@spec(
+    "A report",
+    path=_REPORT_ID,
+    responses={
+        200: {
+            "description": "the report as JSON, as the HTML page when the client prefers "
+            "text/html, as text when it prefers text/plain; an uploaded record's report says "
+            "so in each",
+            "content": {
+                "application/json": {"schema": UPLOADED},
+                "text/html": {"schema": {"type": "string"}},
+                "text/plain": {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
 def get_audit(report_id: str) -> Response:
     summary, report, record = rows.get_report(services().db.connection(), report_id)
     if summary["table"] is not None:
@@ -244,6 +334,7 @@ def get_audit(report_id: str) -> Response:
 
 
 @bp.get("/v1/audits/<report_id>/record")
+@spec("The audited record", path=_REPORT_ID)
 def get_audit_record(report_id: str) -> Response:
     summary, _, record = rows.get_report(services().db.connection(), report_id)
     if summary["table"] is not None:
@@ -276,6 +367,19 @@ def date_arg(name: str) -> str | None:
 
 
 @bp.get("/v1/audits")
+@spec(
+    "Query listed reports, newest first",
+    response=listing("reports", REPORT_SUMMARY, "next_cursor"),
+    query=(
+        param("table", "query", {"type": "string"}),
+        param("player", "query", {"type": "string"}),
+        param("code", "query", {"type": "string"}),
+        param("since", "query", {"type": "string"}, desc="ISO 8601 date or time"),
+        param("until", "query", {"type": "string"}, desc="ISO 8601 date or time"),
+        LIMIT,
+        param("cursor", "query", {"type": "string"}),
+    ),
+)
 def list_audits() -> Response:
     """Report summaries, newest first, by table, player, finding code and date, paginated."""
     cursor = decode_cursor(request.args.get("cursor"), 2)

@@ -14,16 +14,20 @@ from flask import Blueprint, Response, jsonify, url_for
 
 from api import rows
 from api.auth import require_admin, signed_reader
-from api.errors import BadRequest, Forbidden, NotFound
+from api.errors import Forbidden, NotFound
 from api.handstate import Snapshot, waiting_for
 from api.room import repair
-from api.routes import json_body, services
+from api.routes import json_body, request_body, services
 from api.routes.tournaments import guard_table
+from api.schemas import HEX32, NULLABLE_STR, OBJ, REASON, SEAT, Schema, listing, spec
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
 __all__ = [
+    "HAND",
     "MAX_HAND",
+    "NUMBER",
+    "SIGNED_EVENT",
     "bp",
     "get_hand",
     "hand_json",
@@ -42,6 +46,101 @@ __all__ = [
 bp = Blueprint("hands", __name__)
 
 MAX_HAND = 2**31 - 1
+NUMBER: Schema = {"type": "integer", "minimum": 1, "maximum": MAX_HAND}
+"""A hand's number in a path."""
+_HAND_PATH = {"number": NUMBER}
+
+HAND: Schema = {
+    "type": "object",
+    "required": ["table", "hand", "phase", "dealer", "pack", "next_seq", "last_hash", "ceremony"],
+    "properties": {
+        "table": {"type": "string"},
+        "hand": {"type": "integer"},
+        "phase": {
+            "type": "string",
+            "enum": ["committing", "revealing", "calling", "playing", "over", "void"],
+        },
+        "dealer": SEAT,
+        "pack": {"type": "integer"},
+        "seats": OBJ,
+        "waiting_for": {"type": "array", "items": SEAT},
+        "next_seq": {"type": "integer"},
+        "last_hash": HEX32,
+        "ceremony": OBJ,
+        "play": {"type": ["object", "null"]},
+        "score_before": OBJ,
+        "score_after": {"type": ["object", "null"]},
+        "report_id": NULLABLE_STR,
+        "started_at": {"type": "string"},
+        "finished_at": NULLABLE_STR,
+        "links": OBJ,
+    },
+}
+SIGNED_EVENT: Schema = {
+    "type": "object",
+    "description": "An event of the log's format (docs/log.md), signed by the acting player",
+    "required": [
+        "v",
+        "origin",
+        "table",
+        "hand",
+        "seq",
+        "prev",
+        "actor",
+        "key",
+        "type",
+        "body",
+        "signature",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "v": {"const": 1},
+        "origin": {"type": "string"},
+        "table": {"type": "string"},
+        "hand": {"type": "string", "description": "the hand number as text"},
+        "seq": {"type": "integer", "minimum": 0},
+        "prev": {"type": ["string", "null"]},
+        "actor": {"type": "string", "description": "the player id"},
+        "key": {"type": "string", "description": "the player's C2SP verifier key"},
+        "type": {"type": "string", "enum": ["commit", "reveal", "call", "play"]},
+        "body": {
+            "type": "object",
+            "description": "exactly commit: {commitment}; reveal: {seed}; call: {call}; "
+            "play: {card, ace_high?}; the JSON Schema of each type is shipped in "
+            "audit/log/schema/<type>.json (docs/log.md); anything else is 400",
+        },
+        "time": {
+            "type": "string",
+            "description": "optional: RFC 3339 in UTC with Z, e.g. 2024-05-01T12:30:00Z",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$",
+        },
+        "signature": {"type": "string", "description": "base64 Ed25519 signature"},
+    },
+}
+"""A signed event as the document shows it; the log's own schemas (audit/log/schema/)
+check it, with the errors they name (``event.body.card``)."""
+ACCEPTED: Schema = {
+    "type": "object",
+    "required": ["seq", "hash", "next_seq", "last_hash", "phase"],
+    "properties": {
+        "seq": {"type": "integer"},
+        "hash": HEX32,
+        "next_seq": {"type": "integer"},
+        "last_hash": HEX32,
+        "phase": {"type": "string"},
+    },
+}
+VOID: Schema = {"type": "object", "required": ["reason"], "properties": {"reason": REASON}}
+VOIDED: Schema = {
+    "type": "object",
+    "required": ["table", "hand", "phase", "next_hand"],
+    "properties": {
+        "table": {"type": "string"},
+        "hand": {"type": "integer"},
+        "phase": {"const": "void"},
+        "next_hand": {"type": "integer"},
+    },
+}
 
 
 def load_hand(
@@ -105,6 +204,7 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
 
 
 @bp.get("/v1/tables/<table_id>/hands")
+@spec("The table's hands", response=listing("hands", OBJ))
 def list_hands(table_id: str) -> Response:
     conn = services().db.connection()
     rows.get_table(conn, table_id)
@@ -130,11 +230,25 @@ def list_hands(table_id: str) -> Response:
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>")
+@spec(
+    "A hand's public state (a ceremony that has waited the service's ceremony_timeout for "
+    "a seat since its first commitment is voided first)",
+    response=HAND,
+    path=_HAND_PATH,
+)
 def get_hand(table_id: str, number: int) -> Response:
     return jsonify(hand_json(*load_hand(table_id, number)))
 
 
 @bp.post("/v1/tables/<table_id>/hands/<int:number>/events")
+@spec(
+    "Submit a signed commit, reveal, call or play",
+    body=SIGNED_EVENT,
+    status=201,
+    response=ACCEPTED,
+    errors=(401, 403, 409, 422),
+    path=_HAND_PATH,
+)
 def post_event(table_id: str, number: int) -> tuple[Response, int]:
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
@@ -143,27 +257,39 @@ def post_event(table_id: str, number: int) -> tuple[Response, int]:
 
 
 @bp.post("/v1/tables/<table_id>/hands/<int:number>/void")
+@spec(
+    "Void a hand whose shuffle ceremony cannot finish (admin; the service also voids one "
+    "that waits ceremony_timeout seconds for a seat)",
+    body=VOID,
+    response=VOIDED,
+    errors=(401, 403, 409),
+    path=_HAND_PATH,
+    security="admin",
+)
 def void_hand(table_id: str, number: int) -> Response:
     """Void a hand whose shuffle ceremony cannot finish (administrator)."""
     s = services()
     require_admin(s.config)
     if not 1 <= number <= MAX_HAND:
         raise NotFound(f"table {table_id!r} has no hand {number}")
-    body = json_body()
-    reason = body.get("reason") if isinstance(body, dict) else None
-    if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
-        raise BadRequest("reason: a reason of 1 to 200 characters", details={"path": "reason"})
+    reason = request_body()["reason"]
     return jsonify(repair.void(s.room, table_id, number, reason))
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/events")
+@spec("The hand's signed events", response=listing("events", OBJ), path=_HAND_PATH)
 def list_events(table_id: str, number: int) -> Response:
     """The hand's signed events (commitments, seeds, calls and plays: never a hidden card)."""
     load_hand(table_id, number)
-    return jsonify({"events": services().ledger.hand_events(table_id, number)})
+    return jsonify({"events": services().hand_log.hand_events(table_id, number)})
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/seats/<seat>/cards")
+@spec(
+    "A seat's cards: before the end only to its player, on a signed request",
+    errors=(401, 403),
+    path=_HAND_PATH,
+)
 def seat_cards(table_id: str, number: int, seat: str) -> Response:
     """A seat's cards: its own player only, on a signed request, until the hand is over."""
     s = services()
@@ -206,6 +332,7 @@ def seat_json(hand: rows.HandRow, state: Snapshot | None, where: Seat) -> dict[s
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/record")
+@spec("The finished hand's cayenne-record/1", errors=(403,), path=_HAND_PATH)
 def hand_record(table_id: str, number: int) -> Response:
     _, hand, _ = load_hand(table_id, number)
     if hand.record is None:
@@ -214,6 +341,7 @@ def hand_record(table_id: str, number: int) -> Response:
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/report")
+@spec("The finished hand's audit report", path=_HAND_PATH)
 def hand_report(table_id: str, number: int) -> Response:
     _, hand, _ = load_hand(table_id, number)
     if hand.report_id is None:
@@ -223,9 +351,10 @@ def hand_report(table_id: str, number: int) -> Response:
 
 
 @bp.get("/v1/tables/<table_id>/hands/<int:number>/proof")
+@spec("The finished hand's offline proof bundle", path=_HAND_PATH)
 def hand_proof(table_id: str, number: int) -> Response:
     """The hand's offline proof bundle, checked by ``fairplay verify`` with the log's key."""
     _, hand, _ = load_hand(table_id, number)
     if hand.phase != "over":
         raise NotFound("the hand is not over; its proof bundle is issued at the end")
-    return jsonify(services().ledger.proof_bundle(table_id, number))
+    return jsonify(services().hand_log.proof_bundle(table_id, number))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, current_app, jsonify
 
 from api.errors import error_response
 from api.migrations import current_version
-from api.openapi import DOCUMENT
+from api.openapi import document
 from api.routes import services
+from api.schemas import spec
 from audit.errors import DatabaseUnavailable
 
 __all__ = ["bp", "healthz", "openapi"]
@@ -16,11 +17,12 @@ bp = Blueprint("meta", __name__)
 
 
 @bp.get("/healthz")
+@spec("Liveness and schema version")
 def healthz() -> Response:
     s = services()
     try:
         version = current_version(s.db.connection())
-        s.ledger.log.size()  # the log's own connection, reopened if it was lost
+        s.hand_log.log.size()  # the log's own connection, reopened if it was lost
     except DatabaseUnavailable as exc:
         # A load balancer takes this host out until the database answers again.
         response = error_response(
@@ -36,11 +38,12 @@ def healthz() -> Response:
             "status": "ok",
             "database": s.db.dialect,
             "schema_version": version,
-            "log_origin": s.ledger.origin,
+            "log_origin": s.hand_log.origin,
         }
     )
 
 
 @bp.get("/v1/openapi.json")
+@spec("This document (OpenAPI 3.1)")
 def openapi() -> Response:
-    return jsonify(DOCUMENT)
+    return jsonify(document(current_app))

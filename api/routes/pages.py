@@ -8,7 +8,8 @@ from flask import Blueprint, Response, render_template
 
 from api import rows
 from api.routes import services
-from api.routes.hands import load_hand
+from api.routes.hands import NUMBER, load_hand
+from api.schemas import spec
 from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
 from audit.rules.cards import Seat, parse_card
 
@@ -59,6 +60,7 @@ def page(template: str, **context: Any) -> Response:
 
 
 @bp.get("/")
+@spec("Landing page", response="text/html")
 def index() -> Response:
     conn = services().db.connection()
     private = services().tournaments.private_players
@@ -76,6 +78,7 @@ def index() -> Response:
 
 
 @bp.get("/tables/<table_id>")
+@spec("Table page (public state)", response="text/html")
 def table_page(table_id: str) -> Response:
     conn = services().db.connection()
     table = rows.get_table(conn, table_id)
@@ -93,6 +96,7 @@ def table_page(table_id: str) -> Response:
 
 
 @bp.get("/tables/<table_id>/hands/<int:number>")
+@spec("Hand page", response="text/html", path={"number": NUMBER})
 def hand_page(table_id: str, number: int) -> Response:
     table, hand, state = load_hand(table_id, number)
     report = None
@@ -119,6 +123,7 @@ def hand_page(table_id: str, number: int) -> Response:
 
 
 @bp.get("/reports/<report_id>")
+@spec("Report page", response="text/html")
 def report_page(report_id: str) -> Response:
     from api.routes.audits import BACK, notice_of
     from api.routes.tournaments import guard_table

@@ -26,20 +26,22 @@ from flask import (
 
 from api import rows
 from api.auth import once, signed_writer
-from api.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from api.errors import Forbidden, NotFound, Unauthorized
 from api.house import House
 from api.ratelimit import Rate, take
-from api.routes import json_body, services
+from api.routes import request_body, services
 from api.routes.hands import hand_json, load_hand, seat_json
 from api.routes.pages import page
 from api.routes.players import check_name
-from api.routes.tables import table_json
+from api.routes.tables import TABLE, table_json
 from api.routes.tournaments import guard_table
+from api.schemas import NAME, Schema, param, spec
 from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
 __all__ = [
+    "BOT_TABLE",
     "SCRIPT_NAME",
     "STATIC_JS",
     "bp",
@@ -54,6 +56,13 @@ __all__ = [
 ]
 
 bp = Blueprint("play", __name__)
+
+BOT_TABLE: Schema = {
+    "type": "object",
+    "x-error": "the body must be an object {name?}",
+    "additionalProperties": False,
+    "properties": {"name": {**NAME, "default": "against the bots"}},
+}
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "static" / "js"
 SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
@@ -77,18 +86,21 @@ def slots() -> StreamSlots:
 
 
 @bp.get("/play")
+@spec("Make or import a key, register, sit down (player)", response="text/html")
 def play_page() -> Response:
     cfg = services().config
     return page("play.html", self_registration=cfg.self_registration, bot_tables=cfg.bot_tables)
 
 
 @bp.get("/play/<table_id>")
+@spec("A table as its seated player plays it", response="text/html")
 def play_table_page(table_id: str) -> Response:
     table = rows.get_table(services().db.connection(), table_id)
-    return page("play_table.html", table=table, log_key=services().ledger.verifier_key())
+    return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
 
 
 @bp.get("/static/js/<name>")
+@spec("The project's ES modules (the browser's signer and verifier)", response="text/javascript")
 def script(name: str) -> Response:
     """The project's own ES modules (no code is fetched from anywhere else)."""
     if not SCRIPT_NAME.match(name) or not (STATIC_JS / name).is_file():
@@ -99,6 +111,7 @@ def script(name: str) -> Response:
 
 
 @bp.get("/static/favicon.svg")
+@spec("The pages' icon", response="image/svg+xml")
 def favicon() -> Response:
     """The pages' icon (every page links it; it was a 404)."""
     resp = send_from_directory(
@@ -112,6 +125,15 @@ def favicon() -> Response:
 
 
 @bp.post("/v1/bot-tables")
+@spec(
+    "Open a table with the signing player at S and three house bots the service runs (when "
+    "bot tables are on; a signed write: its body and a nonce)",
+    body=BOT_TABLE,
+    status=201,
+    response=TABLE,
+    errors=(401, 403, 429),
+    security="player",
+)
 def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     """A table with the signing player at S and three house bots (docs/api.md)."""
     s = services()
@@ -126,9 +148,7 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
             details={"path": "Authorization"},
         )
     person, nonce = signed
-    body = json_body()
-    if not isinstance(body, dict) or set(body) - {"name"}:
-        raise BadRequest("the body must be an object {name?}", details={"path": "$"})
+    body = request_body()
     name = check_name(body.get("name", "against the bots"), "name")
     house().check_room()  # before anything is taken or made: a refusal changes nothing
     rate = Rate(s.config.register_burst, s.config.register_per_hour)
@@ -190,12 +210,35 @@ def _stream(table_id: str, seat: Seat | None) -> Response:
 
 
 @bp.get("/v1/tables/<table_id>/stream")
+@spec(
+    "The table's public state as server-sent events (table, state, bye)",
+    response="text/event-stream",
+    errors=(429,),
+)
 def table_stream(table_id: str) -> Response:
     """The table's public state as it changes (server-sent events; never a hidden card)."""
     return _stream(table_id, None)
 
 
 @bp.get("/v1/tables/<table_id>/seats/<seat>/stream")
+@spec(
+    "The table as the seat's player sees it, with that seat's cards, as server-sent events; "
+    "the URL carries a signed read (docs/api.md)",
+    response="text/event-stream",
+    errors=(401, 403, 429),
+    query=(
+        param("player", "query", {"type": "string"}, required=True),
+        param("ts", "query", {"type": "integer"}, required=True),
+        param(
+            "sig",
+            "query",
+            {"type": "string"},
+            required=True,
+            desc="base64 Ed25519 signature of cayenne-fairplay/read/v1, GET, the path and ts, "
+            "one per line",
+        ),
+    ),
+)
 def seat_stream(table_id: str, seat: str) -> Response:
     """The table as its seat's player sees it, with that seat's cards (signed URL)."""
     try:

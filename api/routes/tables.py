@@ -8,51 +8,94 @@ from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import rows
 from api.auth import require_admin
-from api.errors import BadRequest
-from api.routes import json_body, limit_arg, services
+from api.routes import limit_arg, request_body, services
 from api.routes.players import check_name
 from api.routes.tournaments import guard_table
-from audit.errors import InvalidCardError, RecordError, RulesetError
+from api.schemas import AFTER, LIMIT, NAME, OBJ, SEAT, Schema, listing, spec
 from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
 
-__all__ = ["bp", "create_table", "get_table", "list_tables", "table_json", "table_record"]
+__all__ = [
+    "NEW_TABLE",
+    "TABLE",
+    "bp",
+    "create_table",
+    "get_table",
+    "list_tables",
+    "table_json",
+    "table_record",
+]
 
 bp = Blueprint("tables", __name__)
 
+TABLE: Schema = {
+    "type": "object",
+    "required": [
+        "id",
+        "name",
+        "ruleset",
+        "seats",
+        "first_dealer",
+        "hands",
+        "current_hand",
+        "links",
+    ],
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "ruleset": OBJ,
+        "seats": {"type": "object", "additionalProperties": {"type": "string"}},
+        "first_dealer": SEAT,
+        "hands": {"type": "integer"},
+        "current_hand": {"type": "integer"},
+        "created_at": {"type": "string"},
+        "links": OBJ,
+    },
+}
+_PLAYER_ID: Schema = {"type": "string", "description": "a player id"}
+NEW_TABLE: Schema = {
+    "type": "object",
+    "x-error": "the body must be an object {name, seats, ruleset}",
+    "required": ["seats"],
+    "properties": {
+        "name": {**NAME, "default": "table"},
+        "seats": {
+            "type": "object",
+            "x-error": "seats: an object with the player ids at N, E, S and W",
+            "required": ["N", "E", "S", "W"],
+            "propertyNames": SEAT,
+            "minProperties": 4,
+            "properties": {seat.name: _PLAYER_ID for seat in Seat},
+        },
+        "ruleset": {
+            "type": "object",
+            "description": "the table's rules (docs/rules.md); only known, valid settings "
+            "(422 INVALID_RULESET)",
+            "default": {},
+            "x-check": "ruleset",
+        },
+        "first_dealer": {**SEAT, "default": "N", "x-check": "seat"},
+    },
+}
+
 
 @bp.post("/v1/tables")
+@spec(
+    "Open a table of four players with a ruleset (admin)",
+    body=NEW_TABLE,
+    status=201,
+    response=TABLE,
+    errors=(401, 403, 422),
+    security="admin",
+)
 def create_table() -> tuple[Response, int, dict[str, str]]:
     s = services()
     require_admin(s.config)
-    body = json_body()
-    if not isinstance(body, dict):
-        raise BadRequest("the body must be an object {name, seats, ruleset}", details={"path": "$"})
+    body = request_body()
     name = check_name(body.get("name", "table"), "name")
-    seats_obj = body.get("seats")
-    if not isinstance(seats_obj, dict) or sorted(seats_obj) != ["E", "N", "S", "W"]:
-        raise BadRequest(
-            "seats: an object with the player ids at N, E, S and W", details={"path": "seats"}
-        )
-    seats: dict[Seat, str] = {}
-    for seat in Seat:
-        pid = seats_obj[seat.name]
-        if not isinstance(pid, str):
-            raise BadRequest(
-                f"seats.{seat.name}: a player id", details={"path": f"seats.{seat.name}"}
-            )
-        seats[seat] = pid
-    ruleset_obj = body.get("ruleset", {})
-    if not isinstance(ruleset_obj, dict):
-        raise BadRequest("ruleset: expected an object", details={"path": "ruleset"})
-    try:
-        ruleset = Ruleset.from_json(ruleset_obj, extensions=False).to_json()
-    except RecordError as exc:  # the ruleset goes into the log: only known, valid settings
-        raise RulesetError(exc.message, details={"path": exc.path}) from None
-    try:
-        first_dealer = Seat.parse(body.get("first_dealer", "N"))
-    except InvalidCardError as exc:
-        raise BadRequest(f"first_dealer: {exc.message}", details={"path": "first_dealer"}) from None
+    seats = {seat: body["seats"][seat.name] for seat in Seat}
+    ruleset = Ruleset.from_json(body.get("ruleset", {}), extensions=False).to_json()
+    first_dealer = Seat.parse(body.get("first_dealer", "N"))
     table = s.room.create_table(name, seats, ruleset, first_dealer)
     location = url_for("tables.get_table", table_id=table.id)
     return jsonify(table_json(table)), 201, {"Location": location}
@@ -71,6 +114,7 @@ def table_json(table: rows.Table) -> dict[str, Any]:
 
 
 @bp.get("/v1/tables")
+@spec("List tables", response=listing("tables", TABLE, "next_after"), query=(LIMIT, AFTER))
 def list_tables() -> Response:
     s = services()
     limit = limit_arg()
@@ -80,12 +124,14 @@ def list_tables() -> Response:
 
 
 @bp.get("/v1/tables/<table_id>")
+@spec("A table", response=TABLE)
 def get_table(table_id: str) -> Response:
     guard_table(table_id)
     return jsonify(table_json(rows.get_table(services().db.connection(), table_id)))
 
 
 @bp.get("/v1/tables/<table_id>/record")
+@spec("The table's finished hands as one cayenne-record/1")
 def table_record(table_id: str) -> Response:
     """Every finished hand of the table as one cayenne-record/1 document."""
     conn = services().db.connection()

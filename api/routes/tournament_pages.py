@@ -24,6 +24,7 @@ from api.database import Connection
 from api.errors import NotFound
 from api.routes import services
 from api.routes.tournaments import board_access
+from api.schemas import spec
 from api.tournament import Tournaments
 from audit.record.codec import load_record
 from audit.report.views import holding_rows
@@ -121,6 +122,7 @@ def _standing_rows(
 
 
 @bp.get("/tournaments")
+@spec("Tournaments page: the events", response="text/html")
 def events_page() -> Response:
     conn = services().db.connection()
     found = conn.all("SELECT id FROM api_tournaments ORDER BY created_at DESC, id")
@@ -129,6 +131,7 @@ def events_page() -> Response:
 
 
 @bp.get("/tournaments/<tid>")
+@spec("An event's page: rounds, tables, live standings", response="text/html")
 def event_page(tid: str) -> Response:
     t = _t()
     doc = t.load(tid)
@@ -177,7 +180,7 @@ def event_page(tid: str) -> Response:
 def _rulings(tid: str) -> list[dict[str, Any]]:
     """Who took each ruling of the event and why (audit.tournament.directors: a director's
     signed request checked against the grants, else the operator's)."""
-    log = services().ledger.log
+    log = services().hand_log.log
     chain = log.hand_events(tid, "event")
     grants = grants_of(log.hand_events(GRANTS_TABLE, GRANTS_HAND))
     return [
@@ -218,6 +221,11 @@ def _hand_summary(hand_json: dict[str, Any], ruleset: dict[str, Any]) -> dict[st
 
 
 @bp.get("/tournaments/<tid>/boards/<int:board>")
+@spec(
+    "A board's travelling score sheet (its players only until the event ends)",
+    response="text/html",
+    errors=(403,),
+)
 def board_page(tid: str, board: int) -> Response:
     t, doc, conn, readable = board_access(tid, board)
     if not readable:
@@ -264,6 +272,11 @@ def board_page(tid: str, board: int) -> Response:
 
 
 @bp.get("/tournaments/<tid>/pairs/<int:pair>")
+@spec(
+    "A pair's card (results to its players only until the event ends)",
+    response="text/html",
+    errors=(403,),
+)
 def pair_page(tid: str, pair: int) -> Response:
     t = _t()
     doc = t.load(tid)
@@ -330,6 +343,11 @@ def pair_page(tid: str, pair: int) -> Response:
 
 
 @bp.get("/tournaments/<tid>/certificate")
+@spec(
+    "The certificate's page for a person (what it holds, its note, how to check it)",
+    response="text/html",
+    errors=(409,),
+)
 def certificate_page(tid: str) -> Response:
     """The certificate for a person: what it holds, its signed note, and how to check it
     offline (the JSON route is for the tools)."""

@@ -74,13 +74,13 @@ class Tournaments:
         self,
         room: RoomSteps,
         db: Database,
-        ledger: HandLog,
+        hand_log: HandLog,
         config: Config,
         on_end: Callable[[str], None],
     ) -> None:
         url = config.beacon_url
         source: BeaconSource | None = HttpDrand(url) if url else None
-        self.desk = Desk(room, db, ledger, config, on_end, source, MAX_ENTRANTS)
+        self.desk = Desk(room, db, hand_log, config, on_end, source, MAX_ENTRANTS)
 
     @property
     def max_entrants(self) -> int:

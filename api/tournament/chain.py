@@ -80,7 +80,7 @@ class Desk:
         self,
         room: RoomSteps,
         db: Database,
-        ledger: HandLog,
+        hand_log: HandLog,
         config: Config,
         on_end: Callable[[str], None],
         beacon_source: BeaconSource | None,
@@ -88,7 +88,7 @@ class Desk:
     ) -> None:
         self.room = room
         self.db = db
-        self.ledger = ledger
+        self.hand_log = hand_log
         self.config = config
         self.on_end = on_end
         self.beacon_source = beacon_source
@@ -101,7 +101,7 @@ class Desk:
 
     def service_seed(self, tid: str) -> bytes:
         """The tournament seed: derived from the log key, secret until the event ends."""
-        return self.ledger.signer.derive_secret(
+        return self.hand_log.signer.derive_secret(
             f"cayenne-fairplay tournament seed v1\x00{tid}".encode()
         )
 
@@ -126,7 +126,7 @@ class Desk:
         their rows (once: the document is saved without them)."""
         logged = {
             e["event"]["actor"]: e["index"]
-            for e in self.ledger.log.first_events(doc["id"], entrant_chain(""))
+            for e in self.hand_log.log.first_events(doc["id"], entrant_chain(""))
         }
         for pid in doc["order"]:
             reveal = doc.get("reveals", {}).get(pid)
@@ -149,10 +149,10 @@ class Desk:
     def _entrants_caught_up(self, conn: Connection, tid: str) -> bool:
         """Give every registration the log holds its row (a crash between the log and the
         row, another request's); whether any was missing. Two counts when none is."""
-        logged = self.ledger.log.count_first_events(tid, entrant_chain(""))
+        logged = self.hand_log.log.count_first_events(tid, entrant_chain(""))
         if event_rows.count_entrants(conn, tid) >= logged:
             return False
-        for e in self.ledger.log.first_events(tid, entrant_chain("")):
+        for e in self.hand_log.log.first_events(tid, entrant_chain("")):
             self.entrant_row(conn, tid, e["index"], e["event"])
         log.warning("tournament %s: entrants brought up to the log", tid)
         return True
@@ -180,9 +180,9 @@ class Desk:
         seq, prev = doc["head"]
         if by is not None:  # a director's ruling: his signed request with it, checked
             body = {**body, "by": by}
-            check_ruling(tid, kind, body, None, granted(self.ledger))
+            check_ruling(tid, kind, body, None, granted(self.hand_log))
         event = make_event(
-            origin=self.ledger.origin,
+            origin=self.hand_log.origin,
             table=tid,
             hand=CHAIN,
             seq=seq,
@@ -192,9 +192,9 @@ class Desk:
             body=body,
             time=self.now(),
         )
-        signed = sign_event(event, self.ledger.signer)
+        signed = sign_event(event, self.hand_log.signer)
         try:
-            self.ledger.append([signed])
+            self.hand_log.append([signed])
         except LogChainBroken:
             self.caught_up(conn, self.load(conn, tid))
             raise Moved(
@@ -230,10 +230,10 @@ class Desk:
         if entrants and doc["phase"] in BEFORE_START and self._entrants_caught_up(conn, tid):
             event_rows.fill(conn, doc)
         for _ in range(10):
-            link = self.ledger.log.next_link(tid, CHAIN)
+            link = self.hand_log.log.next_link(tid, CHAIN)
             if doc.get("head") == list(link):
                 return doc
-            chain = [e["event"] for e in self.ledger.log.hand_events(tid, CHAIN)]
+            chain = [e["event"] for e in self.hand_log.log.hand_events(tid, CHAIN)]
             head = [len(chain), event_hash(chain[-1])]
             logged = online.fold(tid, [(e["type"], e["body"]) for e in chain])
             behind = {k: v for k, v in logged.items() if k != "id" and doc.get(k) != v}
@@ -256,5 +256,5 @@ class Desk:
     def publish(self, conn: Connection, tid: str) -> None:
         """The event is over: its tables' hands are readable by anyone; sign the log."""
         event_rows.publish_tables(conn, tid)
-        self.ledger.sign_checkpoint()
+        self.hand_log.sign_checkpoint()
         self.on_end(tid)  # its certificate bundle, built in the background

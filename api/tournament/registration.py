@@ -213,8 +213,8 @@ def _signed(desk: Desk, conn: Connection, tid: str, body: Any, kind: str) -> dic
         raise InvalidInput(exc.message, details=exc.details or {"path": "event"}) from None
     if event["type"] != kind:
         raise bad("event.type", f"must be {kind!r}")
-    if event["origin"] != desk.ledger.origin:
-        raise bad("event.origin", f"this log is {desk.ledger.origin!r}")
+    if event["origin"] != desk.hand_log.origin:
+        raise bad("event.origin", f"this log is {desk.hand_log.origin!r}")
     if event["table"] != tid:
         raise bad("event.table", "not this tournament")
     actor = event["actor"]
@@ -271,7 +271,7 @@ def register(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
                 details={"path": "event", "limit": desk.max_entrants},
             )
         try:
-            index = desk.ledger.append([event])[0]
+            index = desk.hand_log.append([event])[0]
         except LogChainBroken:  # logged by another request (or before a crash)
             if _logged_registration(desk, conn, tid, event):
                 return answer
@@ -284,7 +284,7 @@ def register(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
 def _logged_registration(desk: Desk, conn: Connection, tid: str, event: dict[str, Any]) -> bool:
     """Whether the log holds the entrant's registration (its row written now if it
     was not); 409 if the log holds another one."""
-    logged = desk.ledger.log.hand_events(tid, entrant_chain(event["actor"]))
+    logged = desk.hand_log.log.hand_events(tid, entrant_chain(event["actor"]))
     if not logged:
         return False
     desk.entrant_row(conn, tid, logged[0]["index"], logged[0]["event"])
@@ -338,13 +338,13 @@ def reveal(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
         revealed = event_rows.count_revealed(conn, tid)
         if deadline is not None:
             receipt = Receipt(
-                desk.ledger.origin, tid, pid, event_hash(event), received, int(deadline)
+                desk.hand_log.origin, tid, pid, event_hash(event), received, int(deadline)
             )
             return {
                 "tournament": tid,
                 "entrant": pid,
                 "revealed": True,
-                "receipt": issue(receipt, desk.ledger.signer),
+                "receipt": issue(receipt, desk.hand_log.signer),
             }
         if revealed >= 2 * len(doc["pair_list"]):
             rounds.advance(desk, conn, tid)  # the deal, once every entrant has revealed

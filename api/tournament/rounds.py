@@ -110,7 +110,7 @@ def due(desk: Desk, conn: Connection, doc: dict[str, Any]) -> bool:
     conditions of :func:`_step`, read without taking it)."""
     if doc["phase"] == "over":
         return False
-    if doc.get("head") != list(desk.ledger.log.next_link(doc["id"], CHAIN)):
+    if doc.get("head") != list(desk.hand_log.log.next_link(doc["id"], CHAIN)):
         return True
     if doc["phase"] == "revealing":
         return all(p in doc["reveals"] for pair in doc["pair_list"] for p in pair)
@@ -337,7 +337,7 @@ def _open_tables(
         for table, first in waiting
     ]
     try:  # every table's opening in one append (one commit, not one a table)
-        desk.ledger.append([event for _, hand in hands for event in hand.pending])
+        desk.hand_log.append([event for _, hand in hands for event in hand.pending])
         faults.at("board_open")
         opened = [hand for _, hand in hands]
     except LogChainBroken:  # some are in the log already: table by table
@@ -352,13 +352,13 @@ def _open_first(desk: Desk, conn: Connection, table: rows.Table, hand: rows.Hand
     """Log a table's first hand unless the log holds it; ``False`` when another request
     wrote its row meanwhile. A logged opening that is not the one the service derives
     is a conflict for an operator."""
-    logged = desk.ledger.hand_events(table.id, 1)
+    logged = desk.hand_log.hand_events(table.id, 1)
     if not logged:
         try:
-            desk.ledger.append(hand.pending)
+            desk.hand_log.append(hand.pending)
             faults.at("board_open")
         except LogChainBroken:  # another request appended it meanwhile
-            logged = desk.ledger.hand_events(table.id, 1)
+            logged = desk.hand_log.hand_events(table.id, 1)
     if logged:  # appended by a crashed or a concurrent request, its row not written
         opening, derived = logged[0]["event"], hand.pending[0]
         if len(logged) > 1 and event_rows.has_first_hand(conn, table.id):
@@ -410,15 +410,15 @@ def _finish(desk: Desk, conn: Connection, doc: dict[str, Any]) -> None:
     owed = [
         doc["reveals"][pid]
         for pid in doc["revealed"]
-        if desk.ledger.log.next_link(doc["id"], entrant_chain(pid))[0] == 1
+        if desk.hand_log.log.next_link(doc["id"], entrant_chain(pid))[0] == 1
     ]
     try:
         if owed:
-            desk.ledger.append(owed)
+            desk.hand_log.append(owed)
     except LogChainBroken:  # logged meanwhile: one by one, skipping those
         for reveal in owed:
             with contextlib.suppress(LogChainBroken):
-                desk.ledger.append([reveal])
+                desk.hand_log.append([reveal])
     table = standings(conn, doc)
     # The standings hold fractions rounded to floats: hashed as sorted, compact JSON.
     text = json.dumps(table, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -10,7 +10,7 @@ binds no identity (``player`` "") and a record without ``players`` are not compa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audit.checks import AuditContext
@@ -18,53 +18,62 @@ from audit.checks.findings import Finding
 from audit.record.codec import hand_to_json
 from audit.rules.cards import Seat
 
-__all__ = ["check", "player_mismatch"]
+__all__ = ["check", "hand_findings", "player_mismatch"]
 
 
 def check(ctx: AuditContext) -> list[Finding]:
     out: list[Finding] = []
     # A voided deal's transcript may be partial (a seed never revealed): it is checked
     # from the log (shuffle.void.verify_void), not against a deal.
-    hands = [h for h in ctx.record.hands if h.shuffle is not None and h.void is None]
-    if not hands:
-        return out
+    players = ctx.record.players or {}
+    pattern = ctx.record.ruleset.deal_pattern
+    for hand in ctx.record.hands:
+        if hand.shuffle is not None and hand.void is None:
+            out += hand_findings(hand.number, hand_to_json(hand), players, pattern)
+    return out
+
+
+def hand_findings(
+    number: int, hand: dict[str, Any], players: Mapping[str, str], pattern: Sequence[int]
+) -> list[Finding]:
+    """The SHUFFLE_MISMATCH findings of hand ``number`` (its JSON, ``shuffle`` included):
+    a seat whose transcript binds another player than ``players`` seats there, then the
+    first problem :func:`shuffle.verify.check_record_hand` finds. The native fast path
+    calls it on the hands it found in order, and declines on any finding."""
     from shuffle.errors import FINDING, ShuffleError
     from shuffle.verify import check_record_hand
 
-    players = ctx.record.players or {}
-    for hand in hands:
-        assert hand.shuffle is not None
-        differ = player_mismatch(players, hand.shuffle)
-        if differ:
-            first = differ[0]
-            out.append(
-                Finding(
-                    "SHUFFLE_MISMATCH",
-                    f"hand {hand.number}: shuffle.seats.{first['seat']}.player: the transcript binds "
-                    f"{first['seat']}'s seed to {first['transcript']!r}, but the record seats "
-                    f"{first['record']!r} there (players.{first['seat']})"
-                    + (f"; {len(differ) - 1} more seat(s) differ" if len(differ) > 1 else ""),
-                    hand=hand.number,
-                    seat=Seat.parse(first["seat"]),
-                    evidence={
-                        "code": "SHUFFLE_MISMATCH",
-                        "path": f"seats.{first['seat']}.player",
-                        "seats": differ,
-                    },
-                )
+    out: list[Finding] = []
+    differ = player_mismatch(players, hand["shuffle"])
+    if differ:
+        first = differ[0]
+        out.append(
+            Finding(
+                "SHUFFLE_MISMATCH",
+                f"hand {number}: shuffle.seats.{first['seat']}.player: the transcript binds "
+                f"{first['seat']}'s seed to {first['transcript']!r}, but the record seats "
+                f"{first['record']!r} there (players.{first['seat']})"
+                + (f"; {len(differ) - 1} more seat(s) differ" if len(differ) > 1 else ""),
+                hand=number,
+                seat=Seat.parse(first["seat"]),
+                evidence={
+                    "code": "SHUFFLE_MISMATCH",
+                    "path": f"seats.{first['seat']}.player",
+                    "seats": differ,
+                },
             )
-        obj: dict[str, Any] = hand_to_json(hand)
-        try:
-            check_record_hand(obj, ctx.record.ruleset.deal_pattern)
-        except ShuffleError as exc:
-            out.append(
-                Finding(
-                    FINDING,
-                    f"hand {hand.number}: {exc.message}",
-                    hand=hand.number,
-                    evidence={"code": exc.code, **exc.details},
-                )
+        )
+    try:
+        check_record_hand(hand, pattern)
+    except ShuffleError as exc:
+        out.append(
+            Finding(
+                FINDING,
+                f"hand {number}: {exc.message}",
+                hand=number,
+                evidence={"code": exc.code, **exc.details},
             )
+        )
     return out
 
 

@@ -103,25 +103,38 @@ def stacked_findings(
     ``results``: hand by hand, the dealer and the test's result (``None`` when
     untested); ``infos``: hand number -> the report's ``stacking``."""
     rule = record_thresholds(results, alpha)
+    share = _share(rule)
     out: list[Finding] = []
     for number, (dealer, result) in enumerate(results, start=1):
         if result is not None and result.p_value < alpha:
-            out.append(_deal_finding(number, dealer, infos[number], rule))
+            out.append(_deal_finding(number, dealer, infos[number], rule, share))
     for dealer, pooled in combine_by_dealer(results).items():
         if pooled["deals"] < 2 or pooled["p_value"] >= alpha:
             continue
         who = (players or {}).get(dealer.name) or dealer.name
         hands = pooled["hands"]
-        p_values = [infos[h]["p_value"] for h in hands]
-        out.append(_dealer_finding(who, hands, p_values, pooled["p_value"], rule))
+        # each pooled deal's p-value is its result's, the one its `stacking` reports
+        p_values = [_p_value(results[h - 1][1]) for h in hands]
+        out.append(_dealer_finding(who, hands, p_values, pooled["p_value"], rule, share))
     return out
 
 
-def _level(p: float, threshold: float, what: str, rule: RecordThresholds) -> tuple[str, str]:
-    """The severity and the words for a p-value below alpha against its error level."""
-    share = f"alpha {rule.alpha:g} shared over {rule.deals} tested deal(s)" + (
+def _p_value(result: StackingResult | None) -> float:
+    assert result is not None  # combine_by_dealer pools tested deals only
+    return result.p_value
+
+
+def _share(rule: RecordThresholds) -> str:
+    """How the record's alpha is shared, in words (the same for each of its findings)."""
+    return f"alpha {rule.alpha:g} shared over {rule.deals} tested deal(s)" + (
         f" and {rule.dealers} dealer(s)" if rule.dealers else ""
     )
+
+
+def _level(
+    p: float, threshold: float, what: str, rule: RecordThresholds, share: str
+) -> tuple[str, str]:
+    """The severity and the words for a p-value below alpha against its error level."""
     if p < threshold:
         return ERROR, f"p = {p:.2g} < {threshold:.2g}, {what}'s level ({share})"
     return WARNING, (
@@ -131,14 +144,14 @@ def _level(p: float, threshold: float, what: str, rule: RecordThresholds) -> tup
 
 
 def _deal_finding(
-    number: int, dealer: Seat, info: dict[str, Any], rule: RecordThresholds
+    number: int, dealer: Seat, info: dict[str, Any], rule: RecordThresholds, share: str
 ) -> Finding:
     """STACKED_DEAL for hand ``number`` from its report ``stacking`` object."""
     ev = dict(info["evidence"])
     riffles = ev.get("riffles")
     together = ev.get("tricks_together") or []
     p, reference = info["p_value"], info["reference_hand"]
-    severity, level = _level(p, rule.deal, "one deal", rule)
+    severity, level = _level(p, rule.deal, "one deal", rule, share)
     return Finding(
         "STACKED_DEAL",
         f"hand {number}: the deal keeps the structure of the tricks gathered in hand "
@@ -159,10 +172,15 @@ def _deal_finding(
 
 
 def _dealer_finding(
-    who: str, hands: list[int], p_values: list[float], combined: float, rule: RecordThresholds
+    who: str,
+    hands: list[int],
+    p_values: list[float],
+    combined: float,
+    rule: RecordThresholds,
+    share: str,
 ) -> Finding:
     """STACKED_DEALER: ``who``'s deals ``hands`` pooled (Fisher) below ``alpha``."""
-    severity, level = _level(combined, rule.dealer, "one dealer", rule)
+    severity, level = _level(combined, rule.dealer, "one dealer", rule, share)
     return Finding(
         "STACKED_DEALER",
         f"{who}'s {len(hands)} deals together keep the gathered structure (combined {level})",

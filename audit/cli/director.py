@@ -47,11 +47,11 @@ def run_add(args: argparse.Namespace) -> int:
     db = Database(cfg.resolved_database_url)
     try:
         migrate(db)
-        ledger = HandLog(cfg, db.url)
+        hand_log = HandLog(cfg, db.url)
         try:
-            out = grant(ledger, args.key, now_iso(cfg.clock()), field="KEY")
+            out = grant(hand_log, args.key, now_iso(cfg.clock()), field="KEY")
         finally:
-            ledger.close()
+            hand_log.close()
     finally:
         db.close()
     said = "granted" if out["new"] else "already granted"

@@ -9,6 +9,7 @@ be read or the records are not one event (the message names the record and field
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -103,6 +104,19 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    # The collector's passes over the bundle's tree (some two million objects for a
+    # 100-table event) find nothing to free and cost about 7% of the command's CPU: it is
+    # paused while the bundle is read and verified, as the streamed audit pauses it.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_verify(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_verify(args: argparse.Namespace) -> int:
     from audit.log.cosignature import WitnessPolicy, load_witness_key
     from audit.log.events import loads
     from audit.log.keys import load_verifier

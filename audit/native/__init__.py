@@ -10,9 +10,11 @@ the rest of the report.
 
 Stacked deals are reported here, from the ``stacking`` objects the extension builds,
 by :func:`audit.checks.stacking.stacked_findings`, as the Python check reports them. For anything else to
-report, and for anything the extension does not handle (``penalties``, ``shuffle``, a
-packet pattern it was not given, a value it is not certain is valid), it answers
-``None``; :func:`audit.auditor.audit_document` then
+report, and for anything the extension does not handle (``penalties``, a packet
+pattern it was not given, a value it is not certain is valid), it answers ``None``. A
+hand's ``shuffle`` transcript (every online hand has one) is verified here, once the
+extension has found the hands in order, by the shuffle check's own
+:func:`audit.checks.shuffle.hand_findings`; any finding, and the answer is ``None``; :func:`audit.auditor.audit_document` then
 runs the Python auditor, which is the definition of the report. The two give the
 same report byte for byte wherever the fast path answers
 (``tests/audit/test_native.py``).
@@ -36,12 +38,13 @@ from typing import Any
 
 from audit.checks.dealer import lowest_cut
 from audit.checks.findings import ERROR, Finding
+from audit.checks.shuffle import hand_findings
 from audit.checks.stacking import stacked_findings
 from audit.errors import FairplayError
 from audit.record.fastload import TopLevel, top_level
 from audit.record.lazyload import Decline, RecordStream
 from audit.report import REPORT_FORMAT
-from audit.rules.cards import ALL_CARDS, CARD_BY_TEXT, SEAT_BY_TEXT, TEN
+from audit.rules.cards import ALL_CARDS, SEAT_BY_TEXT
 from audit.rules.contract import CONTRACT_BY_TEXT
 from audit.rules.deal import PATTERNS, pattern_name
 from audit.rules.model import Start
@@ -138,28 +141,13 @@ def _configure() -> None:
     )
 
 
-_HONOUR_BITS = {
-    text: (1 << 8 * (card // 13)) if card % 13 >= TEN - 2 else 0
-    for text, card in CARD_BY_TEXT.items()
-}
-"""Every card's text (``TH`` and ``10H`` alike) -> ``1 << 8 * suit`` for a trump honour
-of that suit (by :class:`Contract` value), 0 for any other card: a seat's sum is its
-honours of each suit, a byte each."""
+Claim = tuple[bool, tuple[tuple[Any, Any, Any], ...] | None]
+"""What the explanation needs of a claimed hand once its JSON is let go: whether the
+claim lists games, and its bonuses as written."""
 
-
-def _honour_counts(ns: int, ew: int) -> tuple[int, ...]:
-    return (
-        (ns & 255) * 8 + (ew & 255),
-        (ns >> 8 & 255) * 8 + (ew >> 8 & 255),
-        (ns >> 16 & 255) * 8 + (ew >> 16 & 255),
-        (ns >> 24 & 255) * 8 + (ew >> 24 & 255),
-    )
-
-
-Extra = tuple[tuple[int, ...], tuple[bool, tuple[tuple[Any, Any, Any], ...] | None] | None]
-"""What the explanation needs of a raw hand once its JSON is let go: the trump honours
-dealt to each side for each suit (``NS * 8 + EW``, by :class:`Contract` value), and the
-claim's shape (whether it lists games; its bonuses as written), ``None`` if unclaimed."""
+Extra = Claim | None
+"""A raw hand's :data:`Claim`, ``None`` if unclaimed (the trump honours the explanation
+needs come from the extension, :meth:`Audited.held`)."""
 
 _NOT_SURE: Any = object()
 """The extra of a hand whose JSON the extension will reject (it was not readable)."""
@@ -168,25 +156,18 @@ _NOT_SURE: Any = object()
 def hand_extra(raw: Any) -> Extra:
     """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
     try:
-        deal = raw["deal"]
-        bits = _HONOUR_BITS.__getitem__  # a card not in the table: not readable
-        ns = sum(map(bits, deal["N"])) + sum(map(bits, deal["S"]))
-        ew = sum(map(bits, deal["E"])) + sum(map(bits, deal["W"]))
-        honours = _honour_counts(ns, ew)
         if "claimed" not in raw:
-            return honours, None
+            return None
         claimed = raw["claimed"]
         bonuses = None
         if "bonuses" in claimed:
             bonuses = tuple((b["side"], b["kind"], b["points"]) for b in claimed["bonuses"])
-        return honours, ("games" in claimed, bonuses)
+        return "games" in claimed, bonuses
     except (KeyError, TypeError, AttributeError):
         return _NOT_SURE  # type: ignore[no-any-return]
 
 
-def _claim(
-    shape: tuple[bool, tuple[tuple[Any, Any, Any], ...] | None], score: dict[str, Any]
-) -> dict[str, Any]:
+def _claim(shape: Claim, score: dict[str, Any]) -> dict[str, Any]:
     """The report's ``claimed`` of a hand the extension found claimed right: its points
     and games are the true ones; bonuses are taken as written (any order agrees)."""
     has_games, bonuses = shape
@@ -200,10 +181,11 @@ def _claim(
 
 
 def _explained(
-    hands: Iterable[dict[str, Any]], extras: Sequence[Extra], ruleset: Ruleset, start: Start | None
+    audited: _fastaudit.Audited, extras: Sequence[Extra], ruleset: Ruleset, start: Start | None
 ) -> Iterator[dict[str, Any]]:
-    """Each hand with its ``claimed`` and ``explanation`` added, as the Python auditor
-    adds them (raises :class:`Decline` if the Python scorer disagrees with the extension).
+    """Each hand's entry with its ``claimed`` and ``explanation`` added, as the Python
+    auditor adds them (raises :class:`Decline` if the Python scorer disagrees with the
+    extension).
 
     The explanation is written by the Python scorer's path for a hand without revokes
     (:func:`audit.rules.scoring.score_plain`, held to :func:`~audit.rules.scoring.score_hand`
@@ -211,15 +193,15 @@ def _explained(
     revoke, so the contract, unit, tricks and honours are all it needs); if that scorer's
     marker and games are not the extension's, the Python auditor decides."""
     marker, games = (start.points, start.games) if start is not None else ((0, 0), (0, 0))
-    for extra, h in zip(extras, hands, strict=True):
-        if extra is _NOT_SURE:
+    entry, held = audited.entry, audited.held
+    for i, shape in enumerate(extras):
+        if shape is _NOT_SURE:
             raise Decline("a hand the extension should not have read")
-        honours, shape = extra
+        h = entry(i)
         contract = CONTRACT_BY_TEXT[h["contract"]]
         tricks = h["tricks"]
-        held = divmod(honours[contract], 8) if contract < 4 else (0, 0)
         marker, games, n_won, lines = score_plain(
-            marker, games, contract, h["unit"], (tricks["NS"], tricks["EW"]), held, ruleset
+            marker, games, contract, h["unit"], (tricks["NS"], tricks["EW"]), held(i), ruleset
         )
         score = h["score"]
         points = score["points"]
@@ -259,9 +241,7 @@ class Entries:
         return len(self._audited)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        entry = self._audited.entry
-        plain = (entry(i) for i in range(len(self._audited)))
-        return _explained(plain, self._extras, self._ruleset, self._start)
+        return _explained(self._audited, self._extras, self._ruleset, self._start)
 
 
 class _Infos(Mapping[int, dict[str, Any]]):
@@ -288,6 +268,28 @@ class _Infos(Mapping[int, dict[str, Any]]):
         return sum(1 for _ in self)
 
 
+class _Shuffled:
+    """Each hand's ``shuffle`` transcript, verified as the Python auditor's shuffle check
+    verifies it (a voided hand's is not, but the extension declines those); ``found``
+    once any gives a finding (SHUFFLE_MISMATCH: the Python auditor reports it)."""
+
+    def __init__(self, top: TopLevel) -> None:
+        ruleset, _, players, *_ = top
+        self._players: Mapping[str, str] = players or {}
+        self._pattern = ruleset.deal_pattern
+        self.found = False
+
+    def check(self, number: int, raw: Any) -> None:
+        # a raw hand that is not an object, or whose `shuffle` is not one, the extension
+        # declines; one with `void` it declines too
+        if self.found or type(raw) is not dict or "shuffle" not in raw or "void" in raw:
+            return
+        if type(raw["shuffle"]) is not dict or hand_findings(
+            number, raw, self._players, self._pattern
+        ):
+            self.found = True
+
+
 def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     """The report of a record in order, or ``None`` (the Python auditor decides)."""
     if not available():
@@ -299,6 +301,11 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     extras = [hand_extra(raw) for raw in hands_raw]
     report = _audit(top, hands_raw, extras, alpha)
     if report is None:
+        return None
+    shuffled = _Shuffled(top)
+    for number, raw in enumerate(hands_raw, 1):
+        shuffled.check(number, raw)
+    if shuffled.found:
         return None
     try:
         report["hands"] = list(report["hands"])
@@ -325,16 +332,19 @@ def audit_stream(stream: RecordStream, alpha: float) -> dict[str, Any] | None:
     if top is None:
         return None
     extras: list[Extra] = []
+    shuffled = _Shuffled(top)
 
     def hands() -> Iterator[Any]:
-        for raw in stream.hands():
+        for number, raw in enumerate(stream.hands(), 1):
             extras.append(hand_extra(raw))
+            shuffled.check(number, raw)
             yield raw
 
     try:
-        return _audit(top, hands(), extras, alpha)
+        report = _audit(top, hands(), extras, alpha)
     except Decline:
         return None
+    return None if shuffled.found else report
 
 
 def _audit(

@@ -53,6 +53,8 @@ class Audited:
         """Hand ``i``'s report entry (0-based), without its claim and explanation."""
     def stacking(self, i: int, /) -> dict[str, Any] | None:
         """Hand ``i``'s report ``stacking`` (0-based), or None when its deal is untested."""
+    def held(self, i: int, /) -> tuple[int, int]:
+        """Hand ``i``'s trump honours dealt to N-S and to E-W; (0, 0) without trumps."""
     def results(self, /) -> list[tuple[str, tuple[float, float, str] | None]]:
         """Per hand: (dealer, (p_value, statistic, method)), or (dealer, None) if untested."""
 

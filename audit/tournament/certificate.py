@@ -555,13 +555,30 @@ def verify_bundle(
     verify_checkpoint(witnessed, verifier, origin=origin)
     witnesses = [w.name for w in policy.check(witnessed)] if policy is not None else []
     # 3. every event: signed, by the right key, chained, included in the checkpoint; the
-    # signatures' equations run in `jobs` processes meanwhile, and the first event whose
-    # signature fails is named before any later problem, as a sequential check would
+    # signatures' equations run in `jobs` processes meanwhile (through steps 4 to 6), and
+    # the first event whose signature fails is named before any later problem, as a
+    # sequential check would
     log_key = verifier.text()
     with SignatureBatch(jobs, len(items)) as batch:
         signers: list[tuple[Verifier, int]] = []  # each check's key and log index
         try:
             events = _check_events(items, origin, log_key, cp, batch, signers)
+            again, doc, chains, given = _recompute(
+                tournament, origin, log_key, certified_cp, events, recs
+            )
+            diff = first_difference(cert, again)
+            if diff is not None:
+                raise diff
+            _internal_checks(again)
+            # 6. every record what the players signed
+            try:
+                _check_signed(tournament, doc, chains, again, given)
+            except FairplayError:
+                raise
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+                raise signed_events.HandNotDerivable(
+                    f"the event's hands: not derivable: {exc!r}"
+                ) from exc
         except Exception:
             failed = batch.first_failure()
             if failed is not None:
@@ -570,53 +587,6 @@ def verify_bundle(
         failed = batch.first_failure()
         if failed is not None:
             raise signature_mismatch(*signers[failed])
-    given: list[tuple[str, int, Any]] = []
-    for n, r in enumerate(recs):
-        table = _need(r, "table", str, f"bundle.records[{n}]")
-        hand = _need(r, "hand", int, f"bundle.records[{n}]")
-        given.append((table, hand, _need(r, "record", dict, f"bundle.records[{n}]")))
-    records = {(table, hand): record for table, hand, record in given}
-    # 4. every chain a table's of the event, once, seated as its round says
-    chains = _chains(events)
-    try:
-        own = chains.get((tournament, EVENT_CHAIN), [])
-        doc = online.fold(tournament, [(ev["type"], ev["body"]) for ev in own])
-        signed_events.check_chains(tournament, doc, chains)
-        own_items = [
-            e
-            for e in events
-            if (e["event"]["table"], e["event"]["hand"]) == (tournament, EVENT_CHAIN)
-        ]
-        rulings = rulers.check_rulings(tournament, own_items, rulers.grants_of(events))
-    except FairplayError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise signed_events.ChainOutsideEvent(f"the event's chains: not readable: {exc!r}") from exc
-    # 5. the certificate, computed again from the events and records alone
-    try:
-        again = certify(
-            origin=origin,
-            log_key=log_key,
-            checkpoint=certified_cp,
-            tournament=tournament,
-            events=events,
-            records=records,
-        )
-    except CertificateMismatch:
-        raise
-    except (FairplayError, KeyError, TypeError, ValueError, IndexError) as exc:
-        raise CertificateMismatch("$", "the certified event", f"not recomputable: {exc}") from exc
-    diff = first_difference(cert, again)
-    if diff is not None:
-        raise diff
-    _internal_checks(again)
-    # 6. every record what the players signed
-    try:
-        _check_signed(tournament, doc, chains, again, given)
-    except FairplayError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise signed_events.HandNotDerivable(f"the event's hands: not derivable: {exc!r}") from exc
     return {
         "tournament": tournament,
         "origin": origin,
@@ -626,7 +596,7 @@ def verify_bundle(
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
         "deals": _deals_said(cert["deal_inputs"]),
-        "rulings": rulings,
+        "rulings": again.get("rulings", []),
     }
 
 
@@ -670,6 +640,57 @@ def _check_signed(
         boards = {d.board: d for d in deals.derive_boards(t)}
     derived = signed_events.event_hands(tournament, doc, chains, boards, _report)
     signed_events.check_records(given, derived)
+
+
+def _recompute(
+    tournament: str,
+    origin: str,
+    log_key: str,
+    certified_cp: str,
+    events: list[dict[str, Any]],
+    recs: list[Any],
+) -> tuple[dict[str, Any], dict[str, Any], Any, list[tuple[str, int, Any]]]:
+    """Steps 4 and 5 of :func:`verify_bundle`: the chains checked against the event's own,
+    and the certificate computed again from the events and records alone; returns it,
+    the event's document, the chains and the records given."""
+    given: list[tuple[str, int, Any]] = []
+    for n, r in enumerate(recs):
+        table = _need(r, "table", str, f"bundle.records[{n}]")
+        hand = _need(r, "hand", int, f"bundle.records[{n}]")
+        given.append((table, hand, _need(r, "record", dict, f"bundle.records[{n}]")))
+    records = {(table, hand): record for table, hand, record in given}
+    # 4. every chain a table's of the event, once, seated as its round says
+    chains = _chains(events)
+    try:
+        own = chains.get((tournament, EVENT_CHAIN), [])
+        doc = online.fold(tournament, [(ev["type"], ev["body"]) for ev in own])
+        signed_events.check_chains(tournament, doc, chains)
+        # who ruled: each director's request signed by a key granted before the ruling
+        own_items = [
+            e
+            for e in events
+            if (e["event"]["table"], e["event"]["hand"]) == (tournament, EVENT_CHAIN)
+        ]
+        rulers.check_rulings(tournament, own_items, rulers.grants_of(events))
+    except FairplayError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise signed_events.ChainOutsideEvent(f"the event's chains: not readable: {exc!r}") from exc
+    # 5. the certificate, computed again from the events and records alone
+    try:
+        again = certify(
+            origin=origin,
+            log_key=log_key,
+            checkpoint=certified_cp,
+            tournament=tournament,
+            events=events,
+            records=records,
+        )
+    except CertificateMismatch:
+        raise
+    except (FairplayError, KeyError, TypeError, ValueError, IndexError) as exc:
+        raise CertificateMismatch("$", "the certified event", f"not recomputable: {exc}") from exc
+    return again, doc, chains, given
 
 
 def _check_events(

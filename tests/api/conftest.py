@@ -57,7 +57,7 @@ class Running:
 
     @property
     def origin(self) -> str:
-        return str(self.app.extensions["fairplay"].ledger.origin)
+        return str(self.app.extensions["fairplay"].hand_log.origin)
 
 
 def _pg_schema_url(pg_url: str) -> tuple[str, str]:
@@ -103,7 +103,9 @@ def make_service(tmp_path: Path) -> Iterator[Callable[..., Running]]:
     started: list[Running] = []
 
     def start(database: str = "sqlite", **settings: Any) -> Running:
-        running = start_service(tmp_path / f"data{len(started)}", database, **settings)
+        # a test may name the data folder (two services sharing one database file and key)
+        data_dir = settings.pop("data_dir", tmp_path / f"data{len(started)}")
+        running = start_service(data_dir, database, **settings)
         started.append(running)
         return running
 

@@ -44,7 +44,7 @@ def test_the_page_verifies_the_certificate_in_the_browser(
     event: tuple[Running, str], tmp_path: Path
 ) -> None:
     service, tid = event
-    key = service.app.extensions["fairplay"].ledger.signer.verifier_key()
+    key = service.app.extensions["fairplay"].hand_log.signer.verifier_key()
     with tempfile.TemporaryDirectory() as profile:
         browser = new_driver(profile)
         try:

@@ -45,7 +45,7 @@ def events(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Events]:
             k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
             for k, t in tids.items()
         }
-        yield Events(bundles, service.app.extensions["fairplay"].ledger.signer)
+        yield Events(bundles, service.app.extensions["fairplay"].hand_log.signer)
     finally:
         _stop(service)
 

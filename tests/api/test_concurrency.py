@@ -153,7 +153,7 @@ def test_the_same_event_sent_to_both_hosts_at_once_is_accepted_by_both(
 
 def log_only(host: Any, t: Table, seat: str, kind: str, body: dict[str, Any]) -> None:
     """Append a seat's action to the log and die before the rows: the crash of a host."""
-    host.app.extensions["fairplay"].ledger.append([signed(t, seat, kind, body, t.hand())])
+    host.app.extensions["fairplay"].hand_log.append([signed(t, seat, kind, body, t.hand())])
 
 
 def test_a_host_that_died_after_its_append_wedges_no_table(two_hosts: tuple[Any, Any]) -> None:

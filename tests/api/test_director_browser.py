@@ -242,7 +242,7 @@ def _run(
     assert any(r.startswith(f"adjust by director {who}: slow play") for r in certified)
     shot(driver, tmp, "director-certificate")
     assert [d["director"] for d in bundle["certificate"]["directors"]] == [who]
-    log_key = site.app.extensions["fairplay"].ledger.signer.verifier_key()
+    log_key = site.app.extensions["fairplay"].hand_log.signer.verifier_key()
     code, text = tournament_verify(bundle, log_key, tmp, capsys)
     assert code == 0, text
     assert f"tournament_round_end by {who}: out of time" in text

@@ -88,7 +88,7 @@ def test_the_operator_grants_a_director_by_http_and_by_the_command(
     assert bad.status == 400 and bad.details["body"]["details"]["path"] == "public_key"
     listed = client.call("GET", "/v1/directors")["directors"]
     assert [d["director"] for d in listed] == [granted["director"]]
-    log = service.app.extensions["fairplay"].ledger.log
+    log = service.app.extensions["fairplay"].hand_log.log
     grants = log.hand_events("directors", "grants")
     assert [e["event"]["type"] for e in grants] == ["director_grant"]  # once
 
@@ -220,14 +220,14 @@ def test_a_director_runs_an_event_and_the_certificate_names_him(
         ("tournament_void_board", who, "fouled"),
         ("tournament_round_end", who, "out of time"),
     ]
-    key = service.app.extensions["fairplay"].ledger.signer.verifier_key()
+    key = service.app.extensions["fairplay"].hand_log.signer.verifier_key()
     code, text = tournament_verify(bundle, key, tmp_path, capsys)
     assert code == 0, text
     assert f"tournament_round_end by {who}: out of time" in text
     assert f"tournament_create by {who}" in text
 
     # the operator, who holds the log key, puts a ruling in another key's name: refused
-    signer: Signer = service.app.extensions["fairplay"].ledger.signer
+    signer: Signer = service.app.extensions["fairplay"].hand_log.signer
 
     def forged_by(director_key: Identity, reason: str | None = None) -> dict[str, Any]:
         forger = Forger(bundle, signer)

@@ -125,7 +125,7 @@ def test_hand_bundle_verifies_offline_and_tampering_fails(
 
 
 def checkpoint_rows(service: Running) -> list[str]:
-    return list(service.app.extensions["fairplay"].ledger.log.checkpoints())
+    return list(service.app.extensions["fairplay"].hand_log.log.checkpoints())
 
 
 def test_reads_sign_nothing(service: Running, finished: TableBots, tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_the_writer_signs_appends_no_hand_end_covered(
     c = service.client()
     bots = TableBots.open(c, random.Random(3))
     before = checkpoint_rows(service)
-    size = service.app.extensions["fairplay"].ledger.log.size()
+    size = service.app.extensions["fairplay"].hand_log.log.size()
     waited = time.monotonic()
     while len(checkpoint_rows(service)) == len(before):
         assert time.monotonic() - waited < 10, "no checkpoint was signed after the appends"

@@ -47,7 +47,7 @@ def test_a_hand_and_its_record_follow_from_the_signed_events_and_forgeries_fail(
     vkey = c.call("GET", "/v1/log/key").strip()
     bundle = c.call("GET", f"/v1/tables/{t}/hands/1/proof")
     record = c.call("GET", f"/v1/tables/{t}/hands/1/record")
-    signer = service.app.extensions["fairplay"].ledger.signer
+    signer = service.app.extensions["fairplay"].hand_log.signer
     ok = verify(bundle, vkey, tmp_path, record)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "the record follows from them, field by field" in ok.stdout

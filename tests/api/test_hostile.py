@@ -206,7 +206,7 @@ def test_a_board_of_an_ended_event_takes_no_more_plays_on_any_host(
     kind, body = bots._action(table, 1, seat, ident, hand["phase"])
 
     def logged() -> int:  # the table's events in the log (both hosts write one log)
-        log = first.app.extensions["fairplay"].ledger.log
+        log = first.app.extensions["fairplay"].hand_log.log
         return sum(len(log.hand_events(table, str(n))) for n in (1, 2))
 
     admin = client.admin()

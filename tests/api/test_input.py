@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from api.client import Identity
-from api.errors import BadRequest
+from api.errors import status_of
+from audit.errors import InvalidInput
 from audit.log.keys import Verifier
 from tests.api.conftest import Running
 from tests.api.helpers import open_table
@@ -326,7 +327,9 @@ def test_nul_in_a_signed_read_header_is_a_400(svc: Running) -> None:
 
 @pytest.mark.parametrize("bad", ["p-\x00", "p-\ud800"])
 def test_the_database_refuses_text_it_cannot_hold_before_its_driver(svc: Running, bad: str) -> None:
-    """The last line of defence under the checks at the edge: a 400, never a driver error."""
+    """The last line of defence under the checks at the edge: a 400, never a driver error
+    (a domain error, InvalidInput, that the service answers as 400 BAD_REQUEST)."""
     conn = svc.app.extensions["fairplay"].db.connection()
-    with pytest.raises(BadRequest, match="cannot be stored or looked up"):
+    with pytest.raises(InvalidInput, match="cannot be stored or looked up") as refused:
         conn.one("SELECT id FROM api_players WHERE id = ?", (bad,))
+    assert (status_of(refused.value), refused.value.code) == (400, "BAD_REQUEST")

@@ -260,7 +260,7 @@ def test_catch_up_after_a_crash_between_log_and_row(table: Table, service: Runni
         ),
         n.signer,
     )
-    service.app.extensions["fairplay"].ledger.append([call])  # logged; the row never written
+    service.app.extensions["fairplay"].hand_log.append([call])  # logged; the row never written
     assert t.hand()["phase"] == "calling"
     from audit.log.events import event_hash
 

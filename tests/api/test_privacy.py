@@ -103,7 +103,7 @@ def test_public_endpoints_and_log_hold_no_unplayed_card(dealt: Table, service: R
     # The cayenne card is turned from the other (still) pack and is public; its text may
     # name a card that someone holds in the dealt pack.
     hidden.discard(t.hand()["play"]["cayenne"])
-    service.app.extensions["fairplay"].ledger.sign_checkpoint()  # as the writer's schedule
+    service.app.extensions["fairplay"].hand_log.sign_checkpoint()  # as the writer's schedule
     json_paths = [
         f"/v1/tables/{t.id}/hands/1",
         f"/v1/tables/{t.id}/hands/1/events",

@@ -47,10 +47,10 @@ def crashed_table(service: Running, undo: Callable[[], None]) -> TableBots:
         bots.play_hand(1)
     assert failed.value.status == 500
     undo()
-    ledger = service.app.extensions["fairplay"].ledger
-    kinds = [e["event"]["type"] for e in ledger.hand_events(bots.table, 1)]
+    hand_log = service.app.extensions["fairplay"].hand_log
+    kinds = [e["event"]["type"] for e in hand_log.hand_events(bots.table, 1)]
     assert kinds[-2:] == ["server_reveal", "end"]  # the log has the end...
-    assert [e["event"]["type"] for e in ledger.hand_events(bots.table, 2)] == ["open"]
+    assert [e["event"]["type"] for e in hand_log.hand_events(bots.table, 2)] == ["open"]
     h1 = bots.client.hand(bots.table, 1)
     assert h1["phase"] == "playing" and h1["next_seq"] == len(kinds) - 3  # ...the rows do not
     return bots
@@ -60,7 +60,7 @@ def finished_like_the_log(service: Running, bots: TableBots) -> None:
     c, t = bots.client, bots.table
     h1 = c.hand(t, 1)
     assert h1["phase"] == "over" and h1["ceremony"]["server_seed"]
-    events = service.app.extensions["fairplay"].ledger.hand_events(t, 1)
+    events = service.app.extensions["fairplay"].hand_log.hand_events(t, 1)
     end = events[-1]["event"]
     assert h1["next_seq"] == len(events) and h1["report_id"] == end["body"]["report"]
     record = c.call("GET", f"/v1/tables/{t}/hands/1/record")
@@ -107,11 +107,15 @@ def test_the_retried_last_card_repairs_the_rows(
 
 
 def test_server_seeds_are_derived_per_hand_and_secret(service: Running) -> None:
-    ledger = service.app.extensions["fairplay"].ledger
-    a, b, c = ledger.server_seed("t1", 1), ledger.server_seed("t1", 2), ledger.server_seed("t2", 1)
+    hand_log = service.app.extensions["fairplay"].hand_log
+    a, b, c = (
+        hand_log.server_seed("t1", 1),
+        hand_log.server_seed("t1", 2),
+        hand_log.server_seed("t2", 1),
+    )
     assert len({a, b, c}) == 3 and all(len(x) == 32 for x in (a, b, c))
-    assert ledger.server_seed("t1", 1) == a  # the same after a restart
-    assert a not in ledger.signer.private_key_text().encode()
+    assert hand_log.server_seed("t1", 1) == a  # the same after a restart
+    assert a not in hand_log.signer.private_key_text().encode()
 
 
 def test_a_ceremony_that_waits_too_long_for_a_seat_is_voided(
@@ -132,7 +136,7 @@ def test_a_ceremony_that_waits_too_long_for_a_seat_is_voided(
     now[0] += 1
     h1 = t.hand()
     assert h1["phase"] == "void"
-    void = service.app.extensions["fairplay"].ledger.hand_events(t.id, 1)[-1]["event"]
+    void = service.app.extensions["fairplay"].hand_log.hand_events(t.id, 1)[-1]["event"]
     assert void["type"] == "void" and void["body"]["missing"] == ["W"]
     assert h1["ceremony"]["server_seed"] == void["body"]["server_seed"]  # published by the void
     assert "timed out after 60 s" in void["body"]["reason"]
@@ -154,7 +158,7 @@ def test_a_hand_nobody_commits_to_is_voided_a_timeout_after_its_opening(
     now[0] += 1
     h1 = t.hand()
     assert h1["phase"] == "void"
-    void = service.app.extensions["fairplay"].ledger.hand_events(t.id, 1)[-1]["event"]
+    void = service.app.extensions["fairplay"].hand_log.hand_events(t.id, 1)[-1]["event"]
     assert void["body"]["missing"] == ["N", "E", "S", "W"]
     assert t.hand(2)["phase"] == "committing"  # the next hand's clock starts at its opening
     now[0] += 30

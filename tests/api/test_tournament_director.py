@@ -218,7 +218,7 @@ def test_director_actions_change_the_standings_and_are_certified(
         in ("substitute", "withdraw", "adjust", "void_board")
     ]
     assert [e["type"] for e in logged] == [f"tournament_{a}" for a, _ in actions]
-    signer: Signer = service.app.extensions["fairplay"].ledger.signer
+    signer: Signer = service.app.extensions["fairplay"].hand_log.signer
     key = signer.verifier_key()
     for e, cert_action in zip(logged, cert["actions"], strict=True):
         assert e["actor"] == "server" and e["key"] == key and e["hand"] == "event"

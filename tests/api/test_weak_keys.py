@@ -44,7 +44,7 @@ def test_weak_keys_are_refused_at_registration_and_change_nothing(
         assert err.status == 400 and body["code"] == "LOG_KEY_WEAK", body
         assert body["details"]["path"] == "public_key"
     assert c.call("GET", "/v1/players")["players"] == []
-    log = svc.app.extensions["fairplay"].ledger.log
+    log = svc.app.extensions["fairplay"].hand_log.log
     assert log.actor_keys(MALLORY) == []
     # a normal key still registers
     alice = Identity.generate("alice")

@@ -203,7 +203,7 @@ def test_the_cosignature_route_refuses_what_it_cannot_verify(
     assert post(svc.url, b"hello")[0] == 400
     assert post(svc.url, b"\xff\xfe")[0] == 400
     text = note.split("\n\n")[0] + "\n"
-    impostor = generate_signer(svc.app.extensions["fairplay"].ledger.signer.name)
+    impostor = generate_signer(svc.app.extensions["fairplay"].hand_log.signer.name)
     status, err = post(svc.url, sign_note(text, impostor).encode())
     assert status == 400 and err["details"]["path"] == "body", err
     # a witness line that does not verify: the route says which witness

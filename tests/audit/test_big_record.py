@@ -30,6 +30,7 @@ from audit.record.generate import random_record
 from audit.record.lazyload import Decline, open_stream
 from audit.rules.ruleset import Ruleset
 
+from .helpers import online_record
 from .test_native import RULESETS, stacked, with_collected
 
 if not native.available():
@@ -84,6 +85,9 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
     doc = {**{k: v for k, v in doc.items() if k != "hands"}, **start, "hands": doc["hands"]}
     out.append(("start", doc))
     out.append(("one-hand", random_record(rng, 1)))
+    doc = online_record(8, 6, start=start["start"])
+    doc["hands"] = doc.pop("hands")  # the stream reads records whose `hands` come last
+    out.append(("online", doc))
     return out
 
 
@@ -122,6 +126,10 @@ def _same_card_twice(h: dict[str, Any]) -> None:
     h["deal"]["N"][0] = h["deal"]["S"][0]
 
 
+def _wrong_seed(h: dict[str, Any]) -> None:
+    h["shuffle"]["seats"]["N"]["seed"] = "00" * 32
+
+
 IRREGULAR = {"claim": _claim_more, "misdeal": _same_card_twice}
 
 
@@ -135,6 +143,20 @@ def test_an_irregular_middle_hand_leaves_the_record_to_the_ordinary_path(
     out = tmp_path / "report.json"
     assert main(["audit", str(path), "--format", "json", "-o", str(out)]) == 1
     assert out.read_text(encoding="utf-8") == ordinary(path, "json")[1]
+
+
+def test_a_wrong_transcript_in_a_middle_hand_leaves_the_record_to_the_ordinary_path(
+    tmp_path: Path,
+) -> None:
+    doc = online_record(6, 5)
+    doc["hands"] = doc.pop("hands")
+    doc = middle(doc, _wrong_seed)
+    path = write(tmp_path, doc)
+    assert streamed(path, "json", tmp_path) is None
+    out = tmp_path / "report.json"
+    assert main(["audit", str(path), "--format", "json", "-o", str(out)]) == 1
+    text = out.read_text(encoding="utf-8")
+    assert text == ordinary(path, "json")[1] and '"SHUFFLE_MISMATCH"' in text
 
 
 def test_a_schema_error_in_a_middle_hand_names_its_json_path(

@@ -30,7 +30,7 @@ from audit.record.pbn import import_pbn
 from audit.rules.cards import CARD_BY_TEXT
 from audit.rules.ruleset import Ruleset
 
-from .helpers import worked_example
+from .helpers import online_record, worked_example
 from .test_fastload import mutate, paths, schema_accepts
 
 if not native.available():
@@ -287,6 +287,123 @@ def test_anything_else_to_report_or_unhandled_goes_to_the_python_auditor(spoil: 
     assert json.dumps(audit_document(doc)) == python_report(doc)
 
 
+# -- online hands: a shuffle transcript verified by Python, the rest in C -------------
+
+START = {"points": {"NS": 4, "EW": 2}, "games": {"NS": 1, "EW": 0}}
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: "-".join(map(str, r.deal_pattern)))
+def test_online_records_take_the_fast_path_with_the_same_report(ruleset: Ruleset) -> None:
+    for seed in range(3):
+        # one hand with its start, as the service audits a table's hand; and several
+        assert_same(online_record(seed, 1, ruleset=ruleset, start=START, first_pack=seed % 2))
+        assert_same(online_record(seed + 10, 6, ruleset=ruleset))
+
+
+def _seat_seed(doc: dict[str, Any]) -> None:
+    doc["hands"][1]["shuffle"]["seats"]["E"]["seed"] = "00" * 32
+
+
+def _server_seed(doc: dict[str, Any]) -> None:
+    doc["hands"][0]["shuffle"]["server"]["seed"] = "11" * 32
+
+
+def _unrevealed(doc: dict[str, Any]) -> None:
+    del doc["hands"][1]["shuffle"]["seats"]["S"]["seed"]
+
+
+def _deal_number(doc: dict[str, Any]) -> None:
+    t = doc["hands"][2]["shuffle"]
+    t["deal_number"] = str(int(t["deal_number"]) + 1)
+
+
+def _other_player(doc: dict[str, Any]) -> None:
+    doc["players"]["W"] = "somebody else"
+
+
+def _two_other_players(doc: dict[str, Any]) -> None:
+    doc["players"]["N"] = doc["players"]["S"] = "somebody else"
+
+
+def _transcript_pattern(doc: dict[str, Any]) -> None:
+    doc["hands"][0]["shuffle"]["pattern"] = [6, 7]
+
+
+def _transcript_dealer(doc: dict[str, Any]) -> None:
+    t = doc["hands"][1]["shuffle"]
+    t["dealer"] = "N" if t["dealer"] != "N" else "E"
+
+
+def _transcript_pack(doc: dict[str, Any]) -> None:
+    t = doc["hands"][0]["shuffle"]
+    t["pack"] = 1 - t["pack"]
+
+
+def _transcript_table(doc: dict[str, Any]) -> None:
+    doc["hands"][0]["shuffle"]["table"] = "another table"
+
+
+def _transcript_empty(doc: dict[str, Any]) -> None:
+    doc["hands"][2]["shuffle"] = {}
+
+
+def _transcript_not_an_object(doc: dict[str, Any]) -> None:
+    doc["hands"][2]["shuffle"] = ["not", "an", "object"]
+
+
+def _transcript_field(doc: dict[str, Any]) -> None:
+    doc["hands"][1]["shuffle"]["x"] = 1
+
+
+def _swapped_seats(doc: dict[str, Any]) -> None:
+    # the other hand's transcript: every commitment opens, but not to this deal
+    hs = doc["hands"]
+    hs[0]["shuffle"], hs[2]["shuffle"] = hs[2]["shuffle"], hs[0]["shuffle"]
+
+
+WRONG_TRANSCRIPTS = [
+    _seat_seed,
+    _server_seed,
+    _unrevealed,
+    _deal_number,
+    _other_player,
+    _two_other_players,
+    _transcript_pattern,
+    _transcript_dealer,
+    _transcript_pack,
+    _transcript_table,
+    _transcript_empty,
+    _transcript_not_an_object,
+    _transcript_field,
+    _swapped_seats,
+]
+
+
+@pytest.mark.parametrize("spoil", WRONG_TRANSCRIPTS)
+def test_a_wrong_transcript_is_the_python_auditor_s_finding(spoil: Any) -> None:
+    doc = online_record(4, 4, start=START)
+    clean = assert_same(doc)
+    assert '"SHUFFLE' not in clean
+    spoil(doc)
+    assert fast_report(doc) is None
+    try:
+        expected = python_report(doc)
+    except RecordError:  # a transcript that is not an object: the schema's error
+        with pytest.raises(RecordError):
+            audit_document(doc)
+        return
+    assert '"SHUFFLE_MISMATCH"' in expected
+    assert json.dumps(audit_document(doc)) == expected
+
+
+def test_an_online_hand_with_another_finding_too_goes_to_the_python_auditor() -> None:
+    for spoil in (_wrong_gathering, _dealer):
+        doc = online_record(5, 3)
+        spoil(doc)
+        assert fast_report(doc) is None
+        assert json.dumps(audit_document(doc)) == python_report(doc)
+
+
 def test_turned_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = random_record(random.Random(1), 3)
     monkeypatch.setenv("FAIRPLAY_NATIVE", "0")
@@ -307,7 +424,6 @@ def test_real_bridge_boards_give_the_same_report() -> None:
 BASE = random_record(random.Random(2026), 4, prepare=stacked(1))
 with_collected(BASE)
 del BASE["hands"][1]["collected"]  # hand 3 tested against `gathered`, hand 4 `collected`
-MUTATION_PATHS = [p for p in paths(BASE, limit=None) if p]
 CARDS = st.sampled_from(sorted(CARD_BY_TEXT))
 values = st.one_of(
     st.none(),
@@ -320,21 +436,24 @@ values = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    muts=st.lists(
+def mutations(
+    base: dict[str, Any], values: st.SearchStrategy[Any], keys: list[str]
+) -> st.SearchStrategy[list[Any]]:
+    """One or two changes anywhere in ``base``: a field set, deleted or added."""
+    return st.lists(
         st.tuples(
-            st.sampled_from(MUTATION_PATHS),
+            st.sampled_from([p for p in paths(base, limit=None) if p]),
             st.sampled_from(["set", "delete", "add"]),
             values,
-            st.sampled_from(["x-ext", "N", "ace_high", "collected", "games"]),
+            st.sampled_from(keys),
         ),
         min_size=1,
         max_size=2,
     )
-)
-def test_mutated_records_give_the_python_report_or_none(muts: list[Any]) -> None:
-    doc = copy.deepcopy(BASE)
+
+
+def assert_python_report_or_none(base: dict[str, Any], muts: list[Any]) -> None:
+    doc = copy.deepcopy(base)
     for path, action, value, key in muts:
         with contextlib.suppress(KeyError, IndexError, TypeError):
             mutate(doc, path, action, value, key)
@@ -342,6 +461,12 @@ def test_mutated_records_give_the_python_report_or_none(muts: list[Any]) -> None
     if fast is not None:
         assert schema_accepts(doc), doc
         assert fast == python_report(doc)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(muts=mutations(BASE, values, ["x-ext", "N", "ace_high", "collected", "games"]))
+def test_mutated_records_give_the_python_report_or_none(muts: list[Any]) -> None:
+    assert_python_report_or_none(BASE, muts)
 
 
 def test_swapping_any_two_played_cards_never_fools_it() -> None:
@@ -365,3 +490,13 @@ def test_version_says_the_fast_path_is_built(capsys: pytest.CaptureFixture[str])
     assert main(["--version"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("cayenne-fairplay ") and "auditor: native fast path" in out
+
+
+ONLINE = online_record(2026, 3, start=START)
+HEX = st.sampled_from(["00" * 32, "ab" * 32, "", "0" * 63, "zz"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(muts=mutations(ONLINE, st.one_of(values, HEX), ["x-ext", "N", "seed", "player"]))
+def test_mutated_online_records_give_the_python_report_or_none(muts: list[Any]) -> None:
+    assert_python_report_or_none(ONLINE, muts)

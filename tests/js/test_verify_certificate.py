@@ -180,7 +180,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
             k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
             for k, t in tids.items()
         }
-        signer: Signer = service.app.extensions["fairplay"].ledger.signer
+        signer: Signer = service.app.extensions["fairplay"].hand_log.signer
     finally:
         _stop(service)
     events = Events(bundles, signer)

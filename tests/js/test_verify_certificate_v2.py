@@ -67,7 +67,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
         bots = TournamentBots.open(client, ONE_TABLE, 2, random.Random(3), None, reveal_seconds=2)
         assert bots.run(timeout=120)["phase"] == "over"
         bundle = bots.certificate_bundle(timeout=120)
-        yield Played(bundle, app.extensions["fairplay"].ledger.signer, chain)
+        yield Played(bundle, app.extensions["fairplay"].hand_log.signer, chain)
     finally:
         server.shutdown()
         app.extensions["fairplay"].close()

@@ -198,7 +198,7 @@ def test_a_record_the_operator_re_signed_is_not_what_the_players_signed(
     checkpoint with the log key: the browser derives the record from the players'
     signed events and names the first field that differs."""
     service, p = played
-    signer = service.app.extensions["fairplay"].ledger.signer
+    signer = service.app.extensions["fairplay"].hand_log.signer
     record = copy.deepcopy(p.record)
     path = change(record)
     end = p.bundle["events"][-1]["event"]["body"]

@@ -49,6 +49,10 @@ typedef struct {
     double orient_w[4];  /* single weights that pick the evidence's trick orientation */
     int n_riffles;
     double (*riffle_w)[4];
+    /* exp() of the weights above, taken once by configure() (advance_score multiplies
+     * them): the same doubles it took per call before */
+    double e_test[4], e_pair[4][4], e_plain[4];
+    double (*e_riffle)[4];
     Tail two_way;  /* orientations and direction unknown (gathered) */
     Tail oriented; /* card order known (collected) */
 } Pattern;
@@ -220,7 +224,18 @@ void score_hand(const int points[2], const int games[2], const Hand *h, int seve
 int claim_agrees(const Score *c, const HandScore *e);
 
 /* stacking.c */
-PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number, const Pattern *pat);
+/* A deal's stacking test, computed once per deal: its report object is built from it. */
+typedef struct {
+    double p, statistic;
+    int w;         /* with dealt_order: the rising sequences */
+    int riffles;   /* hands only, below EVIDENCE_P: the most likely riffles; -1: none */
+    int counts[4]; /* hands only, below EVIDENCE_P: the advances */
+    int8_t backward, done;
+} StackTest;
+PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number, const Pattern *pat,
+                        StackTest *t);
+/* the test's numbers into *t (once); 0 when the deal is untested (no evidence for it) */
+int stacking_numbers(const Hand *h, const Hand *prev, const Pattern *pat, StackTest *t);
 
 /* report.c */
 PyObject *new_ref(PyObject *o);

@@ -12,9 +12,10 @@
  * It is a fast path, not a second auditor: the moment it meets anything it would
  * have to report (an irregularity, a score slip; not a stacked deal, which
  * audit/native/__init__.py reports from the stacking object built here) or anything
- * it does not handle (`penalties`, `shuffle`, a value it is not sure
- * is valid), it returns None and the Python auditor audits the record from the
- * start. tests/audit/test_native.py holds the two to the same report, byte for
+ * it does not handle (`penalties`, a value it is not sure is valid), it returns
+ * None and the Python auditor audits the record from the start. A hand's `shuffle`
+ * transcript is left to Python (audit/native/__init__.py verifies it with the shuffle
+ * check's own function and declines on any finding). tests/audit/test_native.py holds the two to the same report, byte for
  * byte, on clean and on mutated records.
  *
  * Floating point follows the Python code operation by operation (same libm exp,
@@ -45,6 +46,7 @@ typedef struct {
     Hand *hands;
     int (*before)[4]; /* the marker (NS, EW) and the games (NS, EW) before each hand */
     Py_ssize_t *ref; /* the hand each deal is tested against; -1: untested */
+    StackTest *tests; /* each deal's test, computed when first asked for */
     Py_ssize_t n;
     const Pattern *pat;
     int seven_double;
@@ -54,6 +56,7 @@ static void audited_dealloc(Audited *self) {
     PyMem_Free(self->hands);
     PyMem_Free(self->before);
     PyMem_Free(self->ref);
+    PyMem_Free(self->tests);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -77,7 +80,8 @@ static PyObject *stacking_of(Audited *self, Py_ssize_t i) {
     Py_ssize_t j = self->ref[i];
     if (j < 0)
         Py_RETURN_NONE;
-    return stacking_json(&self->hands[i], &self->hands[j], (int)j + 1, self->pat);
+    return stacking_json(&self->hands[i], &self->hands[j], (int)j + 1, self->pat,
+                         &self->tests[i]);
 }
 
 static PyObject *audited_entry(Audited *self, PyObject *arg) {
@@ -123,16 +127,15 @@ static PyObject *audited_results(Audited *self, PyObject *noargs) {
     if (out == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < self->n; i++) {
-        PyObject *info = stacking_of(self, i), *row;
-        if (info == NULL)
-            goto fail;
-        PyObject *dealer = S_seat_name[self->hands[i].dealer];
-        if (info == Py_None)
+        Py_ssize_t j = self->ref[i];
+        const Hand *h = &self->hands[i];
+        StackTest *t = &self->tests[i];
+        PyObject *dealer = S_seat_name[h->dealer], *row;
+        if (j < 0 || !stacking_numbers(h, &self->hands[j], self->pat, t))
             row = PyTuple_Pack(2, dealer, Py_None);
         else
-            row = Py_BuildValue("(O(OOO))", dealer, PyDict_GetItem(info, S_p_value),
-                                PyDict_GetItem(info, S_statistic), PyDict_GetItem(info, S_method));
-        Py_DECREF(info);
+            row = Py_BuildValue("(O(ddO))", dealer, t->p, t->statistic,
+                                h->has_order ? S_m_order : S_m_hands);
         if (row == NULL)
             goto fail;
         PyList_SET_ITEM(out, i, row);
@@ -143,7 +146,17 @@ fail:
     return NULL;
 }
 
+static PyObject *audited_held(Audited *self, PyObject *arg) {
+    Py_ssize_t i;
+    if (!index_of(self, arg, &i))
+        return NULL;
+    const Hand *h = &self->hands[i];
+    return Py_BuildValue("(ii)", h->honours[0], h->honours[1]);
+}
+
 static PyMethodDef audited_methods[] = {
+    {"held", (PyCFunction)audited_held, METH_O,
+     "Hand i's trump honours (T J Q K A) dealt to each side (NS, EW); (0, 0) without trumps."},
     {"entry", (PyCFunction)audited_entry, METH_O,
      "Hand i's report entry (0-based), without its claim and explanation."},
     {"stacking", (PyCFunction)audited_stacking, METH_O,
@@ -282,6 +295,7 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
         audited->hands = hands;
         audited->before = NULL;
         audited->ref = NULL;
+        audited->tests = NULL;
         audited->n = 0;
         PyErr_NoMemory();
         goto error;
@@ -292,7 +306,8 @@ static PyObject *audit_hands(PyObject *self, PyObject *args) {
     audited->seven_double = seven_double;
     audited->before = PyMem_Malloc((n + 1) * sizeof(int[4]));
     audited->ref = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    if (audited->before == NULL || audited->ref == NULL) {
+    audited->tests = PyMem_Calloc(n + 1, sizeof(StackTest));
+    if (audited->before == NULL || audited->ref == NULL || audited->tests == NULL) {
         PyErr_NoMemory();
         goto error;
     }
@@ -535,6 +550,17 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             }
             if (!read_tail(tail, &p->two_way) || !read_tail(otail, &p->oriented))
                 return NULL;
+            p->e_riffle = PyMem_Malloc((p->n_riffles ? p->n_riffles : 1) * sizeof(double[4]));
+            if (p->e_riffle == NULL)
+                return PyErr_NoMemory();
+            for (int i = 0; i < 4; i++) {
+                p->e_test[i] = exp(p->test_w[i]);
+                p->e_plain[i] = exp(p->plain_w[i]);
+                for (int b = 0; b < 4; b++)
+                    p->e_pair[i][b] = exp(p->pair_w[i][b]);
+                for (int k = 0; k < p->n_riffles; k++)
+                    p->e_riffle[k][i] = exp(p->riffle_w[k][i]);
+            }
         }
         G.n_patterns++;
     }

@@ -128,16 +128,13 @@ static int min_cyclic_descents(const uint8_t blocks[13][4], const int *pos) {
     return best;
 }
 
-/* advance_score(): the pair weights pw[a][b] (advance a followed by b) are optional
- * (NULL: none); the same operations in the same order as audit/stacking/hands.py */
-static double advance_score(const uint8_t blocks[13][4], const int *rel, const double *weights,
-                            const double (*pw)[4]) {
-    double e[4], ep[4][4];
-    for (int i = 0; i < 4; i++)
-        e[i] = exp(weights[i]);
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
-            ep[a][b] = exp(pw ? pw[a][b] : 0.0);
+/* advance_score(): the weights' exp() e[] and the pair weights' ep[a][b] (advance a
+ * followed by b; ONES when there are none, as exp(0.0) is); the same operations in the
+ * same order as audit/stacking/hands.py */
+static const double ONES[4][4] = {{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
+
+static double advance_score(const uint8_t blocks[13][4], const int *rel, const double *e,
+                            const double (*ep)[4]) {
     int first[13][2], last[13][2], head[13][2], tail[13][2];
     double within[13][2];
     for (int b = 0; b < 13; b++) {
@@ -236,15 +233,15 @@ static void mirror_pairs(const double (*pw)[4], double out[4][4]) {
             out[a][b] = pw[(-b) & 3][(-a) & 3];
 }
 
-/* two_way_score: log((exp(S_forward) + exp(S_backward)) / 2) */
-static double two_way_score(const uint8_t blocks[13][4], const int *rel, const double *w,
-                            const double (*pw)[4], int *backward) {
-    double mw[4], mp[4][4];
-    mirror(w, mw);
-    if (pw)
-        mirror_pairs(pw, mp);
-    double forward = advance_score(blocks, rel, w, pw);
-    double back = advance_score(blocks, rel, mw, pw ? (const double(*)[4])mp : NULL);
+/* two_way_score: log((exp(S_forward) + exp(S_backward)) / 2), from the weights' exp()
+ * (a mirror of the exps is the exps of the mirror: the same doubles, moved) */
+static double two_way_score(const uint8_t blocks[13][4], const int *rel, const double *e,
+                            const double (*ep)[4], int *backward) {
+    double me[4], mp[4][4];
+    mirror(e, me);
+    mirror_pairs(ep, mp);
+    double forward = advance_score(blocks, rel, e, ep);
+    double back = advance_score(blocks, rel, me, (const double(*)[4])mp);
     double top = forward >= back ? forward : back;
     *backward = 0;
     if (top == -INFINITY)
@@ -308,53 +305,14 @@ static void best_orientation(const uint8_t blocks[13][4], const int *rel, const 
 }
 
 
-/* The report's `stacking` object of hand `h` against the pack's previous hand `prev`
- * (1-based number `prev_number`); Py_None when untested. A p-value below alpha is a
- * finding (STACKED_DEAL) that audit/native/__init__.py makes from this object. */
-PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
-                               const Pattern *pat) {
-    int rel[NCARDS];
-    for (int s = 0; s < 4; s++) {
-        int r = (s - h->dealer - 1) & 3;
-        for (int i = 0; i < 13; i++)
-            rel[h->deal[s][i]] = r;
-    }
-    /* the reference: the collected pack (its order known), else the gathering: each
-     * side's pile read from its last trick, N-S's pile first, each trick either way */
-    int oriented = prev->has_collected;
-    uint8_t blocks[13][4];
-    if (oriented) {
-        memcpy(blocks, prev->collected, NCARDS);
-    } else {
-        int nb = 0;
-        for (int s = 0; s < 2; s++)
-            for (int i = prev->n_gathered[s] - 1; i >= 0; i--)
-                memcpy(blocks[nb++], prev->cards[prev->gathered[s][i] - 1], 4);
-    }
+/* The test's numbers of hand `h` against `prev` (the costly part: the statistic, its
+ * p-value, and for a deal below EVIDENCE_P its advances and most likely riffles). */
+static void stacking_test(const Hand *h, const Hand *prev, const Pattern *pat,
+                          const int rel[NCARDS], uint8_t blocks[13][4], int oriented,
+                          StackTest *t) {
     const uint8_t *cycle = &blocks[0][0];
-    if (!h->has_order && !pat->has_tables)
-        return new_ref(Py_None);
-    int together[13], spread[13], n_together = 0, n_spread = 0;
-    for (int t = 0; t < 13; t++) {
-        const uint8_t *c = prev->cards[t];
-        int r0 = rel[c[0]], r1 = rel[c[1]], r2 = rel[c[2]], r3 = rel[c[3]];
-        if (r0 == r1 && r1 == r2 && r2 == r3)
-            together[n_together++] = t + 1;
-        else if (((1 << r0) | (1 << r1) | (1 << r2) | (1 << r3)) == 15)
-            spread[n_spread++] = t + 1;
-    }
-    PyObject *ev = PyDict_New();
-    if (ev == NULL)
-        return NULL;
-    if (!put(ev, S_reference, new_ref(oriented ? S_collected : S_gathered_v)) ||
-        !put(ev, S_pattern, new_ref(pat->name)) ||
-        !put(ev, S_tricks_together, int_list(together, n_together)) ||
-        !put(ev, S_tricks_spread, int_list(spread, n_spread)) ||
-        (!oriented && !put(ev, S_direction, new_ref(S_forward))))
-        goto fail; /* the key's place; set again below when the backward reading wins */
-    int backward = 0;
-    double p, statistic;
-    PyObject *method;
+    t->backward = 0;
+    t->riffles = -1;
     if (h->has_order) {
         int pos[NCARDS];
         for (int i = 0; i < NCARDS; i++)
@@ -367,61 +325,44 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
                 w += pos[cycle[i]] < prev_pos;
                 prev_pos = pos[cycle[i]];
             }
-            p = exact_p_value(w);
-            p = p > G.min_p ? p : G.min_p;
-            statistic = (double)w;
+            t->p = exact_p_value(w);
+            t->p = t->p > G.min_p ? t->p : G.min_p;
+            t->statistic = (double)w;
         } else {
-            int rpos[NCARDS];
+            int rpos[NCARDS], backward = 0;
             for (int i = 0; i < NCARDS; i++)
                 rpos[i] = NCARDS - 1 - pos[i];
-            statistic = two_way_soft_min(blocks, pos, rpos, &backward);
-            p = order_p_value(statistic);
+            t->statistic = two_way_soft_min(blocks, pos, rpos, &backward);
+            t->p = order_p_value(t->statistic);
             w = min_cyclic_descents(blocks, backward ? rpos : pos);
+            t->backward = (int8_t)backward;
         }
-        int close[13], n_close = 0;
-        for (int t = 0; t < 13; t++) {
-            int lo = NCARDS, hi = -1;
-            for (int i = 0; i < 4; i++) {
-                int q = pos[prev->cards[t][i]];
-                lo = q < lo ? q : lo;
-                hi = q > hi ? q : hi;
-            }
-            if (hi - lo < G.close_span)
-                close[n_close++] = t + 1;
-        }
-        int k = G.riffles[w];
-        method = S_m_order;
-        if (!put(ev, S_method, new_ref(method)) ||
-            !put(ev, S_rising_sequences, PyLong_FromLong(w)) ||
-            !put(ev, S_expected_rising, new_ref(F_26)) ||
-            !put(ev, S_riffles, k < G.thorough_riffles ? PyLong_FromLong(k) : new_ref(Py_None)) ||
-            !put(ev, S_llr, new_ref(G.llr[w])) ||
-            !put(ev, S_tricks_close, int_list(close, n_close)))
-            goto fail;
+        t->w = w;
     } else {
         /* an even mixture: the advances' Markov chain (lowered by its offset) and
          * single advances */
         const double(*pw)[4] = (const double(*)[4])pat->pair_w;
+        int backward = 0;
         if (oriented) {
-            statistic = mixed(oriented_score(cycle, rel, pat->test_w, pw) - pat->chain_offset,
-                              oriented_score(cycle, rel, pat->plain_w, NULL));
-            p = tail_p(&pat->oriented, statistic, 1);
+            t->statistic =
+                mixed(oriented_score(cycle, rel, pat->test_w, pw) - pat->chain_offset,
+                      oriented_score(cycle, rel, pat->plain_w, NULL));
+            t->p = tail_p(&pat->oriented, t->statistic, 1);
         } else {
             int chain_back, single_back;
-            double chain = two_way_score(blocks, rel, pat->test_w, pw, &chain_back);
+            const double(*ep)[4] = (const double(*)[4])pat->e_pair;
+            double chain = two_way_score(blocks, rel, pat->e_test, ep, &chain_back);
             chain -= pat->chain_offset;
-            double single = two_way_score(blocks, rel, pat->plain_w, NULL, &single_back);
-            statistic = mixed(chain, single);
+            double single = two_way_score(blocks, rel, pat->e_plain, ONES, &single_back);
+            t->statistic = mixed(chain, single);
             backward = chain >= single ? chain_back : single_back;
-            p = tail_p(&pat->two_way, statistic, 1);
+            t->p = tail_p(&pat->two_way, t->statistic, 1);
         }
-        method = S_m_hands;
-        if (!put(ev, S_method, new_ref(method)) || !put(ev, S_score, round_to(statistic, 4)) ||
-            !put(ev, S_riffles, new_ref(Py_None)))
-            goto fail;
-        if (p < G.evidence_p) {
-            int path[13] = {0}, counts[4] = {0, 0, 0, 0}, cyc[NCARDS], n = 0;
+        t->backward = (int8_t)backward;
+        if (t->p < G.evidence_p) {
+            int path[13] = {0}, cyc[NCARDS], n = 0;
             double tw[4];
+            memset(t->counts, 0, sizeof t->counts);
             if (backward)
                 mirror(pat->orient_w, tw);
             else
@@ -432,38 +373,139 @@ PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number,
                 for (int i = 0; i < 4; i++)
                     cyc[n++] = blocks[b][path[b] ? 3 - i : i];
             for (int i = 0; i < NCARDS; i++)
-                counts[(rel[cyc[(i + 1) % NCARDS]] - rel[cyc[i]]) & 3]++;
+                t->counts[(rel[cyc[(i + 1) % NCARDS]] - rel[cyc[i]]) & 3]++;
             if (backward) {
-                int c1 = counts[1];
-                counts[1] = counts[3];
-                counts[3] = c1;
+                int c1 = t->counts[1];
+                t->counts[1] = t->counts[3];
+                t->counts[3] = c1;
             }
-            if (!put(ev, S_advances, int_list(counts, 4)))
-                goto fail;
             double best = 0.0;
             for (int k = 0; k < pat->n_riffles; k++) {
-                double rw[4];
+                double re[4];
                 if (backward)
-                    mirror(pat->riffle_w[k], rw);
+                    mirror(pat->e_riffle[k], re);
                 else
-                    memcpy(rw, pat->riffle_w[k], sizeof rw);
+                    memcpy(re, pat->e_riffle[k], sizeof re);
                 double sc = oriented ? oriented_score(cycle, rel, pat->riffle_w[k], NULL)
-                                     : advance_score(blocks, rel, rw, NULL);
+                                     : advance_score(blocks, rel, re, ONES);
                 if (sc > best) {
                     best = sc;
-                    if (!put(ev, S_riffles, PyLong_FromLong(k)))
-                        goto fail;
+                    t->riffles = k;
                 }
             }
         }
     }
-    if (backward && !put(ev, S_direction, new_ref(S_backward)))
+    t->done = 1;
+}
+
+/* The report's `stacking` object of hand `h` against the pack's previous hand `prev`
+ * (1-based number `prev_number`); Py_None when untested. A p-value below alpha is a
+ * finding (STACKED_DEAL) that audit/native/__init__.py makes from this object. The
+ * test's numbers are computed once into `*t` (t->done) and read from there after. */
+/* Each card's seat relative to the dealer's left into rel[], the reference into blocks[]
+ * (the collected pack, its order known, else the gathering: each side's pile read from
+ * its last trick, N-S's pile first, each trick either way); whether it is oriented. */
+static int reference(const Hand *h, const Hand *prev, int rel[NCARDS], uint8_t blocks[13][4]) {
+    for (int s = 0; s < 4; s++) {
+        int r = (s - h->dealer - 1) & 3;
+        for (int i = 0; i < 13; i++)
+            rel[h->deal[s][i]] = r;
+    }
+    int oriented = prev->has_collected;
+    if (oriented) {
+        memcpy(blocks, prev->collected, NCARDS);
+    } else {
+        int nb = 0;
+        for (int s = 0; s < 2; s++)
+            for (int i = prev->n_gathered[s] - 1; i >= 0; i--)
+                memcpy(blocks[nb++], prev->cards[prev->gathered[s][i] - 1], 4);
+    }
+    return oriented;
+}
+
+int stacking_numbers(const Hand *h, const Hand *prev, const Pattern *pat, StackTest *t) {
+    if (!h->has_order && !pat->has_tables)
+        return 0;
+    if (!t->done) {
+        int rel[NCARDS];
+        uint8_t blocks[13][4];
+        int oriented = reference(h, prev, rel, blocks);
+        stacking_test(h, prev, pat, rel, blocks, oriented, t);
+    }
+    return 1;
+}
+
+PyObject *stacking_json(const Hand *h, const Hand *prev, int prev_number, const Pattern *pat,
+                        StackTest *t) {
+    if (!h->has_order && !pat->has_tables)
+        return new_ref(Py_None);
+    int rel[NCARDS];
+    uint8_t blocks[13][4];
+    int oriented = reference(h, prev, rel, blocks);
+    if (!t->done)
+        stacking_test(h, prev, pat, rel, blocks, oriented, t);
+    int together[13], spread[13], n_together = 0, n_spread = 0;
+    for (int tr = 0; tr < 13; tr++) {
+        const uint8_t *c = prev->cards[tr];
+        int r0 = rel[c[0]], r1 = rel[c[1]], r2 = rel[c[2]], r3 = rel[c[3]];
+        if (r0 == r1 && r1 == r2 && r2 == r3)
+            together[n_together++] = tr + 1;
+        else if (((1 << r0) | (1 << r1) | (1 << r2) | (1 << r3)) == 15)
+            spread[n_spread++] = tr + 1;
+    }
+    PyObject *ev = PyDict_New();
+    if (ev == NULL)
+        return NULL;
+    if (!put(ev, S_reference, new_ref(oriented ? S_collected : S_gathered_v)) ||
+        !put(ev, S_pattern, new_ref(pat->name)) ||
+        !put(ev, S_tricks_together, int_list(together, n_together)) ||
+        !put(ev, S_tricks_spread, int_list(spread, n_spread)) ||
+        (!oriented && !put(ev, S_direction, new_ref(S_forward))))
+        goto fail; /* the key's place; set again below when the backward reading wins */
+    PyObject *method;
+    if (h->has_order) {
+        int pos[NCARDS];
+        for (int i = 0; i < NCARDS; i++)
+            pos[h->order[i]] = i;
+        int close[13], n_close = 0;
+        for (int tr = 0; tr < 13; tr++) {
+            int lo = NCARDS, hi = -1;
+            for (int i = 0; i < 4; i++) {
+                int q = pos[prev->cards[tr][i]];
+                lo = q < lo ? q : lo;
+                hi = q > hi ? q : hi;
+            }
+            if (hi - lo < G.close_span)
+                close[n_close++] = tr + 1;
+        }
+        int k = G.riffles[t->w];
+        method = S_m_order;
+        if (!put(ev, S_method, new_ref(method)) ||
+            !put(ev, S_rising_sequences, PyLong_FromLong(t->w)) ||
+            !put(ev, S_expected_rising, new_ref(F_26)) ||
+            !put(ev, S_riffles, k < G.thorough_riffles ? PyLong_FromLong(k) : new_ref(Py_None)) ||
+            !put(ev, S_llr, new_ref(G.llr[t->w])) ||
+            !put(ev, S_tricks_close, int_list(close, n_close)))
+            goto fail;
+    } else {
+        method = S_m_hands;
+        /* `riffles` keeps its place before `advances` (set again after, as the Python
+         * detector does) */
+        if (!put(ev, S_method, new_ref(method)) || !put(ev, S_score, round_to(t->statistic, 4)) ||
+            !put(ev, S_riffles, new_ref(Py_None)))
+            goto fail;
+        if (t->p < G.evidence_p) {
+            if (!put(ev, S_advances, int_list(t->counts, 4)) ||
+                (t->riffles >= 0 && !put(ev, S_riffles, PyLong_FromLong(t->riffles))))
+                goto fail;
+        }
+    }
+    if (t->backward && !put(ev, S_direction, new_ref(S_backward)))
         goto fail;
-    return dict_of(5, S_p_value, PyFloat_FromDouble(p), S_statistic,
-                   PyFloat_FromDouble(statistic), S_method, new_ref(method), S_evidence, ev,
+    return dict_of(5, S_p_value, PyFloat_FromDouble(t->p), S_statistic,
+                   PyFloat_FromDouble(t->statistic), S_method, new_ref(method), S_evidence, ev,
                    S_reference_hand, PyLong_FromLong(prev_number));
 fail:
     Py_DECREF(ev);
     return NULL;
 }
-

@@ -8,27 +8,44 @@
  * the contract side and it maximises. Nullo: the counted side is still the contract side
  * but its adversaries maximise (both sides avoid tricks).
  *
- * At each trick boundary a transposition table keyed on rank-equivalent holdings (for
- * each suit, who holds its remaining cards in rank order: positions that differ only in
- * which small cards are gone are one entry) stores lower and upper bounds on the
- * counted side's tricks from there. Quick tricks (the leader's run of top cards) bound
- * trump and grand positions; cards of one hand with no other card between them are
- * collapsed into one move; moves are ordered by a cheap trick-winning heuristic. In a
- * nullo an ace in the suit led (or led) is two moves, low (below the deuce) and
- * declared high (above the king), and is never collapsed with its neighbours.
+ * At each trick boundary a transposition table (partition search) stores lower and upper
+ * bounds on the counted side's tricks from there, for a class of positions: the same
+ * lengths of each hand in each suit, the same leader, and, per suit, the same owners of
+ * the cards down to the lowest card whose rank decided the search below (a trick won by
+ * rank against a card of its suit, a quick trick, the lowest card of a run collapsed into
+ * one move where every move had to be searched); the smaller cards of a suit are
+ * interchangeable between the hands. Its buckets are keyed by the lengths alone, so early
+ * in a hand, where many positions share them, a second table keyed by the exact position
+ * (each bound with its own top cards) is probed first. The tables live across calls (their
+ * keys hold the contract), so the positions of one hand share them. Quick tricks (the
+ * leader's run of top cards) bound trump and grand positions, and sure trump tricks
+ * (trumps above all the adversaries') bound both sides in a trump contract; cards of one
+ * hand with no other card between them are collapsed into one move; moves are ordered by a
+ * cheap trick-winning heuristic, then by the cutoffs each card caused in this call
+ * (history). In a nullo an ace in the suit led (or led) is two moves, low (below the
+ * deuce) and declared high (above the king), and is never collapsed with its neighbours.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
-#define TT_BITS 20
+#define TT_BITS 16 /* buckets */
+#define TT_WAYS 8
 #define TT_SIZE (1u << TT_BITS)
 #define SUIT13 0x1FFFull
 
+/* A partition-search entry: the position's suit lengths (per hand and suit), the leader,
+ * the aces still out (nullo) and the contract's parameters, and, per suit, the owners of
+ * its top k cards (the cards whose ranks decided the search below; the lower cards of the
+ * suit are interchangeable). Any position with the same lengths and the same owners of
+ * those top cards has the same bounds. */
 typedef struct {
-    uint64_t k1, k2;
-    uint32_t gen;
+    uint64_t lens;
+    uint32_t meta;
+    uint32_t pat[4];
+    uint8_t k[4];
+    uint8_t used;
     int8_t lb, ub;
     int8_t best_suit, best_rel; /* the lead that last decided the search, by relative rank */
 } Entry;
@@ -44,11 +61,24 @@ typedef struct {
     int cur[4];
     int win_idx, win_val, win_suit, led;
     int remaining;  /* tricks left, the current one included */
+    uint64_t trick_rel; /* the winner of the trick just completed, if it won by rank */
 } State;
 
+/* The exact table: one position (all its cards' owners), with each bound's top cards. */
+#define XT_BITS 20
+typedef struct {
+    uint64_t c1, c2;
+    uint32_t meta;
+    uint8_t klb[4], kub[4];
+    int8_t lb, ub;
+    int8_t best_suit, best_rel;
+} XEntry;
+
+static XEntry *xt = NULL;
 static Entry *tt = NULL;
-static uint32_t gen = 0;
+static uint8_t *tt_next = NULL; /* round-robin victim per bucket */
 static long nodes = 0;
+static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
 
 static inline int lowbit(uint64_t m) { return __builtin_ctzll(m); }
 static inline int card_val(const State *s, int card, int high) {
@@ -57,46 +87,73 @@ static inline int card_val(const State *s, int card, int high) {
     return r;
 }
 
-static void make_key(const State *s, uint64_t *k1, uint64_t *k2) {
-    uint64_t parts[4];
-    uint64_t aces = 0;
+/* Per suit: the owners of its remaining cards from the top (2 bits each, the top card in
+ * the highest bits), their number; the lengths of each hand in each suit. */
+static void describe(const State *s, uint32_t code[4], int n[4], uint64_t *lens, uint32_t *meta) {
+    uint64_t L = 0;
+    uint32_t aces = 0;
     for (int suit = 0; suit < 4; suit++) {
-        uint64_t code = 0;
-        int n = 0;
-        for (int r = 12; r >= 0; r--) {
-            int c = suit * 13 + r;
-            for (int p = 0; p < 4; p++) {
-                if (s->h[p] >> c & 1) {
-                    code = code << 2 | (uint64_t)p;
-                    n++;
-                    break;
-                }
-            }
+        uint32_t c = 0;
+        int m = 0;
+        uint64_t h1 = s->h[1] >> (suit * 13), h2 = s->h[2] >> (suit * 13), h3 = s->h[3] >> (suit * 13);
+        uint64_t left = (s->h[0] >> (suit * 13) | h1 | h2 | h3) & SUIT13;
+        while (left) {
+            int r = 63 - __builtin_clzll(left);
+            left &= ~(1ull << r);
+            uint32_t p = (uint32_t)((h1 >> r & 1) | (h2 >> r & 1) * 2 | (h3 >> r & 1) * 3);
+            c = c << 2 | p;
+            m++;
         }
-        if (s->nullo) {
-            int ace = suit * 13 + 12;
-            if ((s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> ace & 1) aces |= 1ull << suit;
-        }
-        parts[suit] = code << 4 | (uint64_t)n;
+        code[suit] = c;
+        n[suit] = m;
+        for (int p = 0; p < 4; p++)
+            L = L << 4 | (uint64_t)__builtin_popcountll(s->h[p] >> (suit * 13) & SUIT13);
+        if (s->nullo && ((s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13 + 12) & 1))
+            aces |= 1u << suit;
     }
-    *k1 = parts[0] | parts[1] << 30 | aces << 60;
-    *k2 = parts[2] | parts[3] << 30 | (uint64_t)s->leader << 60;
+    *lens = L;
+    *meta = (uint32_t)s->leader | aces << 2 | (uint32_t)(s->trump + 1) << 6 |
+            (uint32_t)s->nullo << 9 | (uint32_t)s->counted << 10;
 }
 
-static inline Entry *tt_slot(uint64_t k1, uint64_t k2) {
-    uint64_t x = k1 * 0x9E3779B97F4A7C15ull ^ (k2 + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+static inline uint32_t tt_bucket(uint64_t lens, uint32_t meta) {
+    uint64_t x = lens * 0x9E3779B97F4A7C15ull ^ ((uint64_t)meta + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
     x ^= x >> 29;
-    return &tt[x & (TT_SIZE - 1)];
+    return (uint32_t)(x & (TT_SIZE - 1));
+}
+
+static inline int entry_matches(const Entry *e, uint64_t lens, uint32_t meta, const uint32_t code[4],
+                                const int n[4]) {
+    if (!e->used || e->lens != lens || e->meta != meta) return 0;
+    for (int suit = 0; suit < 4; suit++) {
+        int k = e->k[suit];
+        if (k && (code[suit] >> (2 * (n[suit] - k))) != e->pat[suit]) return 0;
+    }
+    return 1;
+}
+
+/* The cards of the top k of each suit (as the entry fixes them), as a card mask. */
+static uint64_t top_cards(const State *s, const uint8_t k[4]) {
+    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3], out = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        int left = k[suit];
+        for (int r = 12; r >= 0 && left > 0; r--) {
+            int c = suit * 13 + r;
+            if (all >> c & 1) { out |= 1ull << c; left--; }
+        }
+    }
+    return out;
 }
 
 /* The leader's run of top cards in one suit: cards that win when led. */
-static int top_run(const State *s, int seat, int suit) {
+static int top_run(const State *s, int seat, int suit, uint64_t *rel) {
     uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
     uint64_t mine = s->h[seat] >> (suit * 13) & SUIT13;
     int n = 0;
     for (int r = 12; r >= 0; r--) {
         if (!(all >> r & 1)) continue;
         if (!(mine >> r & 1)) break;
+        *rel |= 1ull << (suit * 13 + r);
         n++;
     }
     return n;
@@ -105,13 +162,13 @@ static int top_run(const State *s, int seat, int suit) {
 /* Tricks the leader takes by running his top cards: trumps first, then each side suit
  * for as long as every adversary who still holds a trump must follow to it (so no
  * adversary's holding in another suit changes while a suit is run). */
-static int quick_tricks(const State *s) {
+static int quick_tricks(const State *s, uint64_t *rel) {
     int seat = s->leader;
     int q = 0;
-    if (s->trump >= 0) q += top_run(s, seat, s->trump);
+    if (s->trump >= 0) q += top_run(s, seat, s->trump, rel);
     for (int suit = 0; suit < 4; suit++) {
         if (suit == s->trump) continue;
-        int k = top_run(s, seat, suit);
+        int k = top_run(s, seat, suit, rel);
         if (s->trump >= 0) {
             for (int o = 1; o <= 3; o += 2) {
                 uint64_t oh = s->h[(seat + o) & 3];
@@ -125,7 +182,25 @@ static int quick_tricks(const State *s) {
     return q;
 }
 
-typedef struct { int8_t card, high; int16_t score; } Move;
+/* Sure tricks of a side in a trump contract: a trump above every trump of the adversaries
+ * wins the trick it is played in (unless a partner's higher one is in it too), and every
+ * card gets played, so the side takes at least as many tricks as either of its hands has
+ * such trumps. *rel gets the trumps that decide it (down to the adversaries' highest). */
+static int sure_trumps(const State *s, int side, uint64_t *rel) {
+    int sh = s->trump * 13;
+    uint64_t adv = (s->h[side ^ 1] | s->h[side ^ 3]) >> sh & SUIT13;
+    int top = adv ? 63 - __builtin_clzll(adv) : -1; /* the adversaries' highest trump */
+    uint64_t above = top < 0 ? SUIT13 : ~((2ull << top) - 1) & SUIT13;
+    int a = __builtin_popcountll(s->h[side] >> sh & above);
+    int b = __builtin_popcountll(s->h[side ^ 2] >> sh & above);
+    if (adv) {
+        uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> sh & SUIT13;
+        *rel |= (all & ~((1ull << top) - 1)) << sh;
+    }
+    return a > b ? a : b;
+}
+
+typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
 /* Legal moves of the seat to play, equivalent cards collapsed, best guess first. */
 static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
@@ -152,19 +227,18 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
             int owned = (int)(m >> r & 1);
             if (!owned) { prev_kept_owned = 0; continue; }
             int is_ace = s->nullo && r == 12;
-            if (!is_ace && prev_kept_owned) { continue; }
+            if (!is_ace && prev_kept_owned) { out[n - 1].low = (int8_t)c; continue; }
             prev_kept_owned = is_ace ? 0 : 1;
             int nh = (is_ace && (s->ncur == 0 || suit == s->led)) ? 2 : 1;
             for (int hi = 0; hi < nh; hi++) {
                 int v = card_val(s, c, hi);
                 int score;
                 if (s->ncur == 0) {
-                    score = -v;
                     if (!s->nullo) {
                         uint64_t all = present >> (suit * 13) & SUIT13;
                         int top = 63 - __builtin_clzll(all);
-                        score = (r == top) ? 100 + r : -r;
-                    }
+                        score = (r == top) ? 100 + r : 0;
+                    } else score = 0;
                     if (suit == pref_suit &&
                         __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
                         score = 1000;
@@ -181,7 +255,9 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                 }
                 out[n].card = (int8_t)c;
                 out[n].high = (int8_t)hi;
-                out[n].score = (int16_t)score;
+                out[n].low = (int8_t)c;
+                uint32_t hb = hist[c] > 0xFFFF ? 0xFFFF : hist[c];
+                out[n].score = score * (1 << 20) + (int32_t)(hb << 4) + (15 - r);
                 n++;
             }
         }
@@ -210,6 +286,9 @@ static int play(State *s, int card, int high) {
     }
     s->cur[s->ncur++] = card;
     if (s->ncur < 4) return -1;
+    int same = 0;
+    for (int i = 0; i < 4; i++) same += s->cur[i] / 13 == s->win_suit;
+    s->trick_rel = same > 1 ? 1ull << s->cur[s->win_idx] : 0;
     int winner = (s->leader + s->win_idx) & 3;
     s->leader = winner;
     s->ncur = 0;
@@ -217,27 +296,58 @@ static int play(State *s, int card, int high) {
     return winner & 1;
 }
 
-static int search(State *s, int t) {
+/* Can the maximising side make the counted side take at least t more tricks? *rel gets
+ * the cards whose ranks decided it (the answer holds for every position with the same
+ * suit lengths and the same owners of each suit's cards down to its lowest such card). */
+static int search(State *s, int t, uint64_t *rel) {
+    *rel = 0;
     if (t <= 0) return 1;
     if (t > s->remaining) return 0;
     nodes++;
-    Entry *e = NULL;
-    uint64_t k1 = 0, k2 = 0;
+    Entry *bucket = NULL;
+    XEntry *xe = NULL;
+    uint64_t xc1 = 0, xc2 = 0;
+    uint32_t xmeta = 0;
+    uint32_t code[4], meta = 0;
+    int nsuit[4];
+    uint64_t lens = 0;
     int pref_suit = -1, pref_rel = -1;
     if (s->ncur == 0) {
-        make_key(s, &k1, &k2);
-        e = tt_slot(k1, k2);
-        if (e->gen == gen && e->k1 == k1 && e->k2 == k2) {
-            if (e->lb >= t) return 1;
-            if (e->ub < t) return 0;
-            pref_suit = e->best_suit;
-            pref_rel = e->best_rel;
+        describe(s, code, nsuit, &lens, &meta);
+        xmeta = meta | 1u << 31 | (uint32_t)nsuit[0] << 11 | (uint32_t)nsuit[1] << 15 |
+                (uint32_t)nsuit[2] << 19 | (uint32_t)nsuit[3] << 23;
+        xc1 = code[0] | (uint64_t)code[1] << 32;
+        xc2 = code[2] | (uint64_t)code[3] << 32;
+        {
+            uint64_t x = xc1 * 0x9E3779B97F4A7C15ull ^ (xc2 + xmeta) * 0xC2B2AE3D27D4EB4Full;
+            x ^= x >> 31;
+            xe = &xt[x & ((1u << XT_BITS) - 1)];
+        }
+        if (xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2) {
+            if (xe->lb >= t) { *rel = top_cards(s, xe->klb); return 1; }
+            if (xe->ub < t) { *rel = top_cards(s, xe->kub); return 0; }
+            pref_suit = xe->best_suit; pref_rel = xe->best_rel;
+        }
+        bucket = &tt[(size_t)tt_bucket(lens, meta) * TT_WAYS];
+        for (int i = 0; i < TT_WAYS; i++) {
+            Entry *e = &bucket[i];
+            if (!entry_matches(e, lens, meta, code, nsuit)) continue;
+            if (e->lb >= t) { *rel = top_cards(s, e->k); return 1; }
+            if (e->ub < t) { *rel = top_cards(s, e->k); return 0; }
+            if (pref_suit < 0) { pref_suit = e->best_suit; pref_rel = e->best_rel; }
         }
         if (!s->nullo) {
-            int q = quick_tricks(s);
+            uint64_t qrel = 0;
+            int q = quick_tricks(s, &qrel);
             int lside = s->leader & 1;
-            if (lside == s->counted && q >= t) return 1;
-            if (lside != s->counted && s->remaining - q < t) return 0;
+            if (lside == s->counted && q >= t) { *rel = qrel; return 1; }
+            if (lside != s->counted && s->remaining - q < t) { *rel = qrel; return 0; }
+            if (s->trump >= 0) {
+                uint64_t srel = 0;
+                if (sure_trumps(s, s->counted, &srel) >= t) { *rel = srel; return 1; }
+                srel = 0;
+                if (s->remaining - sure_trumps(s, s->counted ^ 1, &srel) < t) { *rel = srel; return 0; }
+            }
         }
     }
     Move mv[20];
@@ -246,23 +356,61 @@ static int search(State *s, int t) {
     int is_max = (seat & 1) == s->maxside;
     int result = is_max ? 0 : 1;
     int decided = 0;
+    uint64_t acc = 0;
     for (int i = 0; i < n; i++) {
         State save = *s;
         int w = play(s, mv[i].card, mv[i].high);
-        int r = search(s, (w == s->counted) ? t - 1 : t);
+        uint64_t crel;
+        int r = search(s, (w == s->counted) ? t - 1 : t, &crel);
+        if (w >= 0) crel |= s->trick_rel;
         *s = save;
-        if (is_max && r) { result = 1; decided = i; break; }
-        if (!is_max && !r) { result = 0; decided = i; break; }
+        if ((is_max && r) || (!is_max && !r)) {
+            result = r; decided = i; acc = crel;
+            hist[(int)mv[i].card] += (uint32_t)(s->remaining * s->remaining);
+            break;
+        }
+        /* every move was needed: the cards collapsed into this one stand for it only
+         * while the cards above the lowest of them keep their owners */
+        if (mv[i].low != mv[i].card) crel |= 1ull << mv[i].low;
+        acc |= crel;
     }
-    if (e != NULL) {
-        if (!(e->gen == gen && e->k1 == k1 && e->k2 == k2)) {
-            e->gen = gen; e->k1 = k1; e->k2 = k2; e->lb = 0; e->ub = (int8_t)s->remaining;
+    *rel = acc;
+    if (bucket != NULL) {
+        uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+        uint8_t k[4];
+        uint32_t pat[4];
+        for (int suit = 0; suit < 4; suit++) {
+            uint64_t present = all >> (suit * 13) & SUIT13;
+            uint64_t w = acc >> (suit * 13) & present;
+            k[suit] = w ? (uint8_t)__builtin_popcountll(present >> __builtin_ctzll(w)) : 0;
+            pat[suit] = k[suit] ? code[suit] >> (2 * (nsuit[suit] - k[suit])) : 0;
+        }
+        if (!(xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2)) {
+            xe->meta = xmeta; xe->c1 = xc1; xe->c2 = xc2;
+            xe->lb = 0; xe->ub = (int8_t)s->remaining;
+            memset(xe->klb, 0, 4); memset(xe->kub, 0, 4);
+        }
+        if (result) { if (xe->lb < t) { xe->lb = (int8_t)t; memcpy(xe->klb, k, 4); } }
+        else { if (xe->ub > t - 1) { xe->ub = (int8_t)(t - 1); memcpy(xe->kub, k, 4); } }
+        Entry *e = NULL;
+        for (int i = 0; i < TT_WAYS; i++) {
+            Entry *x = &bucket[i];
+            if (x->used && x->lens == lens && x->meta == meta && !memcmp(x->k, k, 4) &&
+                !memcmp(x->pat, pat, sizeof pat)) { e = x; break; }
+        }
+        if (e == NULL) {
+            size_t b = (size_t)(bucket - tt) / TT_WAYS;
+            e = &bucket[tt_next[b]];
+            tt_next[b] = (uint8_t)((tt_next[b] + 1) % TT_WAYS);
+            e->used = 1; e->lens = lens; e->meta = meta;
+            memcpy(e->k, k, 4); memcpy(e->pat, pat, sizeof pat);
+            e->lb = 0; e->ub = (int8_t)s->remaining;
         }
         if (n > 0) {
             int c = mv[decided].card, suit = c / 13;
-            uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
-            e->best_suit = (int8_t)suit;
-            e->best_rel = (int8_t)__builtin_popcountll(all >> (c % 13 + 1));
+            uint64_t sall = all >> (suit * 13) & SUIT13;
+            e->best_suit = xe->best_suit = (int8_t)suit;
+            e->best_rel = xe->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
         }
         if (result) { if (e->lb < t) e->lb = (int8_t)t; }
         else { if (e->ub > t - 1) e->ub = (int8_t)(t - 1); }
@@ -279,8 +427,9 @@ static int exact(State *s, int guess) {
         int t = guess;
         if (t <= lo) t = lo + 1;
         if (t > hi) t = hi;
-        if (search(s, t)) lo = t; else hi = t - 1;
-        guess = (lo + hi + 1) / 2;
+        uint64_t rel;
+        /* step by one trick from the guess (the values of a position's moves are close) */
+        if (search(s, t, &rel)) { lo = t; guess = lo + 1; } else { hi = t - 1; guess = hi; }
     }
     return lo;
 }
@@ -333,17 +482,18 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         play(&s, c, hi);
     }
     if (tt == NULL) {
-        tt = (Entry *)PyMem_RawCalloc(TT_SIZE, sizeof(Entry));
-        if (!tt) return PyErr_NoMemory();
+        tt = (Entry *)PyMem_RawCalloc((size_t)TT_SIZE * TT_WAYS, sizeof(Entry));
+        tt_next = (uint8_t *)PyMem_RawCalloc(TT_SIZE, 1);
+        xt = (XEntry *)PyMem_RawCalloc((size_t)1 << XT_BITS, sizeof(XEntry));
+        if (!tt || !tt_next || !xt) return PyErr_NoMemory();
     }
-    gen++;
-    if (gen == 0) { memset(tt, 0, TT_SIZE * sizeof(Entry)); gen = 1; }
     /* every legal move, none collapsed, at the root */
     int seat = (s.leader + s.ncur) & 3;
     uint64_t legal = s.h[seat];
     if (s.ncur > 0 && (legal & (SUIT13 << (s.led * 13)))) legal &= SUIT13 << (s.led * 13);
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
+    memset(hist, 0, sizeof hist);
     int guess = s.remaining / 2;
     for (uint64_t m = legal; m; m &= m - 1) {
         int c = lowbit(m);

@@ -208,7 +208,7 @@ def main() -> None:
             assert final["phase"] == "over", final["phase"]
             standings = client.call("GET", f"/v1/tournaments/{tid}/standings")
             bundle = bots.certificate_bundle()
-            log_key = app.extensions["fairplay"].ledger.verifier_key()
+            log_key = app.extensions["fairplay"].hand_log.verifier_key()
             receipts = {pid: e.receipt for pid, e in sorted(bots.entrants.items())}
         finally:
             server.shutdown()
