@@ -25,12 +25,13 @@ from api.client import Identity
 from api.tournament_bot import Entrant, TournamentBots
 from tests.api.conftest import Running
 from tests.api.helpers import tournament_verify
+from tests.api.test_pages_a11y import serious
 from tests.api.test_play_browser import found, new_driver, shot, site, wait_for  # noqa: F401
 from tests.api.test_tournaments import BEACON, _play_table
 
 pytestmark = pytest.mark.browser
 
-axe_selenium = pytest.importorskip("axe_selenium_python")
+pytest.importorskip("axe_selenium_python")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
@@ -74,17 +75,6 @@ def _phase(driver: WebDriver, phase: str) -> None:
         30,
         phase,
     )
-
-
-def serious(driver: WebDriver) -> list[str]:
-    axe = axe_selenium.Axe(driver)
-    axe.inject()
-    result = axe.run()
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def test_a_director_runs_a_whole_event_from_the_console(
