@@ -135,10 +135,7 @@ def test_the_home_page_links_to_play_and_a_missing_page_is_a_page(
         "fetch(href).then(r => r.text().then(t => done([r.status,"
         " r.headers.get('content-type'), t.slice(0, 4)])));"
     )
-    assert icon == [200, "image/svg+xml; charset=utf-8", "<svg"] or icon[:2] == [
-        200,
-        "image/svg+xml",
-    ], icon
+    assert icon == [200, "image/svg+xml; charset=utf-8", "<svg"] or icon[:2] == [200, "image/svg+xml"], icon
 
 
 def focused(driver: WebDriver) -> dict[str, Any]:
