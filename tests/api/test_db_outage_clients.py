@@ -152,7 +152,7 @@ def test_the_bot_and_the_witness_commands_ride_out_an_outage(
     cmd = [sys.executable, "-m", "audit.cli"]
     urls = [a for h in hosts for a in ("--url", h.url)]
     bot = subprocess.Popen(
-        [*cmd, "bot", *urls, "--tables", "2", "--hands", "3", "--seed", "24"],
+        [*cmd, "bot", *urls, "--tables", "2", "--hands", "8", "--seed", "24"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
     )  # fmt: skip
@@ -163,7 +163,14 @@ def test_the_bot_and_the_witness_commands_ride_out_an_outage(
         start_new_session=True,
     )  # fmt: skip
     try:
-        time.sleep(2.5)  # into the hands; the witness has cosigned once
+        # Into the hands (the first hand's events logged; the witness has cosigned once),
+        # then the outage: judged by what is logged, not by a fixed sleep that a quiet
+        # machine's bot outran.
+        started = time.monotonic()
+        while len(cluster.logged_hashes()) < 60 or time.monotonic() - started < 1.0:
+            assert time.monotonic() - started < 60, "the bot logged nothing"
+            assert bot.poll() is None, "the bot finished before the outage"
+            time.sleep(0.1)
         assert bot.poll() is None, "the bot finished before the outage"
         cluster.stop()
         try:
