@@ -320,6 +320,7 @@ async function ruling(e) {
   if (r.ok) for (const input of form.querySelectorAll('input[name="reason"]')) input.value = "";
   form.dataset.done = String(Number(form.dataset.done ?? 0) + (r.ok ? 1 : 0));
   await load();
+  if (form.hidden) $("rule-status").focus(); // the step is over: focus stays near the answer
 }
 
 // ----------------------------------------------------------------- start
