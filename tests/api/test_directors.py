@@ -103,9 +103,12 @@ def test_the_operator_grants_a_director_by_http_and_by_the_command(
 
 
 def test_a_director_runs_an_event_and_the_certificate_names_him(
-    make_service: Callable[..., Running], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    backend: str,
+    make_service: Callable[..., Running],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    service = make_service()
+    service = make_service(backend)
     client = service.client()
     director = Identity.generate("tom")
     stranger = Identity.generate("eve")
