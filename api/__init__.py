@@ -66,10 +66,21 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     # The certificate builds the start-up repair found start once this process serves.
     app.before_request(certificates.serving)
 
-    from api.routes import audits, hands, log, meta, pages, play, players, tables, tournaments
+    from api.routes import (
+        audits,
+        directors,
+        hands,
+        log,
+        meta,
+        pages,
+        play,
+        players,
+        tables,
+        tournaments,
+    )
     from api.routes.tournament_pages import bp as tournament_pages
 
-    for module in (meta, players, tables, hands, audits, log, pages, play, tournaments):
+    for module in (meta, players, tables, hands, audits, log, pages, play, tournaments, directors):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
     from api.routes.analysis import bp as analysis

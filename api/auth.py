@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 from collections.abc import Callable
+from typing import Any
 
 from flask import request
 
 from api.config import Config
 from api.database import Connection
-from api.errors import Forbidden, InvalidSignature, Unauthorized
+from api.errors import Conflict, Forbidden, InvalidSignature, Unauthorized
 from api.rows import get_player
 from api.signing import (
     ReadCredential,
@@ -20,8 +23,17 @@ from api.signing import (
 )
 from audit.errors import NotFoundError
 from audit.log.errors import LogSignatureInvalid
+from audit.tournament.directors import Grants
 
-__all__ = ["is_admin", "require_admin", "signed_reader", "signed_writer"]
+__all__ = [
+    "is_admin",
+    "director_reader",
+    "once",
+    "require_admin",
+    "signed_director",
+    "signed_reader",
+    "signed_writer",
+]
 
 
 def is_admin(config: Config) -> bool:
@@ -81,6 +93,16 @@ def _credential() -> ReadCredential | None:
     return parse_read_header(header)
 
 
+def _window(config: Config, cred: ReadCredential) -> None:
+    now = config.clock()
+    if abs(now - cred.ts) > config.signature_window:
+        raise Unauthorized(
+            f"signed request expired: ts must be within {config.signature_window}s "
+            "of the server clock",
+            details={"server_time": int(now)},
+        )
+
+
 def _verify(
     conn: Connection,
     config: Config,
@@ -90,13 +112,7 @@ def _verify(
 ) -> None:
     """Raise unless ``cred`` is within the clock's window and its signature, over
     ``message(path)``, verifies with the registered player's key."""
-    now = config.clock()
-    if abs(now - cred.ts) > config.signature_window:
-        raise Unauthorized(
-            f"signed request expired: ts must be within {config.signature_window}s "
-            "of the server clock",
-            details={"server_time": int(now)},
-        )
+    _window(config, cred)
     try:
         player = get_player(conn, cred.player)
     except NotFoundError:
@@ -108,3 +124,95 @@ def _verify(
         raise InvalidSignature(
             f"the request's signature does not verify with the player's key{covers}"
         ) from None
+
+
+def signed_director(config: Config, grants: Grants) -> dict[str, Any] | None:
+    """The ruling's ``by`` (audit/tournament/directors.py) of a write signed by a granted
+    director (api/signing.py, with a nonce), ``None`` when the request is not signed;
+    403 when the key is no granted director's, 401 when forged or expired. The caller
+    takes the nonce once."""
+    cred = _credential()
+    if cred is None:
+        return None
+    if cred.nonce is None:
+        raise Unauthorized(
+            "Authorization: a ruling is signed with a nonce and its body "
+            "(cayenne-fairplay/write/v1)",
+            details={"path": "Authorization"},
+        )
+    granted = grants.get(cred.player)
+    if granted is None:
+        raise Forbidden(
+            f"{cred.player} is not a granted director: the operator grants a director's "
+            "key (fairplay director add KEY)",
+            details={"path": "Authorization", "director": cred.player},
+        )
+    _window(config, cred)
+    path = request.full_path if request.query_string else request.path
+    body = request.get_data()
+    try:
+        parse_player_key(granted[0]).verify(
+            write_message(request.method, path, cred.ts, cred.nonce, body), cred.signature
+        )
+    except LogSignatureInvalid:
+        raise InvalidSignature(
+            "the ruling's signature does not verify with the director's granted key "
+            "(its method, path, time, nonce and body)"
+        ) from None
+    try:
+        text = body.decode()
+    except UnicodeDecodeError:
+        raise InvalidSignature("the ruling's body is not UTF-8") from None
+    return {
+        "director": cred.player,
+        "path": path,
+        "ts": cred.ts,
+        "nonce": cred.nonce,
+        "body": text,
+        "signature": base64.b64encode(cred.signature).decode(),
+    }
+
+
+def once(conn: Connection, nonce: str, now: float, config: Config) -> None:
+    """409 if this signed write was taken already (``nonce``: its signer's id and nonce):
+    a player's nonce opens one bot table, a director's takes one ruling (the same
+    Authorization header, replayed within its window, would act twice). Kept as a row of
+    the rate buckets' table, so the rule holds across workers and hosts."""
+    used = "bot-table-signature"  # the bucket's name since the first signed write
+    digest = hashlib.sha256(nonce.encode()).hexdigest()
+    with conn.transaction():
+        conn.execute(
+            "DELETE FROM api_rate_buckets WHERE bucket = ? AND updated < ?",
+            (used, now - 2 * config.signature_window),
+        )
+        cur = conn.execute(
+            "INSERT INTO api_rate_buckets (bucket, client, tokens, updated) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (bucket, client) DO NOTHING",
+            (used, digest, 0.0, now),
+        )
+    if cur.rowcount != 1:
+        raise Conflict(
+            "Authorization: this signed request was used already; sign a new one",
+            details={"path": "Authorization"},
+        )
+
+
+def director_reader(config: Config, grants: Grants) -> str | None:
+    """The granted director who signed this read (api/signing.py, no nonce), ``None``
+    when the request is not signed by a granted director's id; raises when forged or
+    expired. A director reads an event's private tables (their public state: never a
+    card not yet played, which only a seat's own signed read returns)."""
+    cred = _credential()
+    if cred is None or cred.player not in grants:
+        return None
+    _window(config, cred)
+    path = request.full_path if request.query_string else request.path
+    try:
+        parse_player_key(grants[cred.player][0]).verify(
+            read_message(request.method, path, cred.ts), cred.signature
+        )
+    except LogSignatureInvalid:
+        raise InvalidSignature(
+            "the read's signature does not verify with the director's granted key"
+        ) from None
+    return cred.player

@@ -35,6 +35,7 @@ from audit.log.checkpoint import parse as parse_checkpoint
 from audit.log.note import parse as parse_note
 from audit.log.note import sign as sign_note
 from audit.tournament.certificate import BUNDLE_FORMAT, EVENT_CHAIN, certify, note_text
+from audit.tournament.directors import GRANTS_HAND, GRANTS_TABLE
 
 __all__ = [
     "HEARTBEAT",
@@ -85,9 +86,10 @@ def _material(
             wanted.add((str(table), str(number)))
             if phase == "over" and record is not None:
                 records[(str(table), int(number))] = json.loads(record)
+    wanted.add((GRANTS_TABLE, GRANTS_HAND))  # the directors' grants: who may have ruled
     events = [
         e
-        for e in b.hand_log.log.table_events([tid, *tables])
+        for e in b.hand_log.log.table_events([tid, GRANTS_TABLE, *tables])
         if (e["event"]["table"], str(e["event"]["hand"])) in wanted
     ]
     return events, records

@@ -38,6 +38,14 @@ _SECURITY: dict[str, Schema] = {
         "name": "Authorization",
         "description": "Cayenne-Ed25519 player=ID,ts=UNIX,sig=BASE64 (docs/api.md)",
     },
+    "director": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": "a granted director's signed request: Cayenne-Ed25519 "
+        "player=d-ID,ts=UNIX[,nonce=HEX],sig=BASE64, a write with its nonce and body "
+        "(docs/api.md, 'Who is who')",
+    },
 }
 
 
@@ -80,9 +88,13 @@ def _operation(endpoint: str, rule: str, s: Spec) -> Schema:
     if params:
         op["parameters"] = params
     if s.body is not None:
-        op["requestBody"] = {"required": s.body_required, "content": {s.body_type: {"schema": s.body}}}
-    if s.security is not None:
-        op["security"] = [{s.security: []}]
+        op["requestBody"] = {
+            "required": s.body_required,
+            "content": {s.body_type: {"schema": s.body}},
+        }
+    if s.security is not None:  # one scheme, or any one of several
+        schemes = (s.security,) if isinstance(s.security, str) else s.security
+        op["security"] = [{scheme: []} for scheme in schemes]
     return op
 
 
@@ -121,4 +133,3 @@ def document(app: Flask) -> Schema:
     if cached is None:
         cached = app.extensions["openapi"] = build(app)
     return cached
-

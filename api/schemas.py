@@ -160,7 +160,8 @@ class Spec:
     """Schemas of path variables, beyond what their converter says."""
     query: tuple[Schema, ...] = ()
     """Parameters beyond the path's: query parameters, a header (:func:`param`)."""
-    security: str | None = None
+    security: str | tuple[str, ...] | None = None
+    """Who may call it: a scheme of :data:`api.openapi._SECURITY`, or any one of several."""
     responses: Mapping[int, Schema] = field(default_factory=dict)
     """Response objects that replace or add to the generated ones."""
 
@@ -217,7 +218,10 @@ def _validator(schema: Schema, whole: bool = False) -> Callable[[Any], Any]:
             part = {k: schema[k] for k in _OBJECT_KEYWORDS if k in schema}
             # its fields by name only (additionalProperties counts them; their values are
             # checked one by one, in order)
-            part |= {"type": "object", "properties": dict.fromkeys(schema.get("properties", {}), {})}
+            part |= {
+                "type": "object",
+                "properties": dict.fromkeys(schema.get("properties", {}), {}),
+            }
         else:
             skip = ("properties", "required", "items", *_OBJECT_KEYWORDS)
             part = {k: v for k, v in schema.items() if k not in skip and not k.startswith("x-")}

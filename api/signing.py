@@ -35,6 +35,7 @@ from api.errors import BadRequest, Unauthorized
 from api.inputs import check_text
 from audit.log.errors import KeyFormatError, WeakKeyError
 from audit.log.keys import Signer, Verifier
+from audit.tournament.directors import write_message
 
 __all__ = [
     "AUTH_SCHEME",
@@ -51,7 +52,6 @@ __all__ = [
 ]
 
 READ_CONTEXT = "cayenne-fairplay/read/v1"
-WRITE_CONTEXT = "cayenne-fairplay/write/v1"
 AUTH_SCHEME = "Cayenne-Ed25519"
 
 
@@ -87,11 +87,6 @@ def sign_read(signer: Signer, player: str, method: str, path: str, ts: int) -> s
     """The ``Authorization`` header value for a signed read of ``path``."""
     sig = base64.b64encode(signer.sign(read_message(method, path, ts))).decode()
     return f"{AUTH_SCHEME} player={player},ts={ts},sig={sig}"
-
-
-def write_message(method: str, path: str, ts: int, nonce: str, body: bytes) -> bytes:
-    digest = hashlib.sha256(body).hexdigest()
-    return f"{WRITE_CONTEXT}\n{method.upper()}\n{path}\n{ts}\n{nonce}\n{digest}".encode()
 
 
 def sign_write(

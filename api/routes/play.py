@@ -9,7 +9,6 @@ table as its seated player sees it. Both are driven by the ES modules under
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,10 +25,8 @@ from flask import (
 )
 
 from api import rows
-from api.auth import signed_writer
-from api.config import Config
-from api.database import Connection
-from api.errors import Conflict, Forbidden, NotFound, Unauthorized
+from api.auth import once, signed_writer
+from api.errors import Forbidden, NotFound, Unauthorized
 from api.house import House
 from api.ratelimit import Rate, take
 from api.routes import request_body, services
@@ -161,29 +158,6 @@ def create_bot_table() -> tuple[Response, int, dict[str, str]]:
     out = table_json(table)
     out["links"]["play"] = f"/play/{table.id}"
     return jsonify(out), 201, {"Location": f"/v1/tables/{table.id}"}
-
-
-def once(conn: Connection, nonce: str, now: float, config: Config) -> None:
-    """409 if this signed request was taken already: a player's nonce opens one bot
-    table (the same Authorization header, replayed within its window, opened two). Kept
-    as a row of the rate buckets' table, so the rule holds across workers and hosts."""
-    used = "bot-table-signature"
-    digest = hashlib.sha256(nonce.encode()).hexdigest()
-    with conn.transaction():
-        conn.execute(
-            "DELETE FROM api_rate_buckets WHERE bucket = ? AND updated < ?",
-            (used, now - 2 * config.signature_window),
-        )
-        cur = conn.execute(
-            "INSERT INTO api_rate_buckets (bucket, client, tokens, updated) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (bucket, client) DO NOTHING",
-            (used, digest, 0.0, now),
-        )
-    if cur.rowcount != 1:
-        raise Conflict(
-            "Authorization: this signed request was used already; sign a new one",
-            details={"path": "Authorization"},
-        )
 
 
 # ---------------------------------------------------------------------------- streams

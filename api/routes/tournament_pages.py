@@ -31,6 +31,7 @@ from audit.report.views import holding_rows
 from audit.rules.cards import SUIT_SYMBOLS, parse_card
 from audit.rules.replay import replay_hand
 from audit.rules.sitting import hand_facts
+from audit.tournament.directors import GRANTS_HAND, GRANTS_TABLE, check_rulings, grants_of
 from audit.tournament.event import DUPLICATE
 
 __all__ = [
@@ -172,7 +173,21 @@ def event_page(tid: str) -> Response:
         over=doc["phase"] == "over",
         refresh=REFRESH_SECONDS if doc["phase"] not in ("over", "created") else None,
         deals_rule=_deals_rule(doc),
+        rulings=_rulings(tid),
     )
+
+
+def _rulings(tid: str) -> list[dict[str, Any]]:
+    """Who took each ruling of the event and why (audit.tournament.directors: a director's
+    signed request checked against the grants, else the operator's)."""
+    log = services().hand_log.log
+    chain = log.hand_events(tid, "event")
+    grants = grants_of(log.hand_events(GRANTS_TABLE, GRANTS_HAND))
+    return [
+        {**r, "what": r["type"].removeprefix("tournament_").replace("_", " ")}
+        for r in check_rulings(tid, chain, grants)
+        if r["by"] != "operator" or "reason" in r  # the operator's steps: those with a reason
+    ]
 
 
 def _deals_rule(doc: dict[str, Any]) -> dict[str, Any] | None:
@@ -343,4 +358,18 @@ def certificate_page(tid: str) -> Response:
     cert = b["certificate"]
     facts = [(k, v) for k, v in cert.items() if isinstance(v, str | int | float | bool)]
     counts = [(k, len(v)) for k, v in cert.items() if isinstance(v, list | dict)]
-    return _page("tournament_certificate.html", doc=doc, facts=facts, counts=counts, note=b["note"])
+    rulings = [
+        {**r, "what": str(r["type"]).removeprefix("tournament_").replace("_", " ")}
+        for r in cert.get("rulings", [])
+        if r["by"] != "operator" or "reason" in r
+    ]
+    return _page(
+        "tournament_certificate.html",
+        doc=doc,
+        facts=facts,
+        counts=counts,
+        note=b["note"],
+        rulings=rulings,
+        actions=cert["actions"],
+        directors=cert.get("directors", []),
+    )

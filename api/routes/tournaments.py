@@ -1,4 +1,5 @@
-"""Tournaments: the director's routes (admin token), the entrants' signed registrations
+"""Tournaments: the director's routes (a granted director's signed ruling, or the
+operator's admin token), the entrants' signed registrations
 and reveals, and the event's public state, standings, boards and pairs' cards.
 
 Privacy (docs/tournaments.md): until a duplicate event is over, a board's cards, its
@@ -14,13 +15,16 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import idempotency
-from api.auth import require_admin, signed_reader
+from api.auth import director_reader, once, require_admin, signed_director, signed_reader
 from api.database import Connection
-from api.errors import Forbidden, NotFound
+from api.directors import granted
+from api.errors import Forbidden, NotFound, Unauthorized
 from api.routes import json_body, request_body, services
 from api.schemas import ERROR, NAME, REASON, Schema, param, spec
 from api.tournament import Tournaments, public_json
+from audit.auditor import DEFAULT_ALPHA
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
+from audit.tournament.eventaudit import audit_records, locate
 from audit.tournament.online import ACTIONS
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "end_round",
     "get_board",
     "get_events",
+    "get_findings",
     "get_pair",
     "get_records",
     "get_standings",
@@ -51,6 +56,8 @@ __all__ = [
     "list_tournaments",
     "next_round",
     "register",
+    "ruler",
+    "taken",
     "registration",
     "reveal",
     "start",
@@ -201,12 +208,15 @@ def _t() -> Tournaments:
 
 def guard_table(table_id: str, reader: str | None = None) -> None:
     """403 unless the table is public or the request is signed by a player seated there
-    (``reader``: a player already authenticated otherwise, a seat stream's signed URL)."""
+    (``reader``: a player already authenticated otherwise, a seat stream's signed URL) or
+    by a granted director."""
     s = services()
     conn = s.db.connection()
     players = s.tournaments.private_players(conn, table_id)
     if players is None:
         return
+    if reader is None and director_reader(s.config, granted(s.hand_log)) is not None:
+        return  # a granted director watches every table (its public state)
     if reader is None:
         reader = signed_reader(conn, s.config)
     if reader is None or reader not in players:
@@ -215,6 +225,32 @@ def guard_table(table_id: str, reader: str | None = None) -> None:
             "ends (a signed request)",
             details={"table": table_id},
         )
+
+
+def ruler(take: bool = True) -> dict[str, Any] | None:
+    """Who rules: a granted director's signed request (its ``by``; with ``take``, its
+    nonce taken once), or ``None`` for the operator's admin token; 401 without either."""
+    s = services()
+    if request.headers.get("Authorization", "").startswith("Bearer "):
+        require_admin(s.config)
+        return None
+    by = signed_director(s.config, granted(s.hand_log))
+    if by is None:
+        raise Unauthorized(
+            "Authorization: sign this ruling with a granted director's key "
+            "(Cayenne-Ed25519, cayenne-fairplay/write/v1), or give the operator's token",
+            details={"path": "Authorization"},
+        )
+    if take:
+        taken(by)
+    return by
+
+
+def taken(by: dict[str, Any] | None) -> None:
+    """409 if a director's signed request was taken already (api.auth.once)."""
+    if by is not None:
+        s = services()
+        once(s.db.connection(), f"{by['director']} {by['nonce']}", s.config.clock(), s.config)
 
 
 def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +266,7 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
 
 @bp.post("/v1/tournaments")
 @spec(
-    "Create an event (admin): format pairs-duplicate (tables, boards_per_round, rounds) or "
+    "Create an event (a director, or admin): format pairs-duplicate (tables, boards_per_round, rounds) or "
     "rubber-round-robin (pairs, hands_per_match, rounds), ruleset, schedule; commits the "
     "service's tournament seed",
     body=NEW_TOURNAMENT,
@@ -245,13 +281,14 @@ def _doc_json(doc: dict[str, Any]) -> dict[str, Any]:
             "makes one event and gets its answer",
         ),
     ),
-    security="admin",
+    security=("director", "admin"),
 )
 def create_tournament() -> tuple[Response, int, dict[str, str]]:
-    require_admin(services().config)
+    by = ruler(take=False)  # the nonce is taken by the creation, not by its replay
 
     def create() -> idempotency.Stored:
-        doc = _t().create(request_body())
+        taken(by)
+        doc = _t().create(request_body(), by)
         location = url_for("tournaments.get_tournament", tid=doc["id"])
         return 201, _doc_json(doc), {"Location": location}
 
@@ -285,86 +322,86 @@ def get_tournament(tid: str) -> Response:
 
 @bp.post("/v1/tournaments/<tid>/registration")
 @spec(
-    "Open or close registration (admin)",
+    "Open or close registration (a director, or admin)",
     body=REGISTRATION,
     errors=(401, 403, 409),
-    security="admin",
+    security=("director", "admin"),
 )
 def registration(tid: str) -> Response:
-    require_admin(services().config)
+    by = ruler()
     opening = request_body()["open"]
-    return jsonify(_doc_json(_t().registration(tid, opening)))
+    return jsonify(_doc_json(_t().registration(tid, opening, by)))
 
 
 @bp.post("/v1/tournaments/<tid>/beacon")
 @spec(
-    "Fix the beacon value before registration closes (admin)",
+    "Fix the beacon value before registration closes (a director, or admin)",
     body=BEACON,
     errors=(401, 403, 409),
-    security="admin",
+    security=("director", "admin"),
 )
 def beacon(tid: str) -> Response:
-    require_admin(services().config)
-    return jsonify(_doc_json(_t().beacon(tid, request_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().beacon(tid, request_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/start")
 @spec(
-    "Fix the pairs and ask for the entrants' seeds (admin); with a beacon "
+    "Fix the pairs and ask for the entrants' seeds (a director, or admin); with a beacon "
     "(cayenne-tournament-deals/2) also the reveal deadline and the drand round",
     body=START,
     body_required=False,
     errors=(401, 403, 409),
-    security="admin",
+    security=("director", "admin"),
 )
 def start(tid: str) -> Response:
-    require_admin(services().config)
+    by = ruler()
     body = request_body() if request.get_data(cache=True) else {}
-    return jsonify(_doc_json(_t().start(tid, body)))
+    return jsonify(_doc_json(_t().start(tid, body, by)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/next")
 @spec(
     "Deal (withdrawing pairs that did not reveal; under version 2 once the drand round after "
-    "the reveal deadline is out, else 409 NOT_READY) or start round {round} (admin; once it "
+    "the reveal deadline is out, else 409 NOT_READY) or start round {round} (a director, or admin; once it "
     "is begun the same request changes nothing)",
     body=ROUND_NAMED,
     errors=(401, 403, 409),
-    security="admin",
+    security=("director", "admin"),
 )
 def next_round(tid: str) -> Response:
-    require_admin(services().config)
-    return jsonify(_doc_json(_t().next_round(tid, request_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().next_round(tid, request_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/rounds/end")
 @spec(
-    "End round {round} early, with a reason (admin; once it is over the same request "
+    "End round {round} early, with a reason (a director, or admin; once it is over the same request "
     "changes nothing)",
     body=ROUND_END,
     errors=(401, 403, 409),
-    security="admin",
+    security=("director", "admin"),
 )
 def end_round(tid: str) -> Response:
-    require_admin(services().config)
-    return jsonify(_doc_json(_t().end_round(tid, request_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().end_round(tid, request_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/actions/<action>")
 @spec(
-    "A director's action with its reason (admin): substitute {pair, out, in}, adjust {round, "
+    "A director's action with its reason (a director, or admin): substitute {pair, out, in}, adjust {round, "
     "table, board, ns, ew}, withdraw {pair}, void_board {board}; before the start, remove "
     "{entrant}",
     body=DIRECTOR_ACTION,
     path={"action": {"enum": list(ACTIONS)}},
     errors=(401, 403, 409),
-    security="admin",
+    security=("director", "admin"),
 )
 def director_action(tid: str, action: str) -> Response:
-    require_admin(services().config)
     if action not in ACTIONS:
         raise NotFound(f"no director action {action!r} (one of {list(ACTIONS)})")
-    return jsonify(_doc_json(_t().director(tid, action, request_body())))
+    by = ruler()
+    return jsonify(_doc_json(_t().director(tid, action, request_body(), by)))
 
 
 @bp.post("/v1/tournaments/<tid>/entrants")
@@ -523,6 +560,33 @@ def get_records(tid: str) -> Response:
     if doc["format"] == DUPLICATE and doc["phase"] != "over":
         raise Forbidden("a duplicate event's records are published when it ends")
     return jsonify({"records": t.records(doc)})
+
+
+@bp.get("/v1/tournaments/<tid>/findings")
+@spec(
+    "The event's findings so far, to rule on (a director's signed read, or admin): the "
+    "event-wide audit of the finished hands, each finding with its table_id, tables and board",
+    errors=(401, 403),
+    security=("director", "admin"),
+)
+def get_findings(tid: str) -> Response:
+    """The event's findings so far, to rule on (a granted director's signed read, or the
+    operator's token): the event-wide audit of the finished hands (fouled boards, a
+    dealer's stacking across tables, each record's own findings), each with its table's
+    id and board where it has one."""
+    s = services()
+    if request.headers.get("Authorization", "").startswith("Bearer "):
+        require_admin(s.config)
+    elif director_reader(s.config, granted(s.hand_log)) is None:
+        raise Unauthorized(
+            "Authorization: the findings are read by a granted director (a signed read)",
+            details={"path": "Authorization"},
+        )
+    t = _t()
+    doc = t.load(tid)
+    audit = audit_records(t.records(doc), DEFAULT_ALPHA)
+    out = locate(audit["findings"], doc["rounds_played"])
+    return jsonify({"tournament": tid, "verdict": audit["verdict"], "findings": out})
 
 
 @bp.get("/v1/tournaments/<tid>/transcript")

@@ -42,7 +42,7 @@ from api.config import Config
 from api.database import Connection, Database
 from api.hand_log import HandLog
 from api.tournament import director, documents, event_rows, recovery, registration, rounds
-from api.tournament.chain import CHAIN, Desk, RoomSteps, entrant_chain
+from api.tournament.chain import CHAIN, Desk, RoomSteps, Ruling, entrant_chain
 from api.tournament.documents import public_json, sitting_round
 from audit.tournament import online
 from audit.tournament.movement import Round
@@ -139,26 +139,29 @@ class Tournaments:
 
     # ------------------------------------------------------------------ the director
 
-    def create(self, body: Any) -> dict[str, Any]:
-        return registration.create(self.desk, body)
+    # Each takes ``by``: the director's signed request the ruling answers (its event's
+    # ``by``, audit/tournament/directors.py), ``None`` for the operator's admin token.
 
-    def registration(self, tid: str, opening: bool) -> dict[str, Any]:
-        return registration.registration(self.desk, tid, opening)
+    def create(self, body: Any, by: Ruling = None) -> dict[str, Any]:
+        return registration.create(self.desk, body, by)
 
-    def beacon(self, tid: str, body: Any) -> dict[str, Any]:
-        return registration.beacon(self.desk, tid, body)
+    def registration(self, tid: str, opening: bool, by: Ruling = None) -> dict[str, Any]:
+        return registration.registration(self.desk, tid, opening, by)
 
-    def start(self, tid: str, body: Any = None) -> dict[str, Any]:
-        return registration.start(self.desk, tid, body)
+    def beacon(self, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
+        return registration.beacon(self.desk, tid, body, by)
 
-    def next_round(self, tid: str, body: Any = None) -> dict[str, Any]:
-        return rounds.next_round(self.desk, tid, body)
+    def start(self, tid: str, body: Any = None, by: Ruling = None) -> dict[str, Any]:
+        return registration.start(self.desk, tid, body, by)
 
-    def end_round(self, tid: str, body: Any) -> dict[str, Any]:
-        return rounds.end_round(self.desk, tid, body)
+    def next_round(self, tid: str, body: Any = None, by: Ruling = None) -> dict[str, Any]:
+        return rounds.next_round(self.desk, tid, body, by)
 
-    def director(self, tid: str, action: str, body: Any) -> dict[str, Any]:
-        return director.act(self.desk, tid, action, body)
+    def end_round(self, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
+        return rounds.end_round(self.desk, tid, body, by)
+
+    def director(self, tid: str, action: str, body: Any, by: Ruling = None) -> dict[str, Any]:
+        return director.act(self.desk, tid, action, body, by)
 
     # ------------------------------------------------------------------ the entrants
 

@@ -21,6 +21,7 @@ from api import faults, rows
 from api.beacon import BeaconSource
 from api.config import Config
 from api.database import Connection, Database
+from api.directors import granted
 from api.hand_log import HandLog
 from api.tournament import event_rows
 from api.tournament.event_rows import BEFORE_START, ENTRANT_KEYS, WITH_ROWS
@@ -29,9 +30,10 @@ from audit.log.errors import LogChainBroken
 from audit.log.events import event_hash, make_event, sign_event
 from audit.rules.cards import Seat
 from audit.tournament import online
+from audit.tournament.directors import check_ruling
 from shuffle.tournament import BoardDeal
 
-__all__ = ["CHAIN", "Desk", "Moved", "RoomSteps", "entrant_chain"]
+__all__ = ["CHAIN", "Desk", "Moved", "RoomSteps", "Ruling", "entrant_chain"]
 
 log = logging.getLogger("api.tournament")
 
@@ -58,6 +60,11 @@ class RoomSteps(Protocol):
     ) -> rows.HandRow: ...
 
     def forget(self, key: tuple[str, int]) -> None: ...
+
+
+Ruling = dict[str, Any] | None
+"""A director's signed request a ruling answers (its event's ``by``), ``None`` for the
+operator's (the admin token)."""
 
 
 class Moved(StateConflict):
@@ -153,7 +160,12 @@ class Desk:
     # ------------------------------------------------------------------ the chain
 
     def event(
-        self, conn: Connection, doc: dict[str, Any], kind: str, body: dict[str, Any]
+        self,
+        conn: Connection,
+        doc: dict[str, Any],
+        kind: str,
+        body: dict[str, Any],
+        by: Ruling = None,
     ) -> dict[str, Any]:
         """Sign and append one event of the tournament's own chain, at the head the row
         ``doc`` holds (``doc["head"]``, moved on to the new event), and apply it to
@@ -166,6 +178,9 @@ class Desk:
         """
         tid = doc["id"]
         seq, prev = doc["head"]
+        if by is not None:  # a director's ruling: his signed request with it, checked
+            body = {**body, "by": by}
+            check_ruling(tid, kind, body, None, granted(self.hand_log))
         event = make_event(
             origin=self.hand_log.origin,
             table=tid,

@@ -10,7 +10,7 @@ from typing import Any
 from api import rows
 from api.database import Connection
 from api.tournament import checks, documents, rounds
-from api.tournament.chain import Desk
+from api.tournament.chain import Desk, Ruling
 from api.tournament.checks import bad, integer
 from api.tournament.event_rows import BEFORE_START
 from audit.errors import NotFoundError, StateConflict, WrongPhaseError
@@ -21,13 +21,13 @@ from audit.tournament.matchpoints import Adjustment
 __all__ = ["act"]
 
 
-def act(desk: Desk, tid: str, action: str, body: Any) -> dict[str, Any]:
+def act(desk: Desk, tid: str, action: str, body: Any, by: Ruling = None) -> dict[str, Any]:
     """substitute, adjust, withdraw or void_board: a logged event with its reason."""
     if not isinstance(body, dict):
         raise bad("$", "the body must be an object")
     reason = checks.reason(body)
     if action == "remove":
-        return _remove(desk, tid, body, reason)
+        return _remove(desk, tid, body, reason, by)
     with desk.lock:
         conn = desk.db.connection()
         doc = desk.current(conn, tid)
@@ -47,14 +47,16 @@ def act(desk: Desk, tid: str, action: str, body: Any) -> dict[str, Any]:
         else:  # pragma: no cover - the routes name the actions
             raise NotFoundError(f"no director action {action!r}")
         event["reason"] = reason
-        desk.event(conn, doc, f"tournament_{action}", event)
+        desk.event(conn, doc, f"tournament_{action}", event, by)
         desk.keep(conn, doc)
         if action == "withdraw":
             rounds.advance(desk, conn, tid)
         return desk.load(conn, tid)
 
 
-def _remove(desk: Desk, tid: str, body: dict[str, Any], reason: str) -> dict[str, Any]:
+def _remove(
+    desk: Desk, tid: str, body: dict[str, Any], reason: str, by: Ruling = None
+) -> dict[str, Any]:
     """The director removes an entrant before the start (``{entrant, reason}``),
     logged as ``tournament_remove``: it is in no pair, and may not register again in
     this event (its chain's registration is taken). Strangers who entered naming each
@@ -74,7 +76,7 @@ def _remove(desk: Desk, tid: str, body: dict[str, Any], reason: str) -> dict[str
             )
         if pid not in doc["entrants"]:
             raise bad("entrant", f"{pid!r} has not entered this tournament")
-        desk.event(conn, doc, "tournament_remove", {"entrant": pid, "reason": reason})
+        desk.event(conn, doc, "tournament_remove", {"entrant": pid, "reason": reason}, by)
         desk.keep(conn, doc)
         return desk.load(conn, tid)
 

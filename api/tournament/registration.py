@@ -16,7 +16,7 @@ from api.handstate import ruleset_pattern
 from api.inputs import check_name
 from api.signing import parse_player_key
 from api.tournament import checks, event_rows, rounds
-from api.tournament.chain import Desk, entrant_chain
+from api.tournament.chain import Desk, Ruling, entrant_chain
 from api.tournament.checks import bad, integer
 from audit.errors import (
     InvalidInput,
@@ -40,7 +40,7 @@ from shuffle import tournament as deals
 __all__ = ["beacon", "create", "register", "registration", "reveal", "start"]
 
 
-def create(desk: Desk, body: Any) -> dict[str, Any]:
+def create(desk: Desk, body: Any, by: Ruling = None) -> dict[str, Any]:
     """A new event from the director's spec: logged as its chain's first event."""
     if not isinstance(body, dict):
         raise bad("$", "the body must be an object")
@@ -98,12 +98,12 @@ def create(desk: Desk, body: Any) -> dict[str, Any]:
             "order": [],
             "reveals": {},
         }
-        desk.event(conn, doc, online.OPENING, spec)
+        desk.event(conn, doc, online.OPENING, spec, by)
         event_rows.insert_event(conn, doc)
     return doc
 
 
-def registration(desk: Desk, tid: str, opening: bool) -> dict[str, Any]:
+def registration(desk: Desk, tid: str, opening: bool, by: Ruling = None) -> dict[str, Any]:
     with desk.lock:
         conn = desk.db.connection()
         doc = desk.current(conn, tid)
@@ -113,12 +113,12 @@ def registration(desk: Desk, tid: str, opening: bool) -> dict[str, Any]:
             raise WrongPhaseError(
                 f"the tournament is {doc['phase']}; registration cannot be {verb}"
             )
-        desk.event(conn, doc, "tournament_registration", {"open": opening})
+        desk.event(conn, doc, "tournament_registration", {"open": opening}, by)
         desk.keep(conn, doc)
         return desk.load(conn, tid)
 
 
-def beacon(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
+def beacon(desk: Desk, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise bad("$", "the body must be an object {source, round, randomness}")
     source = body.get("source")
@@ -145,12 +145,12 @@ def beacon(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
         if doc["beacon"] is not None:
             raise StateConflict("the beacon of this tournament is already fixed")
         value = {"source": source, "round": rnd, "randomness": randomness}
-        desk.event(conn, doc, "tournament_beacon", value)
+        desk.event(conn, doc, "tournament_beacon", value, by)
         desk.keep(conn, doc)
         return desk.load(conn, tid)
 
 
-def start(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
+def start(desk: Desk, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
     """Registration is over: fix the pairs and ask the entrants for their seeds.
 
     With a beacon (version 2) the start also fixes the reveal deadline (now plus
@@ -195,7 +195,7 @@ def start(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
                 "reveal_deadline": deadline,
                 "beacon": chain.to_json() | {"round": chain.round_after(deadline)},
             }
-        desk.event(conn, doc, "tournament_start", body)
+        desk.event(conn, doc, "tournament_start", body, by)
         desk.keep(conn, doc)
         return desk.load(conn, tid)
 

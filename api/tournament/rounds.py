@@ -17,7 +17,7 @@ from api import faults, rows
 from api.database import Connection
 from api.handstate import ZERO_SCORE
 from api.tournament import checks, documents, event_rows
-from api.tournament.chain import CHAIN, Desk, Moved, entrant_chain
+from api.tournament.chain import CHAIN, Desk, Moved, Ruling, entrant_chain
 from audit.errors import NotReadyError, StateConflict, WrongPhaseError
 from audit.log.errors import LogChainBroken
 from audit.log.events import event_hash
@@ -31,7 +31,7 @@ from shuffle.beacon import DrandRound
 __all__ = ["advance", "due", "end_round", "following", "hand_ended", "next_round", "standings"]
 
 
-def next_round(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
+def next_round(desk: Desk, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
     """The director's word: deal (withdrawing whoever has not revealed) or move on.
 
     The request names the round it starts (``{"round": n}``): once round ``n`` is
@@ -50,19 +50,19 @@ def next_round(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
             )
         if doc["phase"] == "revealing":
             if doc.get("reveal_deadline") is None:
-                _deal(desk, conn, doc)  # version 1: the director's word
+                _deal(desk, conn, doc, by=by)  # version 1: the director's word
             else:
-                _deal_by_rule(desk, conn, doc, asked=True)
+                _deal_by_rule(desk, conn, doc, asked=True, by=by)
         elif doc["phase"] == "playing":
             if _round_on(doc):  # else the event is moving on already
-                _end_round(desk, conn, doc, "the director started the next round")
+                _end_round(desk, conn, doc, "the director started the next round", by)
         else:
             raise WrongPhaseError(f"the tournament is {doc['phase']}; no round to start")
         advance(desk, conn, tid)
         return desk.load(conn, tid)
 
 
-def end_round(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
+def end_round(desk: Desk, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
     """End the round the request names (``{"round": n, "reason"}``) early; once it is
     over, the same request again (a retry, or many at once) changes nothing."""
     reason = checks.reason(body)
@@ -79,7 +79,7 @@ def end_round(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
                 f"{wanted} is not being played",
                 details={"path": "round", "round": doc["round"]},
             )
-        _end_round(desk, conn, doc, reason)
+        _end_round(desk, conn, doc, reason, by)
         advance(desk, conn, tid)
         return desk.load(conn, tid)
 
@@ -193,7 +193,9 @@ def _round_done(
 # ---------------------------------------------------------------------- the deal
 
 
-def _deal_by_rule(desk: Desk, conn: Connection, doc: dict[str, Any], *, asked: bool) -> bool:
+def _deal_by_rule(
+    desk: Desk, conn: Connection, doc: dict[str, Any], *, asked: bool, by: Ruling = None
+) -> bool:
     """Version 2: deal once the drand round the start named is out, from the reveals
     received before the deadline (no later one was taken); whether it dealt. Nobody
     chooses the moment: before the round, nothing (``asked``: 409 NOT_READY)."""
@@ -215,12 +217,16 @@ def _deal_by_rule(desk: Desk, conn: Connection, doc: dict[str, Any], *, asked: b
             retry_after=wait,
             details={"round": rnd, "published_at": due_at},
         )
-    _deal(desk, conn, doc, beacon)
+    _deal(desk, conn, doc, beacon, by)
     return True
 
 
 def _deal(
-    desk: Desk, conn: Connection, doc: dict[str, Any], beacon: DrandRound | None = None
+    desk: Desk,
+    conn: Connection,
+    doc: dict[str, Any],
+    beacon: DrandRound | None = None,
+    by: Ruling = None,
 ) -> None:
     revealed = sorted(p for p in doc["reveals"])
     withdrawn = [
@@ -233,7 +239,7 @@ def _deal(
     body: dict[str, Any] = {"revealed": revealed, "withdrawn": withdrawn}
     if beacon is not None:
         body["beacon"] = beacon.to_json()
-    desk.event(conn, doc, "tournament_deal", body)
+    desk.event(conn, doc, "tournament_deal", body, by)
     desk.keep(conn, doc)
 
 
@@ -370,7 +376,9 @@ def _open_first(desk: Desk, conn: Connection, table: rows.Table, hand: rows.Hand
     return True
 
 
-def _end_round(desk: Desk, conn: Connection, doc: dict[str, Any], reason: str | None) -> None:
+def _end_round(
+    desk: Desk, conn: Connection, doc: dict[str, Any], reason: str | None, by: Ruling = None
+) -> None:
     current = doc["rounds_played"][-1]
     abandoned = []
     for t in current["tables"]:
@@ -384,7 +392,7 @@ def _end_round(desk: Desk, conn: Connection, doc: dict[str, Any], reason: str | 
     }
     if reason is not None:
         body["reason"] = reason
-    desk.event(conn, doc, "tournament_round_end", body)
+    desk.event(conn, doc, "tournament_round_end", body, by)
     _void_abandoned(desk, conn, abandoned)
     desk.keep(conn, doc)  # the next round or the end: the caller's advance
 

@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "follow a log, cosign its checkpoints, refuse split views",
     ),
     "serve": ("audit.cli.serve", "run the HTTP service"),
+    "director": ("audit.cli.director", "grant a tournament director's key on the service"),
     "bot": ("audit.cli.serve", "bot players that play through the HTTP API"),
 }
 

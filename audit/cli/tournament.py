@@ -87,7 +87,9 @@ def run_score(args: argparse.Namespace) -> int:
     from audit.tournament.render import render_html, render_text
     from audit.tournament.score import score_event
 
-    doc = score_event(read_documents(args.paths), alpha=args.alpha)  # a RecordError names the record
+    doc = score_event(
+        read_documents(args.paths), alpha=args.alpha
+    )  # a RecordError names the record
     if args.format == "json":
         text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     elif args.format == "html":
@@ -158,4 +160,7 @@ def _run_verify(args: argparse.Namespace) -> int:
             else ""
         )
     )
+    for r in summary["rulings"]:  # who took each ruling, and why
+        reason = f": {r['reason']}" if "reason" in r else ""
+        print(f"  ruling at log entry {r['index']}: {r['type']} by {r['by']}{reason}")
     return 0

@@ -68,6 +68,7 @@ TOURNAMENT_TYPES = (
     "tournament_register",
     "tournament_reveal",
     "board_open",
+    "director_grant",
 )
 """The event types of a tournament (docs/tournaments.md, docs/log.md): its own chain's,
 its entrants' and a duplicate board's opening, each with its schema ``<type>.json``."""

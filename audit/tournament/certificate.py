@@ -23,7 +23,6 @@ from importlib.resources import files
 from typing import Any
 
 from audit.auditor import DEFAULT_ALPHA, audit_record
-from audit.checks.findings import ERROR
 from audit.errors import FairplayError
 from audit.log import merkle
 from audit.log.checkpoint import Checkpoint, verify_checkpoint
@@ -43,11 +42,12 @@ from audit.log.sigbatch import SignatureBatch
 from audit.native import audit_fast
 from audit.record.codec import load_record
 from audit.rules.cards import CARD_TEXT
+from audit.tournament import directors as rulers
 from audit.tournament import online
 from audit.tournament import signed as signed_events
 from audit.tournament.errors import TournamentError
-from audit.tournament.event import DUPLICATE, read_event
-from audit.tournament.eventaudit import audit_event
+from audit.tournament.event import DUPLICATE
+from audit.tournament.eventaudit import audit_records
 from shuffle import tournament as deals
 from shuffle.beacon import DrandChain, DrandRound
 from shuffle.protocol import Beacon
@@ -190,6 +190,8 @@ def certify(
     hands, finished = _hands(doc, chains, records, boards)
     standings = online.standings(doc, finished)
     audit = _event_audit(online.records(doc, finished))
+    grants = rulers.grants_of(events)
+    rulings = rulers.check_rulings(tournament, own, grants)
     event = {"id": tournament, **{k: doc[k] for k in online.SPEC_FIELDS if k in doc}}
     event["beacon"] = doc["beacon"]
     cert: dict[str, Any] = {
@@ -223,6 +225,12 @@ def certify(
         "audit": {"verdict": audit["verdict"], "findings": audit["findings"]},
         "checkpoint": checkpoint,
     }
+    ruled = list(dict.fromkeys(r["by"] for r in rulings if r["by"] != rulers.OPERATOR))
+    if ruled:  # who took each ruling (none: every one the operator's, as before directors)
+        cert["directors"] = [
+            {"director": d, "key": grants[d][0], "granted_at": grants[d][1]} for d in ruled
+        ]
+        cert["rulings"] = rulings
     return exact(cert)  # type: ignore[no-any-return]
 
 
@@ -400,20 +408,7 @@ def _deal(h: Mapping[str, Any], d: deals.BoardDeal | None) -> dict[str, Any]:
 
 def _event_audit(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The event-wide audit of the finished hands' records: its verdict and findings."""
-    findings = (
-        list(
-            audit_event(
-                read_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs]),
-                DEFAULT_ALPHA,
-            ).findings
-        )
-        if recs
-        else []
-    )
-    return {
-        "verdict": "irregular" if any(f["severity"] == ERROR for f in findings) else "clean",
-        "findings": findings,
-    }
+    return audit_records(recs, DEFAULT_ALPHA)
 
 
 def _version_2(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -601,6 +596,7 @@ def verify_bundle(
         "witnessed_by": witnesses,
         "standings": len(cert["standings"]),
         "deals": _deals_said(cert["deal_inputs"]),
+        "rulings": again.get("rulings", []),
     }
 
 
@@ -669,6 +665,13 @@ def _recompute(
         own = chains.get((tournament, EVENT_CHAIN), [])
         doc = online.fold(tournament, [(ev["type"], ev["body"]) for ev in own])
         signed_events.check_chains(tournament, doc, chains)
+        # who ruled: each director's request signed by a key granted before the ruling
+        own_items = [
+            e
+            for e in events
+            if (e["event"]["table"], e["event"]["hand"]) == (tournament, EVENT_CHAIN)
+        ]
+        rulers.check_rulings(tournament, own_items, rulers.grants_of(events))
     except FairplayError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:

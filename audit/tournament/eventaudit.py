@@ -18,18 +18,26 @@ can show:
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from audit.auditor import audit_document
-from audit.checks.findings import Finding
+from audit.checks.findings import ERROR, Finding
 from audit.rules.cards import CARD_TEXT, Seat
 from audit.rules.model import HandRecord
 from audit.stacking import combine_p_values
-from audit.tournament.event import Event, TableRecord
+from audit.tournament.event import Event, TableRecord, read_event
 
-__all__ = ["EventAudit", "audit_event", "board_identity", "fouled_boards", "stacked_dealers"]
+__all__ = [
+    "EventAudit",
+    "audit_event",
+    "audit_records",
+    "board_identity",
+    "fouled_boards",
+    "locate",
+    "stacked_dealers",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +67,57 @@ def audit_event(event: Event, alpha: float) -> EventAudit:
     event_wide = fouled + stacked_dealers(event, reports, alpha)
     findings += [{**f.to_json(), "round": None, "table": None, "record": None} for f in event_wide]
     return EventAudit(reports=reports, findings=tuple(findings), versions=versions)
+
+
+def audit_records(recs: Sequence[Mapping[str, Any]], alpha: float) -> dict[str, Any]:
+    """The event-wide audit of an online event's records (one cayenne-record/1 per round
+    and table, ``audit.tournament.online.records``): its verdict and findings."""
+    findings = (
+        list(
+            audit_event(
+                read_event([(f"round-{d['round']}-table-{d['table']}", d) for d in recs]), alpha
+            ).findings
+        )
+        if recs
+        else []
+    )
+    return {
+        "verdict": "irregular" if any(f["severity"] == ERROR for f in findings) else "clean",
+        "findings": findings,
+    }
+
+
+def locate(
+    findings: Sequence[Mapping[str, Any]], rounds: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each finding of an online event with where to look: ``table_id`` (the table of its
+    round and table number), ``board`` (the evidence's, or the board its hand played) and
+    ``tables`` (every table it names: a fouled board's, each version's); ``rounds`` the
+    event's ``rounds_played``."""
+    sittings = {(r["round"], str(sit["table"])): sit for r in rounds for sit in r["tables"]}
+    out = []
+    for f in findings:
+        item = dict(f)
+        evidence = f.get("evidence") or {}
+        board = evidence.get("board")
+        named = [(f.get("round"), f.get("table"))]
+        versions = [evidence.get("board_as_played_most") or {"tables": []}]
+        for version in [*versions, *evidence.get("other_versions", [])]:
+            named += [(t["round"], t["table"]) for t in version["tables"]]
+        sit = sittings.get((f.get("round"), str(f.get("table"))))
+        hand = f.get("hand")
+        if sit is not None and board is None and isinstance(hand, int):
+            boards = sit.get("boards") or []
+            board = boards[hand - 1] if 1 <= hand <= len(boards) else None
+        item["table_id"] = None if sit is None else sit["id"]
+        item["board"] = board
+        item["tables"] = [
+            {"round": rnd, "table": str(table), "table_id": sittings[(rnd, str(table))]["id"]}
+            for rnd, table in named
+            if (rnd, str(table)) in sittings
+        ]
+        out.append(item)
+    return out
 
 
 def fouled_boards(

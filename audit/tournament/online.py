@@ -127,7 +127,10 @@ def apply(doc: dict[str, Any], kind: str, body: Mapping[str, Any]) -> dict[str, 
 
 
 def _act(doc: dict[str, Any], action: str, event: dict[str, Any]) -> None:
-    """A director's action (its body ``event``, reason included)."""
+    """A director's action (its body ``event``, reason included; a director's signed
+    request as his id, ``by``)."""
+    if "by" in event:
+        event["by"] = event["by"]["director"]
     if action == "substitute":
         doc["substitutions"].append(event)
     elif action == "withdraw":

@@ -31,6 +31,7 @@ from audit.rules.cards import CARD_TEXT, Seat, parse_card
 from audit.rules.deal import check_pattern
 from audit.rules.play import HandState
 from audit.tournament import online
+from audit.tournament.directors import GRANTS_HAND, GRANTS_TABLE
 from audit.tournament.errors import TournamentError
 from audit.tournament.event import DUPLICATE
 from shuffle import tournament as deals
@@ -259,6 +260,8 @@ def check_chains(
     numbers: dict[str, list[int]] = {}
     for table, hand in chains:
         if table == tournament and (hand == EVENT_CHAIN or hand.startswith("entrant-")):
+            continue
+        if (table, hand) == (GRANTS_TABLE, GRANTS_HAND):  # the directors' grants
             continue
         if table not in sittings:
             raise _chain_error(table, hand, f"not a chain of event {tournament}")

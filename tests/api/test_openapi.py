@@ -85,7 +85,7 @@ def test_one_reason_rule_documents_and_refuses(service: Running) -> None:
 def test_served_document_is_openapi_3_1(service: Running) -> None:
     doc = service.client().call("GET", "/v1/openapi.json")
     assert doc["openapi"].startswith("3.1") and doc == document(service.app)
-    assert set(doc["components"]["securitySchemes"]) == {"admin", "player"}
+    assert set(doc["components"]["securitySchemes"]) == {"admin", "director", "player"}
     for path, ops in doc["paths"].items():
         params = set(re.findall(r"{([a-z_]+)}", path))
         for op in ops.values():

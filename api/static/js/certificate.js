@@ -22,6 +22,7 @@ import { checkEvent, eventHash, signingInput } from "./events.js";
 import { leafHash, nodeHash, verifyInclusion } from "./merkle.js";
 import { parseNote, parseVerifierKey, verifyCheckpoint, verifyNote } from "./note.js";
 import { CARD_TEXT } from "./shuffle.js";
+import { checkRulings, grantsOf, ruledBy } from "./rulings.js";
 import { deriveRecord, difference } from "./signed.js";
 import { PyFloat, duplicateStandings, places, Frac, standingsDigest } from "./standings.js";
 import { VERSION_1, VERSION_2, boardJson, checkOpenings, deriveBoards } from "./tdeals.js";
@@ -348,9 +349,16 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
       actions: doc.actions,
       checkpoint: ctx.certifiedCp,
     };
+    // who took each ruling: a director's signed request, by a key granted before it
+    const own = ctx.events.filter(({ event: ev }) => ev.table === ctx.tid && String(ev.hand) === EVENT_CHAIN);
+    const grants = grantsOf(ctx.events);
+    const ruled = ruledBy(await checkRulings(ctx.tid, own, grants), grants);
     const certified = Object.fromEntries(Object.keys(mine).map((k) => [k, ctx.cert[k]]));
     const d = firstDifference(certified, mine);
     if (d) throw d;
+    for (const k of ["directors", "rulings"]) {
+      if (canonicalText(ctx.cert[k]) !== canonicalText(ruled[k])) throw mismatch(`$.${k}`, ctx.cert[k] ?? null, ruled[k] ?? null);
+    }
     return `${doc.name}: ${doc.format}, ${roster.length} entrants, ${doc.pair_list.length} pairs, ${doc.actions.length} director's actions, as its signed chain says`;
   });
   await run("deals", ["the event"], async () => {

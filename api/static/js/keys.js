@@ -37,6 +37,12 @@ export async function playerId(publicKey) {
   return "p-" + toHex(await sha256(publicKey)).slice(0, 20);
 }
 
+/** `d-` and the first 20 hex digits of SHA-256 of the raw public key: a director's id
+ * (audit/tournament/directors.py), which his signed rulings name. */
+export async function directorId(publicKey) {
+  return "d-" + toHex(await sha256(publicKey)).slice(0, 20);
+}
+
 /** The C2SP verifier key text `name+hash+base64(0x01 || key)`. */
 export async function verifierKeyText(name, publicKey) {
   const hash = toHex(await keyHash(name, publicKey));
@@ -132,21 +138,22 @@ async function withStore(mode, fn) {
   }
 }
 
-/** Keep the identity (its CryptoKey is non-extractable) as this browser's player. */
-export function saveIdentity(identity) {
+/** Keep the identity (its CryptoKey is non-extractable) as this browser's player (or
+ * under another `slot`: the director's key is kept beside the player's, as "director"). */
+export function saveIdentity(identity, slot = ME) {
   const record = { ...identity, publicKey: Array.from(identity.publicKey) };
-  return withStore("readwrite", (s) => s.put(record, ME));
+  return withStore("readwrite", (s) => s.put(record, slot));
 }
 
-/** This browser's player, or null. */
-export async function loadIdentity() {
-  const record = await withStore("readonly", (s) => s.get(ME));
+/** This browser's player (or the key kept under `slot`), or null. */
+export async function loadIdentity(slot = ME) {
+  const record = await withStore("readonly", (s) => s.get(slot));
   if (!record) return null;
   return { ...record, publicKey: Uint8Array.from(record.publicKey) };
 }
 
-export function forgetIdentity() {
-  return withStore("readwrite", (s) => s.delete(ME));
+export function forgetIdentity(slot = ME) {
+  return withStore("readwrite", (s) => s.delete(slot));
 }
 
 // -------------------------------------------------------------------- signing

@@ -58,6 +58,7 @@ export function fold(tid, events) {
     } else if (kind.startsWith("tournament_") && ACTIONS.includes(kind.slice(11))) {
       const action = kind.slice(11);
       const event = { ...body };
+      if ("by" in event) event.by = event.by.director; // a director's signed request: his id
       if (action === "substitute") doc.substitutions.push(event);
       else if (action === "withdraw") doc.withdrawn[String(event.pair)] = event.from_round;
       else if (action === "adjust") {
@@ -99,6 +100,7 @@ export function checkChains(tid, doc, chains) {
   const numbers = new Map();
   for (const [table, hand] of [...chains.keys()].map((k) => JSON.parse(k))) {
     if (table === tid && (hand === EVENT_CHAIN || hand.startsWith("entrant-"))) continue;
+    if (table === "directors" && hand === "grants") continue; // the directors' grants
     if (!sittings.has(table)) throw outside(table, hand, `not a chain of event ${tid}`);
     if (!/^[1-9][0-9]*$/.test(hand)) throw outside(table, hand, "not a hand number");
     if (!numbers.has(table)) numbers.set(table, []);
