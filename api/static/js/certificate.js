@@ -20,6 +20,7 @@ import { boardResult } from "./cayenne.js";
 import { checkPublicKey, checkSignatureEncoding } from "./ed25519.js";
 import { checkEvent, eventHash, signingInput } from "./events.js";
 import { leafHash, nodeHash, verifyInclusion } from "./merkle.js";
+import { boardsOfSet, mitchell, pairsOf } from "./movement.js";
 import { parseNote, parseVerifierKey, verifyCheckpoint, verifyNote } from "./note.js";
 import { CARD_TEXT } from "./shuffle.js";
 import { checkRulings, grantsOf, ruledBy } from "./rulings.js";
@@ -521,23 +522,31 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     const unplayed = (pair, rnd) => { const w = doc.withdrawn[String(pair)]; return w != null && w <= rnd ? "average-minus" : "average"; };
     const byBoard = new Map();
     const tableOf = new Map(ctx.plan.map((p) => [p.table, p]));
+    const plan = mitchell(doc.tables, doc.rounds);
+    // every table of the movement, as online.standings scores it: one the round left
+    // unseated (a withdrawn pair's) owes its boards too, adjusted once the round is over
     for (const r of doc.rounds_played) {
-      for (const sit of r.tables) {
+      const seated = new Map(r.tables.map((t) => [t.table, t]));
+      const sittings = plan[r.round - 1];
+      if (!sittings) throw mismatch("$.rounds", `round ${r.round}`, `a movement of ${plan.length} rounds`);
+      for (const s of sittings) {
+        const [ns, ew] = pairsOf(doc, s.ns, s.ew);
+        const sit = seated.get(s.table);
         const results = new Map();
-        for (const n of tableOf.get(sit.id)?.hands ?? []) {
+        for (const n of sit ? tableOf.get(sit.id)?.hands ?? [] : []) {
           const d = ctx.derived.get(JSON.stringify([sit.id, n]));
           if (d) results.set(d.record.hands[0].board, boardResult(d.outcome));
         }
-        for (const b of sit.boards ?? []) {
+        for (const b of boardsOfSet(s.boardSet, doc.boards_per_round)) {
           if (doc.voided.includes(b)) continue;
-          const a = adjusted.get(JSON.stringify([r.round, sit.table, b]));
+          const a = adjusted.get(JSON.stringify([r.round, s.table, b]));
           let res;
           if (a) res = { ns_score: null, adjusted: { ns: a.ns, ew: a.ew } };
           else if (results.has(b)) res = { ns_score: results.get(b) };
-          else if (!r.over) continue;
-          else res = { ns_score: null, adjusted: { ns: unplayed(sit.ns, r.round), ew: unplayed(sit.ew, r.round) } };
+          else if (!r.over) continue; // still to be played
+          else res = { ns_score: null, adjusted: { ns: unplayed(ns, r.round), ew: unplayed(ew, r.round) } };
           if (!byBoard.has(b)) byBoard.set(b, []);
-          byBoard.get(b).push({ round: r.round, table: String(sit.table), ns: label(sit.ns), ew: label(sit.ew), ...res });
+          byBoard.get(b).push({ round: r.round, table: String(s.table), ns: label(ns), ew: label(ew), ...res });
         }
       }
     }
@@ -552,7 +561,8 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     const d = firstDifference(strip(ctx.cert.results), strip(ctx.scored.boards), "$.results");
     if (d) throw d;
     const n = boards.reduce((s, b) => s + b.results.length, 0);
-    return `${n} results on ${boards.length} boards: each played board scored from its derived hand, each adjustment as the director's signed action says`;
+    const owed = boards.reduce((s, b) => s + b.results.filter((x) => x.adjusted).length, 0);
+    return `${n} results on ${boards.length} boards: each played board scored from its derived hand, ${owed} adjusted as the director's signed actions and the withdrawals say`;
   });
   await run("matchpoints", ["board scores"], async () => {
     if (ctx.doc.format !== DUPLICATE) {
