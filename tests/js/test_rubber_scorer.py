@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from audit.rules.contract import Contract, unit
-from audit.rules.scoring import HandFacts, Sheet, score_hand
 from audit.rules.ruleset import Ruleset
+from audit.rules.scoring import HandFacts, Sheet, score_hand
 from audit.tournament.signed import next_start
 from tests.js.test_js import ROOT, node
 
@@ -54,7 +54,9 @@ def _hand_case(rng: random.Random) -> tuple[dict[str, Any], Any]:
         "points": list(r.score.points),
         "games": list(r.games_after),
         "won": [{"side": int(g.side), "value": g.value} for g in r.score.games],
-        "bonuses": [{"side": int(b.side), "kind": b.kind, "points": b.points} for b in r.score.bonuses],
+        "bonuses": [
+            {"side": int(b.side), "kind": b.kind, "points": b.points} for b in r.score.bonuses
+        ],
         "winner": None if r.rubber_winner is None else int(r.rubber_winner),
     }
     case = {"points": list(points), "games": list(games), "facts": js, "ruleset": rjs}
