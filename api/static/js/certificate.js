@@ -515,7 +515,7 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
       throw err("RECORD_MISMATCH", `bundle.records: no record of table ${table} hand ${hand}, which the log shows ended`);
     }
     ctx.derived = derived;
-    const note = rubberStarts ? `; each rubber hand's start the score the hands before it left (the rubber scorer)` : "";
+    const note = rubberStarts ? `; ${rubberStarts} rubber hands, each starting from the score the hands before it left (the rubber scorer)` : "";
     return `${derived.size} records, each what the players' signed calls and cards give, with the deal their seeds give${note}`;
   });
   await run("board scores", ["records"], async () => {
