@@ -252,6 +252,10 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
         return client.get("/v1/log/checkpoint").get_data(as_text=True)
     if route == "/v1/tournaments":
         return {"format": "pairs-duplicate", "tables": 2, "boards_per_round": 1, "name": "fz"}
+    if route == "/v1/directors":  # a director's key granted (a new one, or one granted)
+        return {
+            "public_key": data.draw(st.sampled_from([ident.public_key, w.players["W"].public_key]))
+        }
     if route.endswith(("/entrants", "/reveals")):  # a signed registration or reveal
         who = data.draw(st.sampled_from(sorted(w.players)))
         reveal = route.endswith("/reveals")
@@ -465,6 +469,7 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/tables/<table_id>/hands/<int:number>/events",
         "/v1/tables/<table_id>/hands/<int:number>/void",
         "/v1/log/cosignatures",
+        "/v1/directors",
         "/v1/tournaments",
         "/v1/tournaments/<tid>/registration",
         "/v1/tournaments/<tid>/beacon",
