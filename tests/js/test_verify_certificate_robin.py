@@ -9,9 +9,8 @@ the start from the record before)."""
 
 from __future__ import annotations
 
-import copy
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,11 @@ from audit.log.note import sign as sign_note
 from audit.record.codec import load_record
 from audit.tournament.certificate import note_text
 from audit.tournament.standings import match_value
-from tests.api.conftest import start_service, stop_service
+from tests.api.conftest import Running
 from tests.api.forge import Forger
 from tests.api.helpers import tournament_verify
 from tests.api.test_tournaments import BEACON
-from tests.js.test_verify_certificate import verify_in_node
+from tests.js.test_verify_certificate import certified_events, tampered_in_node
 
 pytestmark = pytest.mark.xdist_group("certificate_js_robin")
 
@@ -73,39 +72,29 @@ class Played:
         self.results = results
 
 
+def _robin(name: str, spec: dict[str, Any], withdrawn: int | None) -> Callable[[Running], str]:
+    def make(service: Running) -> str:
+        client = service.client()
+        body = {"name": name, "format": ROBIN, **spec}
+        bots = TournamentBots.open(client, body, spec["pairs"], random.Random(3), BEACON)
+        if withdrawn is not None:
+            bots.reveal_all(client.call("GET", f"/v1/tournaments/{bots.tid}"))
+            path = f"/v1/tournaments/{bots.tid}/actions/withdraw"
+            client.call("POST", path, {"pair": withdrawn, "reason": "left"}, client.admin())
+        assert bots.run(timeout=300)["phase"] == "over"
+        return bots.tid
+
+    return make
+
+
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     tmp = tmp_path_factory.mktemp("robinjs")
-    service = start_service(tmp / "service")
-    try:
-        client = service.client()
-        tids = {}
-        for name, (spec, withdrawn) in EVENTS.items():
-            body = {"name": name, "format": ROBIN, **spec}
-            bots = TournamentBots.open(client, body, spec["pairs"], random.Random(3), BEACON)
-            if withdrawn is not None:
-                bots.reveal_all(client.call("GET", f"/v1/tournaments/{bots.tid}"))
-                path = f"/v1/tournaments/{bots.tid}/actions/withdraw"
-                client.call("POST", path, {"pair": withdrawn, "reason": "left"}, client.admin())
-            assert bots.run(timeout=300)["phase"] == "over"
-            tids[name] = bots.tid
-        bundles = {
-            k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
-            for k, t in tids.items()
-        }
-        signer: Signer = service.app.extensions["fairplay"].hand_log.signer
-    finally:
-        stop_service(service)
-    cases = dict(bundles)
-    expected = {}
-    for name, tamper in TAMPERS.items():
-        forged = copy.deepcopy(bundles["three pairs, ten hands a match"])
-        expected[name] = tamper(forged, signer)
-        cases[f"tampered: {name}"] = forged
-    lines = verify_in_node(tmp, signer.verifier_key(), list(cases.values()))
-    results = dict(zip(cases, lines, strict=True))
-    results["expected"] = expected
-    yield Played(bundles, signer.verifier_key(), results)
+    makers = {name: _robin(name, spec, out) for name, (spec, out) in EVENTS.items()}
+    bundles, signer = certified_events(tmp, makers)
+    base = "three pairs, ten hands a match"
+    results, expected = tampered_in_node(tmp, signer, bundles, base, TAMPERS)
+    yield Played(bundles, signer.verifier_key(), results | {"expected": expected})
 
 
 @pytest.mark.parametrize("name", list(EVENTS))

@@ -14,7 +14,6 @@ leaves it out, fails "board scores" naming the field.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,10 +27,10 @@ from audit.log.keys import Signer
 from audit.log.note import sign as sign_note
 from audit.tournament.certificate import note_text
 from audit.tournament.movement import mitchell
-from tests.api.conftest import Running, start_service, stop_service
+from tests.api.conftest import Running
 from tests.api.helpers import tournament_verify
 from tests.api.test_tournaments import BEACON, _play_table
-from tests.js.test_verify_certificate import verify_in_node
+from tests.js.test_verify_certificate import certified_events, tampered_in_node
 
 pytestmark = pytest.mark.xdist_group("certificate_js_rulings")
 
@@ -182,16 +181,23 @@ def _unseated(cert: dict[str, Any]) -> list[tuple[int, int, dict[str, Any]]]:
     ]
 
 
-def _score_otherwise(cert: dict[str, Any]) -> str:
+def _resigned(bundle: dict[str, Any], signer: Signer) -> None:
+    bundle["note"] = sign_note(note_text(bundle["certificate"]), signer)
+
+
+def _score_otherwise(bundle: dict[str, Any], signer: Signer) -> str:
+    cert = bundle["certificate"]
     b, i, x = next(u for u in _unseated(cert) if u[2]["adjusted"]["ns"] == "average-minus")
     x["adjusted"]["ns"] = "average"
+    _resigned(bundle, signer)
     return f'field $.results[{b}].results[{i}].adjusted.ns: certified "average", recomputed "average-minus"'
 
 
-def _leave_out(cert: dict[str, Any]) -> str:
-    b, i, _ = _unseated(cert)[0]
-    results = cert["results"][b]["results"]
+def _leave_out(bundle: dict[str, Any], signer: Signer) -> str:
+    b, i, _ = _unseated(bundle["certificate"])[0]
+    results = bundle["certificate"]["results"][b]["results"]
     del results[i]
+    _resigned(bundle, signer)
     return f"field $.results[{b}].results.length: certified {len(results)}, recomputed {len(results) + 1}"
 
 
@@ -209,28 +215,9 @@ TAMPERS = {"scored otherwise": _score_otherwise, "left out": _leave_out}
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     tmp = tmp_path_factory.mktemp("rulingsjs")
-    service = start_service(tmp / "service")
-    try:
-        client = service.client()
-        tids = {name: make(service) for name, make in EVENTS.items()}
-        bundles = {
-            k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
-            for k, t in tids.items()
-        }
-        signer: Signer = service.app.extensions["fairplay"].hand_log.signer
-    finally:
-        stop_service(service)
-    cases = dict(bundles)
-    expected = {}
-    for name, tamper in TAMPERS.items():
-        forged = copy.deepcopy(bundles["withdrawn"])
-        expected[name] = tamper(forged["certificate"])
-        forged["note"] = sign_note(note_text(forged["certificate"]), signer)
-        cases[f"tampered: {name}"] = forged
-    lines = verify_in_node(tmp, signer.verifier_key(), list(cases.values()))
-    results = dict(zip(cases, lines, strict=True))
-    results["expected"] = expected
-    yield Played(bundles, signer, results)
+    bundles, signer = certified_events(tmp, EVENTS)
+    results, expected = tampered_in_node(tmp, signer, bundles, "withdrawn", TAMPERS)
+    yield Played(bundles, signer, results | {"expected": expected})
 
 
 @pytest.mark.parametrize("name", list(EVENTS))
