@@ -647,15 +647,15 @@ function matchValues(ctx) {
   const matches = [];
   for (const r of doc.rounds_played) {
     for (const sit of r.tables) {
-      const outcomes = [];
-      let ruleset;
+      const hands = [];
       for (const n of tableOf.get(sit.id)?.hands ?? []) {
         const d = ctx.derived.get(JSON.stringify([sit.id, n]));
-        if (d) { outcomes.push(handFacts(d.outcome)); ruleset = d.record.ruleset; }
+        if (d) hands.push(handFacts(d.outcome));
       }
-      if (!outcomes.length) continue;
+      if (!hands.length) continue;
       const s = sit.seats;
-      matches.push({ round: r.round, table: String(sit.table), ns: [s.N, s.S], ew: [s.E, s.W], hands: outcomes.length, ns_value: matchValue(outcomes, ruleset) });
+      // the match's record is under the event's ruleset (online.records), as the Python's
+      matches.push({ round: r.round, table: String(sit.table), ns: [s.N, s.S], ew: [s.E, s.W], hands: hands.length, ns_value: matchValue(hands, doc.ruleset) });
     }
   }
   const key = (m) => (/^[0-9]+$/.test(m.table) ? m.table.padStart(12, "0") : m.table);
