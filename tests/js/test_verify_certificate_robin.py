@@ -1,5 +1,5 @@
 """The browser's verifyCertificate (api/static/js/certificate.js) on rubber round robins
-played by bots on the real service, several hands a match: each match's value and each
+played by bots on the real service, several hands a match (one under seven_is double): each match's value and each
 hand's start come from the browser's rubber scorer (api/static/js/rubber.js), and they
 are the Python's: the certificate's values, which ``fairplay tournament verify`` accepts
 and :func:`audit.tournament.standings.match_value` gives from the bundle's records. A
@@ -32,7 +32,10 @@ pytestmark = pytest.mark.xdist_group("certificate_js_robin")
 
 ROBIN = "rubber-round-robin"
 EVENTS = {
-    "three pairs, ten hands a match": ({"pairs": 3, "hands_per_match": 10}, None),
+    "three pairs, ten hands a match": (
+        {"pairs": 3, "hands_per_match": 10, "ruleset": {"seven_is": "double"}},
+        None,
+    ),
     "four pairs, a withdrawal": ({"pairs": 4, "hands_per_match": 4}, 4),
 }
 
