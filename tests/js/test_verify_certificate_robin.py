@@ -1,12 +1,11 @@
 """The browser's verifyCertificate (api/static/js/certificate.js) on rubber round robins
 played by bots on the real service, several hands a match (one under seven_is double):
 each match's value and each hand's start come from the browser's rubber scorer
-(api/static/js/rubber.js), and they
-are the Python's: the certificate's values, which ``fairplay tournament verify`` accepts
-and :func:`audit.tournament.standings.match_value` gives from the bundle's records. A
-re-signed certificate with another match value fails "board scores"; a record whose
-start is another score, its end re-signed over it, fails "records" (the browser took
-the start from the record before)."""
+(api/static/js/rubber.js), and they are the Python's: the certificate's values, which
+``fairplay tournament verify`` accepts and :func:`audit.tournament.standings.match_value`
+gives from the bundle's records. A re-signed certificate with another match value fails
+"board scores"; a record whose start is another score, its end re-signed over it, fails
+"records" (the browser took the start from the record before)."""
 
 from __future__ import annotations
 
