@@ -59,7 +59,8 @@ def _start_tampered(bundle: dict[str, Any], signer: Signer) -> str:
         for n, r in enumerate(f.records())
         if r["hand"] > 1 and r["record"]["start"]["points"] != {"NS": 0, "EW": 0}
     )
-    r["record"]["start"]["points"]["NS"] += 1
+    points = r["record"]["start"]["points"]
+    points["NS"] += 1 if points["NS"] < 9 else -1  # a marker stays 0 to 9
     bundle.clear()
     bundle.update(f.finish())
     return f"table {r['table']} hand {r['hand']}, field bundle.records[{n}].record.start.points.NS"
