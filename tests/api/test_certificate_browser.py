@@ -1,9 +1,10 @@
 """The certificate page verifies the event in the person's browser (issue 20, part 5).
 
-Bots play a two-table Mitchell on the real service; Chromium (Selenium) opens the
-certificate page, the person presses "Verify in this browser", and the page fetches the
-bundle, shows its progress and then every check in a list: all pass but the three the
-browser leaves to the command, which are shown as such. The bundle offered for download
+Bots play a two-table Mitchell on the real service, a pair withdrawn after round 1;
+Chromium (Selenium) opens the certificate page, the person presses "Verify in this
+browser", and the page fetches the bundle, shows its progress and then every check in a
+list: all pass but the hands' audit, which the browser leaves to the command and shows
+as such. The bundle offered for download
 is the bytes the browser checked, and the command beside it names the log key.
 """
 
@@ -32,7 +33,13 @@ from selenium.webdriver.common.by import By  # noqa: E402
 def event(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, str]]:
     service = _start(tmp_path_factory.mktemp("certpage"))
     try:
-        bots = TournamentBots.open(service.client(), MITCHELL, 4, random.Random(5), BEACON)
+        client = service.client()
+        bots = TournamentBots.open(client, MITCHELL, 4, random.Random(5), BEACON)
+        bots.reveal_all(client.call("GET", f"/v1/tournaments/{bots.tid}"))
+        # pair 4 withdrawn from round 2: a table the round leaves unseated, its board
+        # average minus to pair 4, which the page scores as the command does
+        withdraw = f"/v1/tournaments/{bots.tid}/actions/withdraw"
+        client.call("POST", withdraw, {"pair": 4, "reason": "left"}, client.admin())
         assert bots.run(timeout=300)["phase"] == "over"
         service.client().call_when_ready("GET", f"/v1/tournaments/{bots.tid}/certificate/bundle")
         yield service, bots.tid
@@ -64,7 +71,7 @@ def test_the_page_verifies_the_certificate_in_the_browser(
                 r.get_attribute("data-check"): r.get_attribute("class")
                 for r in browser.find_elements(By.CSS_SELECTOR, "#verify-out tr[data-check]")
             }
-            for name in ("signatures", "chain", "inclusion", "deals", "records", "matchpoints"):
+            for name in ("signatures", "chain", "inclusion", "deals", "records", "board scores"):
                 assert rows.pop(name) == "ok", name
             assert rows.pop("audit") == "skip"
             assert set(rows.values()) == {"ok"}, rows

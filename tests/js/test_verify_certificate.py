@@ -16,13 +16,14 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from audit.log.keys import Signer
+from tests.api.conftest import Running
 from tests.api.forge import Forger
 from tests.api.test_certificate_forgery import FORGERIES, Events, _foreign_chain
 from tests.api.test_tournament_certificate import (
@@ -163,19 +164,15 @@ def verify_in_node(tmp: Path, key: str, bundles: list[Any]) -> list[dict[str, An
     return lines
 
 
-# Not the forgery tests' fixture: the tampers of test_tournament_certificate are made for
-# its Mitchell with a director's adjustment (its standings differ), played here once.
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
-    tmp = tmp_path_factory.mktemp("certjs")
-    service = _start(tmp / "service")
+def certified_events(
+    folder: Path, events: Mapping[str, Callable[[Running], str]]
+) -> tuple[dict[str, Any], Signer]:
+    """Each event played on one fresh service (its maker returns the event's id), and its
+    certificate bundle, by name; the log's signer."""
+    service = _start(folder / "service")
     try:
         client = service.client()
-        tids = {
-            "mitchell": play(service, MITCHELL, 4, True),
-            "robin": play(service, ROBIN, 3, False),
-            "other": play(service, SMALL, 2, False),
-        }
+        tids = {name: make(service) for name, make in events.items()}
         bundles = {
             k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
             for k, t in tids.items()
@@ -183,6 +180,42 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
         signer: Signer = service.app.extensions["fairplay"].hand_log.signer
     finally:
         _stop(service)
+    return bundles, signer
+
+
+def tampered_in_node(
+    folder: Path,
+    signer: Signer,
+    bundles: dict[str, Any],
+    base: str,
+    tampers: Mapping[str, Callable[[dict[str, Any], Signer], str]],
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """verifyCertificateDetailed's result for each bundle and for each tamper of bundle
+    ``base`` (named "tampered: NAME"), in one Node process; and the text each tamper's
+    failed check must hold."""
+    cases = dict(bundles)
+    expected = {}
+    for name, tamper in tampers.items():
+        forged = copy.deepcopy(bundles[base])
+        expected[name] = tamper(forged, signer)
+        cases[f"tampered: {name}"] = forged
+    lines = verify_in_node(folder, signer.verifier_key(), list(cases.values()))
+    return dict(zip(cases, lines, strict=True)), expected
+
+
+# Not the forgery tests' fixture: the tampers of test_tournament_certificate are made for
+# its Mitchell with a director's adjustment (its standings differ), played here once.
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
+    tmp = tmp_path_factory.mktemp("certjs")
+    bundles, signer = certified_events(
+        tmp,
+        {
+            "mitchell": lambda service: play(service, MITCHELL, 4, True),
+            "robin": lambda service: play(service, ROBIN, 3, False),
+            "other": lambda service: play(service, SMALL, 2, False),
+        },
+    )
     events = Events(bundles, signer)
     expected = {}
     made = []

@@ -118,20 +118,28 @@ export function unit(contract, cayenneSuit) {
   return trump >= 4 ? 8 : 4 - ORDER[cayenneSuit].indexOf(trump);
 }
 
+/** The scorer's view of a derived hand (sitting.hand_facts without a revoke): the
+ * contract, its unit, the tricks won and the trump honours dealt, each [NS, EW]. */
+export function handFacts({ contract, won, deal, cayenne }) {
+  const trump = CONTRACTS.indexOf(contract);
+  const honours = [0, 0];
+  if (trump < 4) {
+    const honour = (c) => suit(c) === trump && c % 13 >= 8; // T J Q K A
+    for (const s of SEATS) honours[SIDE[s]] += deal[s].filter(honour).length;
+  }
+  return { contract, unit: unit(contract, suit(cayenne)), tricks: [...won], honours };
+}
+
 /** The NS result (NS minus EW) of a derived hand scored as a duplicate board. */
-export function boardResult({ contract, won, deal, cayenne }) {
-  const u = unit(contract, suit(cayenne));
+export function boardResult(outcome) {
+  const { contract, unit: u, tricks: won, honours: h } = handFacts(outcome);
   const nullo = contract === "nullo";
   const score = [0, 0];
   const capped = [false, false];
   const odd = won[0] > 6 ? 0 : won[1] > 6 ? 1 : null;
   if (odd !== null) score[nullo ? odd ^ 1 : odd] = (won[odd] - 6) * u;
   const byTricks = [...score];
-  const trump = CONTRACTS.indexOf(contract);
-  if (trump < 4) {
-    const honour = (c) => suit(c) === trump && c % 13 >= 8; // T J Q K A
-    const h = [0, 0];
-    for (const s of SEATS) h[SIDE[s]] += deal[s].filter(honour).length;
+  if (CONTRACTS.indexOf(contract) < 4) {
     const major = h[0] >= 3 ? 0 : h[1] >= 3 ? 1 : null;
     if (major !== null && byTricks[major ^ 1] < GAME) {
       score[major] += (2 * h[major] - 4) * u;

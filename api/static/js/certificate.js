@@ -11,20 +11,23 @@
 // the Python verifier does.
 //
 // Not done here (each shown as "not checked in the browser", ok: null): drand's BLS
-// signature of a version 2 beacon, each hand's statistical audit (its verdict), and a
-// rubber match's value (the rubber scorer). `fairplay tournament verify` checks them.
+// signature of a version 2 beacon and each hand's statistical audit (its verdict).
+// `fairplay tournament verify` checks them. A round robin's match values and each
+// rubber hand's start come from the rubber scorer (rubber.js).
 
 import { VerifyError, fromBase64, sha256, subtle, toBase64, toHex } from "./bytes.js";
 import { canonicalJson } from "./canonical.js";
-import { boardResult } from "./cayenne.js";
+import { boardResult, handFacts } from "./cayenne.js";
 import { checkPublicKey, checkSignatureEncoding } from "./ed25519.js";
 import { checkEvent, eventHash, signingInput } from "./events.js";
 import { leafHash, nodeHash, verifyInclusion } from "./merkle.js";
+import { boardsOfSet, mitchell, pairsOf } from "./movement.js";
 import { parseNote, parseVerifierKey, verifyCheckpoint, verifyNote } from "./note.js";
 import { CARD_TEXT } from "./shuffle.js";
 import { checkRulings, grantsOf, ruledBy } from "./rulings.js";
 import { deriveRecord, difference } from "./signed.js";
 import { PyFloat, duplicateStandings, places, Frac, standingsDigest } from "./standings.js";
+import { Sheet, matchValue } from "./rubber.js";
 import { VERSION_1, VERSION_2, boardJson, checkOpenings, deriveBoards } from "./tdeals.js";
 import { DUPLICATE, EVENT_CHAIN, SPEC_FIELDS, canonicalText, checkChains, fold, members, show } from "./tevent.js";
 
@@ -481,14 +484,16 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
       for (const n of hands) {
         const id = JSON.stringify([table, n]);
         const chain = ctx.chains.get(JSON.stringify([table, String(n)]));
-        if (chain[chain.length - 1].type !== "end") continue;
+        if (chain[chain.length - 1].type !== "end") continue; // void: the next starts from the same score
         const board = doc.format === DUPLICATE ? ctx.boards.get(chain[0].body.board) : null;
-        derived.set(id, await deriveRecord(chain, { name, start, board }));
+        const d = await deriveRecord(chain, { name, start, board });
+        derived.set(id, d);
         if (doc.format !== DUPLICATE) {
-          // the next hand of a rubber starts from this one's score (the rubber scorer's
-          // next_start): taken from the record, not recomputed here
-          const given = ctx.given.find(([t, h]) => t === table && h === n + 1);
-          if (given) { start = given[2].start; rubberStarts += 1; }
+          // the next hand of a rubber starts from this one's score (signed.next_start)
+          const sheet = new Sheet(start, d.record.ruleset);
+          sheet.score(handFacts(d.outcome));
+          start = sheet.nextStart();
+          rubberStarts += 1;
         }
       }
     }
@@ -510,34 +515,42 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
       throw err("RECORD_MISMATCH", `bundle.records: no record of table ${table} hand ${hand}, which the log shows ended`);
     }
     ctx.derived = derived;
-    const note = rubberStarts ? `; the rubber's score carried into ${rubberStarts} later hands is the record's` : "";
+    const note = rubberStarts ? `; ${rubberStarts} rubber hands, each starting from the score the hands before it left (the rubber scorer)` : "";
     return `${derived.size} records, each what the players' signed calls and cards give, with the deal their seeds give${note}`;
   });
   await run("board scores", ["records"], async () => {
     const doc = ctx.doc;
-    if (doc.format !== DUPLICATE) throw new NotHere("a rubber match's value (the rubber scorer)");
+    if (doc.format !== DUPLICATE) return matchValues(ctx);
     const label = (n) => members(doc, n, doc.round || 1);
     const adjusted = new Map(doc.adjustments.map((a) => [JSON.stringify([a.round, a.table, a.board]), a]));
     const unplayed = (pair, rnd) => { const w = doc.withdrawn[String(pair)]; return w != null && w <= rnd ? "average-minus" : "average"; };
     const byBoard = new Map();
     const tableOf = new Map(ctx.plan.map((p) => [p.table, p]));
+    const plan = mitchell(doc.tables, doc.rounds);
+    // every table of the movement, as online.standings scores it: one the round left
+    // unseated (a withdrawn pair's) owes its boards too, adjusted once the round is over
     for (const r of doc.rounds_played) {
-      for (const sit of r.tables) {
+      const seated = new Map(r.tables.map((t) => [t.table, t]));
+      const sittings = plan[r.round - 1];
+      if (!sittings) throw mismatch("$.rounds", `round ${r.round}`, `a movement of ${plan.length} rounds`);
+      for (const s of sittings) {
+        const [ns, ew] = pairsOf(doc, s.ns, s.ew);
+        const sit = seated.get(s.table);
         const results = new Map();
-        for (const n of tableOf.get(sit.id)?.hands ?? []) {
+        for (const n of sit ? tableOf.get(sit.id)?.hands ?? [] : []) {
           const d = ctx.derived.get(JSON.stringify([sit.id, n]));
           if (d) results.set(d.record.hands[0].board, boardResult(d.outcome));
         }
-        for (const b of sit.boards ?? []) {
+        for (const b of boardsOfSet(s.boardSet, doc.boards_per_round)) {
           if (doc.voided.includes(b)) continue;
-          const a = adjusted.get(JSON.stringify([r.round, sit.table, b]));
+          const a = adjusted.get(JSON.stringify([r.round, s.table, b]));
           let res;
           if (a) res = { ns_score: null, adjusted: { ns: a.ns, ew: a.ew } };
           else if (results.has(b)) res = { ns_score: results.get(b) };
-          else if (!r.over) continue;
-          else res = { ns_score: null, adjusted: { ns: unplayed(sit.ns, r.round), ew: unplayed(sit.ew, r.round) } };
+          else if (!r.over) continue; // still to be played
+          else res = { ns_score: null, adjusted: { ns: unplayed(ns, r.round), ew: unplayed(ew, r.round) } };
           if (!byBoard.has(b)) byBoard.set(b, []);
-          byBoard.get(b).push({ round: r.round, table: String(sit.table), ns: label(sit.ns), ew: label(sit.ew), ...res });
+          byBoard.get(b).push({ round: r.round, table: String(s.table), ns: label(ns), ew: label(ew), ...res });
         }
       }
     }
@@ -552,13 +565,11 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     const d = firstDifference(strip(ctx.cert.results), strip(ctx.scored.boards), "$.results");
     if (d) throw d;
     const n = boards.reduce((s, b) => s + b.results.length, 0);
-    return `${n} results on ${boards.length} boards: each played board scored from its derived hand, each adjustment as the director's signed action says`;
+    const owed = boards.reduce((s, b) => s + b.results.filter((x) => x.adjusted).length, 0);
+    return `${n} results on ${boards.length} boards: each played board scored from its derived hand, ${owed} adjusted as the director's signed actions and the withdrawals say`;
   });
   await run("matchpoints", ["board scores"], async () => {
-    if (ctx.doc.format !== DUPLICATE) {
-      ctx.scored = { boards: ctx.cert.results };
-      throw new NotHere("a rubber event has no matchpoints; its match values come from the rubber scorer");
-    }
+    if (ctx.doc.format !== DUPLICATE) return "none in a rubber event: its match values are checked under board scores";
     const d = firstDifference(ctx.cert.results, ctx.scored.boards, "$.results");
     if (d) throw d;
     return `Neuberg's matchpoints on a top of ${ctx.scored.boards[0]?.top ?? "0.0"}, every result`;
@@ -574,7 +585,7 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     } else {
       const totals = new Map();
       const pairs = new Map();
-      for (const m of ctx.cert.results) {
+      for (const m of ctx.matches) {
         for (const [pair, v] of [[m.ns, m.ns_value], [m.ew, -m.ns_value]]) {
           const k = JSON.stringify(pair);
           pairs.set(k, pair);
@@ -604,7 +615,7 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
         boards: ctx.scored.boards.map((b) => ({ ...floats(b, ["top"]), results: b.results.map((r) => floats(r, ["ns_matchpoints", "ew_matchpoints"])) })),
       };
     } else {
-      text = { format: "cayenne-standings/1", event: doc.id, kind: doc.format, standings: ctx.standings, boards: [], matches: ctx.cert.results };
+      text = { format: "cayenne-standings/1", event: doc.id, kind: doc.format, standings: ctx.standings, boards: [], matches: ctx.matches };
     }
     const digest = await standingsDigest(text);
     const s = ctx.cert.standings_sha256 ?? {};
@@ -625,6 +636,36 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     ok: failed.length === 0,
     summary: failed.length ? `${failed.length} of ${checks.length} checks failed` : `every check passed; ${checks.filter((c) => c.ok === null).length} left to the command`,
   };
+}
+
+/** A round robin's matches as score._round_robin lists them (each table that finished
+ * a hand, by round and table: its pairs as seated, its hands, NS's match value from the
+ * rubber scorer over its hands from 0-0), compared with the certified results. */
+function matchValues(ctx) {
+  const doc = ctx.doc;
+  const tableOf = new Map(ctx.plan.map((p) => [p.table, p]));
+  const matches = [];
+  for (const r of doc.rounds_played) {
+    for (const sit of r.tables) {
+      const hands = [];
+      for (const n of tableOf.get(sit.id)?.hands ?? []) {
+        const d = ctx.derived.get(JSON.stringify([sit.id, n]));
+        if (d) hands.push(handFacts(d.outcome));
+      }
+      if (!hands.length) continue;
+      const s = sit.seats;
+      // the match's record is under the event's ruleset (online.records), as the Python's
+      matches.push({ round: r.round, table: String(sit.table), ns: [s.N, s.S], ew: [s.E, s.W], hands: hands.length, ns_value: matchValue(hands, doc.ruleset) });
+    }
+  }
+  const key = (m) => (/^[0-9]+$/.test(m.table) ? m.table.padStart(12, "0") : m.table);
+  matches.sort((x, y) => x.round - y.round || (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+  const d = firstDifference(ctx.cert.results, matches, "$.results");
+  if (d) throw d;
+  ctx.matches = matches;
+  ctx.scored = { boards: [] };
+  const hands = matches.reduce((n, m) => n + m.hands, 0);
+  return `${matches.length} matches of ${hands} hands: each match's value from its derived hands, by the rubber scorer`;
 }
 
 /** The list of {check, ok, detail} of verifyCertificateDetailed. */
