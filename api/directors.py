@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from api.signing import parse_player_key
 from audit.log.errors import LogChainBroken
-from audit.log.events import make_event, sign_event
 from audit.tournament.directors import (
     GRANT_TYPE,
     GRANTS_HAND,
@@ -46,19 +45,17 @@ def grant(
             text, index = known[who]
             return {"director": who, "key": text, "granted_at": index, "new": False}
         seq, prev = hand_log.log.next_link(GRANTS_TABLE, GRANTS_HAND)
-        event = make_event(
-            origin=hand_log.origin,
-            table=GRANTS_TABLE,
-            hand=GRANTS_HAND,
-            seq=seq,
-            prev=prev,
-            actor="server",
-            type=GRANT_TYPE,
-            body={"director": who, "key": key.text()},
-            time=now,
+        grant_event = hand_log.server_event(
+            GRANTS_TABLE,
+            GRANTS_HAND,
+            seq,
+            prev,
+            GRANT_TYPE,
+            {"director": who, "key": key.text()},
+            now,
         )
         try:
-            (index,) = hand_log.append([sign_event(event, hand_log.signer)])
+            (index,) = hand_log.append([grant_event])
         except LogChainBroken:
             continue  # another grant came first: read the chain again
         return {"director": who, "key": key.text(), "granted_at": index, "new": True}

@@ -108,8 +108,17 @@ class HandLog:
         self.log.register_key(player, key)
 
     def server_event(
-        self, table: str, hand: int, seq: int, prev: str | None, kind: str, body: dict[str, Any]
+        self,
+        table: str,
+        hand: int | str,
+        seq: int,
+        prev: str | None,
+        kind: str,
+        body: dict[str, Any],
+        time: str | None = None,
     ) -> dict[str, Any]:
+        """An event of the server's (a hand's, an event's chain, the directors' grants),
+        signed by the log key."""
         event = make_event(
             origin=self.origin,
             table=table,
@@ -119,6 +128,7 @@ class HandLog:
             actor=SERVER_ACTOR,
             type=kind,
             body=body,
+            time=time,
         )
         return sign_event(event, self.signer)
 

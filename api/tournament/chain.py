@@ -27,7 +27,7 @@ from api.tournament import event_rows
 from api.tournament.event_rows import BEFORE_START, ENTRANT_KEYS, WITH_ROWS
 from audit.errors import StateConflict
 from audit.log.errors import LogChainBroken
-from audit.log.events import event_hash, make_event, sign_event
+from audit.log.events import event_hash
 from audit.rules.cards import Seat
 from audit.tournament import online
 from audit.tournament.directors import check_ruling
@@ -181,18 +181,7 @@ class Desk:
         if by is not None:  # a director's ruling: his signed request with it, checked
             body = {**body, "by": by}
             check_ruling(tid, kind, body, None, granted(self.hand_log))
-        event = make_event(
-            origin=self.hand_log.origin,
-            table=tid,
-            hand=CHAIN,
-            seq=seq,
-            prev=prev,
-            actor="server",
-            type=kind,
-            body=body,
-            time=self.now(),
-        )
-        signed = sign_event(event, self.hand_log.signer)
+        signed = self.hand_log.server_event(tid, CHAIN, seq, prev, kind, body, self.now())
         try:
             self.hand_log.append([signed])
         except LogChainBroken:
