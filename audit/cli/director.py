@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from audit.cli.serve import add_store_options, store_settings
+
 __all__ = ["register", "run_add"]
 
 
@@ -15,16 +17,7 @@ def register(subparsers: Any) -> None:
     verbs = director.add_subparsers(dest="verb", metavar="VERB")
     add = verbs.add_parser("add", help="grant a director's key (logged; the same key again: no-op)")
     add.add_argument("key", help="the director's C2SP verifier key text (name+hash+base64)")
-    add.add_argument(
-        "--database",
-        default="",
-        help="sqlite:///PATH or postgresql://... (default: DATA_DIR/fairplay.db)",
-    )
-    add.add_argument(
-        "--data-dir", default="data", help="the service's folder (its database and log key)"
-    )
-    add.add_argument("--log-key", default="", help="the log's signer key file")
-    add.add_argument("--origin", default="", help="the log's origin line")
+    add_store_options(add)
     add.set_defaults(func=run_add)
 
 
@@ -36,14 +29,7 @@ def run_add(args: argparse.Namespace) -> int:
     from api.migrations import migrate
     from api.rows import now_iso
 
-    settings: dict[str, Any] = {"data_dir": args.data_dir}
-    if args.database:
-        settings["database_url"] = args.database
-    if args.log_key:
-        settings["log_key_file"] = args.log_key
-    if args.origin:
-        settings["log_origin"] = args.origin
-    cfg = load_config(settings)
+    cfg = load_config(store_settings(args))
     db = Database(cfg.resolved_database_url)
     try:
         migrate(db)

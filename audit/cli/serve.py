@@ -29,7 +29,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_PORT", "register", "run_bot", "run_serve", "run_tournament_bot"]
+__all__ = [
+    "DEFAULT_PORT",
+    "add_store_options",
+    "register",
+    "run_bot",
+    "run_serve",
+    "run_tournament_bot",
+    "store_settings",
+]
 
 DEFAULT_PORT = 8000
 BOT_OUTAGE = 300.0
@@ -47,20 +55,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
     )
-    serve.add_argument(
-        "--database",
-        default="",
-        help="sqlite:///PATH or postgresql://... (default: DATA_DIR/fairplay.db)",
-    )
-    serve.add_argument(
-        "--data-dir", default="data", help="local folder for the SQLite database and the log key"
-    )
+    add_store_options(serve)
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     serve.add_argument("--threads", type=int, default=16, help="threads per worker (default 16)")
-    serve.add_argument(
-        "--log-key", default="", help="the log's signer key file (share it between hosts)"
-    )
-    serve.add_argument("--origin", default="", help="the log's origin line")
     serve.add_argument(
         "--self-registration", action="store_true", help="let anyone register a player key"
     )
@@ -144,7 +141,25 @@ def register(subparsers: Any) -> None:
     bot.set_defaults(func=run_bot)
 
 
-def _settings(args: argparse.Namespace) -> dict[str, Any]:
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """Where the service keeps its state: the database, the data folder, the log's key and
+    origin (``fairplay serve`` and the commands that act on a service's store)."""
+    parser.add_argument(
+        "--database",
+        default="",
+        help="sqlite:///PATH or postgresql://... (default: DATA_DIR/fairplay.db)",
+    )
+    parser.add_argument(
+        "--data-dir", default="data", help="local folder for the SQLite database and the log key"
+    )
+    parser.add_argument(
+        "--log-key", default="", help="the log's signer key file (share it between hosts)"
+    )
+    parser.add_argument("--origin", default="", help="the log's origin line")
+
+
+def store_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The service settings of :func:`add_store_options`' options."""
     settings: dict[str, Any] = {"data_dir": args.data_dir}
     if args.database:
         settings["database_url"] = args.database
@@ -152,6 +167,11 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["log_key_file"] = args.log_key
     if args.origin:
         settings["log_origin"] = args.origin
+    return settings
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    settings = store_settings(args)
     if args.self_registration or getattr(args, "demo", False):
         settings["self_registration"] = True
     if getattr(args, "bot_tables", False) or getattr(args, "demo", False):
