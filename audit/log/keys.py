@@ -14,6 +14,7 @@ import binascii
 import functools
 import hashlib
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,11 +235,23 @@ def generate_signer(name: str, *, rng: Callable[[int], bytes] = os.urandom) -> S
 
 
 def save_signer(signer: Signer, path: str | Path) -> None:
-    """Write the signer key text to ``path`` with mode 0600 (refuses to overwrite)."""
+    """Write the signer key text to ``path`` with mode 0600 (refuses to overwrite:
+    ``FileExistsError``).
+
+    The file appears whole or not at all: the text is written to a private file beside
+    it, which is then linked to ``path`` (a link never replaces a file). Two processes
+    creating the key at once (the hosts of a service started together) see one key; the
+    loser never reads a file the winner has created but not yet written."""
     p = Path(path)
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(signer.private_key_text() + "\n")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(signer.private_key_text() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, p)
+    finally:
+        os.unlink(tmp)
 
 
 def load_signer(path: str | Path) -> Signer:

@@ -71,3 +71,41 @@ def test_the_service_still_works_with_private_files(make_service: object, lax_um
     svc = make_service()  # type: ignore[operator]
     table = open_table(svc.client(), svc.origin)
     assert table.hand()["phase"] == "committing"
+
+
+def test_hosts_started_together_read_one_whole_log_key(tmp_path: Path) -> None:
+    """Two hosts of a service started at once on one data folder both create the log key:
+    the one that lost the race read the file the other had created but not yet written
+    ('signer key must start with PRIVATE+KEY+', the host exited). The key appears whole or
+    not at all, and every process reads the same key."""
+    import threading
+
+    from api.hand_log import load_or_create_signer
+
+    for attempt in range(30):
+        path = tmp_path / f"k{attempt}" / "log-key"
+        gate = threading.Barrier(8)
+        keys: list[str] = []
+        errors: list[BaseException] = []
+
+        def start(
+            gate: threading.Barrier = gate,
+            path: Path = path,
+            keys: list[str] = keys,
+            errors: list[BaseException] = errors,
+        ) -> None:
+            gate.wait()
+            try:
+                keys.append(load_or_create_signer(path, "race.test").verifier_key())
+            except BaseException as exc:  # noqa: BLE001 - the failure under test
+                errors.append(exc)
+
+        threads = [threading.Thread(target=start) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors[0]
+        assert len(keys) == 8 and len(set(keys)) == 1
+        assert [p.name for p in path.parent.iterdir()] == ["log-key"]  # no file left behind
+        assert path.stat().st_mode & 0o777 == 0o600
