@@ -13,6 +13,7 @@ import jinja2
 from flask import Flask
 
 from api.certificate import Builds
+from api.clock import ClockRunner
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -60,11 +61,13 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
-    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates)
+    clock = ClockRunner(room, cfg.clock_tick)  # the seats' clocks (api/clock.py)
+    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates, clock)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
     app.before_request(certificates.serving)
+    app.before_request(clock.serving)  # the clock runs once this process serves
 
     from api.routes import (
         audits,

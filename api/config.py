@@ -81,6 +81,9 @@ class Config:
     version 1, which whoever holds the log key can steer (docs/tournaments.md)."""
     reveal_seconds: int = 600
     """The default time entrants have to reveal their seeds after the start (v2)."""
+    clock_tick: float = 0.25
+    """Seconds between two looks of the seats' clock at the clocked hands (api/clock.py;
+    0 turns the clock's runner off in this process: another host's runs it)."""
     clock: Callable[[], float] = field(default=time.time, compare=False)
     testing: bool = False
 
@@ -112,6 +115,7 @@ _ENV = {
     "FAIRPLAY_WITNESS_KEYS": "witness_keys",
     "FAIRPLAY_BEACON_URL": "beacon_url",
     "FAIRPLAY_REVEAL_SECONDS": "reveal_seconds",
+    "FAIRPLAY_CLOCK_TICK": "clock_tick",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
@@ -122,7 +126,7 @@ def _coerce(name: str, value: Any) -> Any:
         return _witness_keys(value)
     if name in ("self_registration", "bot_tables") and isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    if name in ("bot_pace", "bot_pause") and isinstance(value, str):
+    if name in ("bot_pace", "bot_pause", "clock_tick") and isinstance(value, str):
         try:
             return float(value)
         except ValueError:

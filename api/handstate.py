@@ -41,7 +41,9 @@ def waiting_for(hand: rows.HandRow, to_act: Seat | None) -> list[str]:
         return [s.name for s in Seat if s.name not in c["commitments"]]
     if hand.phase == "revealing":
         return [s.name for s in Seat if s.name not in c["seeds"]]
-    return [] if to_act is None else [to_act.name]
+    if to_act is None or to_act.name in hand.clock.get("expired", ()):
+        return []  # a seat whose clock ran out is the house's (api/clock.py)
+    return [to_act.name]
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,6 +197,21 @@ MIGRATIONS: tuple[Migration, ...] = (
                 created_at TEXT NOT NULL)""",
         ),
     ),
+    Migration.portable(
+        9,
+        "the clock of a hand's seats, and the background work's leases",
+        (
+            # api/clock.py: a clocked hand's time per seat (JSON: since, used, warned,
+            # expired), written with the hand's every action; NULL at a table without one.
+            "ALTER TABLE api_hands ADD COLUMN clock TEXT",
+            # One holder at a time of a piece of background work across workers and hosts
+            # (the clock's runner): its owner (host/pid) and the unix time it runs until.
+            """CREATE TABLE api_leases (
+                name TEXT PRIMARY KEY,
+                owner TEXT NOT NULL,
+                until DOUBLE PRECISION NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -243,11 +243,16 @@ class HandRow:
     """The audit report, between the last card and the row's write (not a column)."""
     pending: list[dict[str, Any]] = field(default_factory=list)
     """Signed events accepted for this hand and not yet appended to the log (not a column)."""
+    clock: dict[str, Any] = field(default_factory=dict)
+    """The seats' clock at a clocked table (api/clock.py): ``since`` (unix seconds the seat
+    to act began), ``used`` (seconds per seat), ``warned`` and ``expired`` (seats); empty
+    at a table without a time control."""
 
 
 _HAND_COLS = (
     "table_id, number, phase, dealer, pack, server_seed, server_commitment, ceremony, "
-    "event_count, last_hash, start_score, end_score, record, report_id, started_at, finished_at"
+    "event_count, last_hash, start_score, end_score, record, report_id, started_at, finished_at, "
+    "clock"
 )
 
 
@@ -269,13 +274,14 @@ def _hand(row: Row) -> HandRow:
         report_id=row[13],
         started_at=row[14],
         finished_at=row[15],
+        clock={} if row[16] is None else json.loads(row[16]),
     )
 
 
 def insert_hand(conn: Connection, hand: HandRow, *, if_absent: bool = False) -> None:
     """Insert the hand's row (``if_absent``: unless another request inserted it)."""
     conn.execute(
-        f"INSERT INTO api_hands ({_HAND_COLS}) VALUES ({', '.join('?' * 16)})"
+        f"INSERT INTO api_hands ({_HAND_COLS}) VALUES ({', '.join('?' * 17)})"
         + (" ON CONFLICT DO NOTHING" if if_absent else ""),
         (
             hand.table_id,
@@ -294,15 +300,20 @@ def insert_hand(conn: Connection, hand: HandRow, *, if_absent: bool = False) -> 
             hand.report_id,
             hand.started_at,
             hand.finished_at,
+            _clock(hand),
         ),
     )
+
+
+def _clock(hand: HandRow) -> str | None:
+    return json.dumps(hand.clock) if hand.clock else None
 
 
 def update_hand(conn: Connection, hand: HandRow, expected_count: int) -> bool:
     """Write the hand back if its stored event count is still ``expected_count``."""
     cur = conn.execute(
         "UPDATE api_hands SET phase = ?, ceremony = ?, event_count = ?, last_hash = ?, "
-        "end_score = ?, record = ?, report_id = ?, finished_at = ? "
+        "end_score = ?, record = ?, report_id = ?, finished_at = ?, clock = ? "
         "WHERE table_id = ? AND number = ? AND event_count = ?",
         (
             hand.phase,
@@ -313,6 +324,7 @@ def update_hand(conn: Connection, hand: HandRow, expected_count: int) -> bool:
             None if hand.record is None else json.dumps(hand.record),
             hand.report_id,
             hand.finished_at,
+            _clock(hand),
             hand.table_id,
             hand.number,
             expected_count,
@@ -324,9 +336,17 @@ def update_hand(conn: Connection, hand: HandRow, expected_count: int) -> bool:
 def advance_hand(conn: Connection, hand: HandRow, expected_count: int) -> bool:
     """:func:`update_hand` for a call or a play: only the phase and the chain's head move."""
     cur = conn.execute(
-        "UPDATE api_hands SET phase = ?, event_count = ?, last_hash = ? "
+        "UPDATE api_hands SET phase = ?, event_count = ?, last_hash = ?, clock = ? "
         "WHERE table_id = ? AND number = ? AND event_count = ?",
-        (hand.phase, hand.event_count, hand.last_hash, hand.table_id, hand.number, expected_count),
+        (
+            hand.phase,
+            hand.event_count,
+            hand.last_hash,
+            _clock(hand),
+            hand.table_id,
+            hand.number,
+            expected_count,
+        ),
     )
     return bool(cur.rowcount == 1)
 

@@ -9,6 +9,7 @@ can name its type without importing the application factory.
 from __future__ import annotations
 
 from api.certificate import Builds
+from api.clock import ClockRunner
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
@@ -29,6 +30,7 @@ class Services:
         room: Room,
         tournaments: Tournaments,
         certificates: Builds,
+        clock: ClockRunner,
     ) -> None:
         self.config = config
         self.db = db
@@ -37,11 +39,14 @@ class Services:
         self.tournaments = tournaments
         self.certificates = certificates
         """The finished events' certificate bundles, built off the request path."""
+        self.clock = clock
+        """The seats' clocks: warnings, expiries and the house's plays (api/clock.py)."""
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams
         and wait for the certificate builds under way."""
         self.room.changes.close()
+        self.clock.close()
         self.certificates.close()
         self.db.close()
         self.hand_log.close()

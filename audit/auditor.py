@@ -16,6 +16,7 @@ from audit.checks import AuditContext
 from audit.checks import deal as deal_check
 from audit.checks import dealer as dealer_check
 from audit.checks import gathering as gathering_check
+from audit.checks import house as house_check
 from audit.checks import play as play_check
 from audit.checks import score as score_check
 from audit.checks import shuffle as shuffle_check
@@ -47,6 +48,7 @@ CHECKS = (
     score_check,
     stacking_check,
     shuffle_check,
+    house_check,
 )
 
 

@@ -18,6 +18,7 @@ from api.handstate import apply_action, ruleset_pattern
 from api.room.opening import Openings
 from api.room.states import HandStates
 from audit.rules.cards import CARD_TEXT, Seat
+from audit.rules.house import SERVER, HouseActionRefused, acting_seat, house_record, house_tally
 from audit.rules.play import HandState
 from shuffle.protocol import Transcript
 
@@ -67,7 +68,17 @@ class Actions:
         state = self.states.state(hand)
         if state is None:
             raise WrongPhase(f"the hand is {hand.phase}; calls and plays wait for the deal")
+        expired = hand.clock.get("expired", [])
+        if expired or event["actor"] == SERVER:
+            try:
+                acts_for = acting_seat(event, {table.seats[seat]: seat}, expired)
+            except HouseActionRefused as exc:
+                raise WrongPhase(exc.message, details={"seat": seat.name}) from None
+            if acts_for != seat:
+                raise WrongPhase(f"the server's {kind} is for {acts_for.name}, not {seat.name}")
         apply_action(state, seat, kind, body)
+        if event["actor"] == SERVER:
+            house_tally(hand.clock.setdefault("house", {}), seat, kind)
         if state.is_over:
             # Audit before logging the last card, so a failure leaves the log untouched.
             from audit.auditor import audit_document
@@ -110,6 +121,8 @@ class Actions:
         rec_hand = state.to_record_hand()
         rec_hand["pack"] = hand.pack
         rec_hand["dealt_order"] = list(hand.ceremony["order"])
+        if hand.clock.get("house"):  # seats the house played after their clock ran out
+            rec_hand["x-house"] = house_record(hand.clock["house"])
         if "board" in hand.ceremony:  # a duplicate board: its deal is the tournament's
             rec_hand["board"] = hand.ceremony["board"]
         else:

@@ -9,9 +9,10 @@ end and the next hand's opening).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from api import ceremony, rows
+from api import ceremony, clock, rows
 from api.config import Config
 from api.hand_log import HandLog
 from api.handstate import ZERO_SCORE
@@ -27,9 +28,16 @@ __all__ = ["Openings"]
 class Openings:
     """The hands' openings and the server's events, logged under the log's key."""
 
-    def __init__(self, config: Config, hand_log: HandLog) -> None:
+    def __init__(
+        self,
+        config: Config,
+        hand_log: HandLog,
+        time_control: Callable[[str], dict[str, int] | None] = lambda table_id: None,
+    ) -> None:
         self.config = config
         self.hand_log = hand_log
+        self.time_control = time_control
+        """A table's time control (api/clock.py), copied into each of its hands' rows."""
 
     def now(self) -> str:
         return rows.now_iso(self.config.clock())
@@ -47,6 +55,8 @@ class Openings:
         ceremony_extra: dict[str, Any],
     ) -> rows.HandRow:
         """The row of a hand before its first event: no commitment, seed or card yet."""
+        control = self.time_control(table.id)
+        dealt = phase == "calling"  # a duplicate board: its seats' clocks run at once
         return rows.HandRow(
             table_id=table.id,
             number=number,
@@ -64,6 +74,9 @@ class Openings:
             report_id=None,
             started_at=self.now(),
             finished_at=None,
+            clock={}
+            if control is None
+            else clock.fresh(control, self.config.clock() if dealt else None),
         )
 
     def open_hand(

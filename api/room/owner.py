@@ -26,6 +26,10 @@ class TableOwner(Protocol):
         """A hand of one of its tables is over (logged and written): the event moves on."""
         ...
 
+    def time_control(self, table_id: str) -> dict[str, int] | None:
+        """The time control of one of its tables (api/clock.py), ``None`` for none."""
+        ...
+
 
 class NoOwner:
     """A room whose tables are all its own (no tournament)."""
@@ -37,4 +41,7 @@ class NoOwner:
         raise AssertionError("no table of this room has an owner")  # pragma: no cover
 
     def hand_ended(self, table_id: str) -> None:
+        return None
+
+    def time_control(self, table_id: str) -> dict[str, int] | None:
         return None

@@ -30,16 +30,17 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from api import ceremony, rows
+from api import ceremony, clock, rows
 from api.config import Config
 from api.database import Connection, Database
 from api.errors import Conflict, WrongPhase
-from api.hand_log import HandLog
+from api.hand_log import SERVER_ACTOR, HandLog
 from api.handstate import PLAYER_KINDS, next_start
 from api.room.owner import TableOwner
 from audit.errors import FairplayError, NotFoundError, StateConflict
 from audit.log.errors import LogChainBroken
 from audit.log.events import canonical_json, event_hash
+from audit.log.schemas import CLOCK_TYPES
 from audit.rules.cards import Seat
 from audit.rules.play import HandState
 
@@ -103,9 +104,14 @@ def catch_up(
             raise _refuse(hand, seq, kind, "the chain does not follow the row")
         if kind in PLAYER_KINDS:
             seat = table.seat_of(ev["actor"])
+            if seat is None and ev["actor"] == SERVER_ACTOR and kind in ("call", "play"):
+                seat = Seat.parse(body.get("seat"))  # the house's, after the seat's expiry
             if seat is None:
                 raise _refuse(hand, seq, kind, "the actor is not seated")
             room.accept(table, hand, seat, kind, ev)
+        elif kind in CLOCK_TYPES and hand.clock and hand.phase in ("calling", "playing"):
+            clock.apply_event(hand.clock, kind, body)
+            room.log_event(hand, ev)
         elif kind == "server_reveal" and hand.phase == "over":
             if body.get("seed") != hand.server_seed:
                 raise _refuse(hand, seq, kind, "the revealed seed is not the hand's")

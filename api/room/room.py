@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from api import faults, rows
+from api import clock, faults, rows
 from api.cache import Bounded
 from api.changes import Changes
 from api.config import Config
@@ -60,11 +60,13 @@ class Room:
         self.db = db
         self.config = config
         self.hand_log = hand_log
-        self.openings = Openings(config, hand_log)
+        self.openings = Openings(config, hand_log, self.time_control)
         self.states = HandStates(hand_log)
         self.actions = Actions(self.openings, self.states)
         self._event_tables: Bounded[str, bool] = Bounded(MAX_CACHED)
         """Whether a table is a tournament's, per table."""
+        self._controls: Bounded[str, tuple[dict[str, int] | None]] = Bounded(MAX_CACHED)
+        """A table's time control (api/clock.py), per table."""
         self.changes = Changes()
         """Woken after every logged action (server-sent event streams, house bots)."""
         # The steps the repairs and the tournaments reuse, as the parts define them.
@@ -122,6 +124,14 @@ class Room:
             known = self.owner.is_event_table(table_id)
             self._event_tables.put(table_id, known)
         return known
+
+    def time_control(self, table_id: str) -> dict[str, int] | None:
+        """A table's time control (it never changes: cached per process)."""
+        known = self._controls.get(table_id)
+        if known is None:
+            known = (self.owner.time_control(table_id),)
+            self._controls.put(table_id, known)
+        return known[0]
 
     # ------------------------------------------------------------------ submit
 
@@ -228,7 +238,11 @@ class Room:
             )
         before = hand.event_count
         try:
+            if kind in ("call", "play"):
+                clock.charge(hand, seat, self.config.clock())  # the seat's time stops
             state = self.accept(table, hand, seat, kind, event)
+            if hand.phase in ("calling", "playing"):
+                clock.start(hand, self.config.clock())  # dealt: the first seat's time runs
             finished = (
                 self._finish(table, hand, state) if state is not None and state.is_over else None
             )
@@ -263,6 +277,70 @@ class Room:
             except FairplayError:  # the hand stands; the next reader or hand moves it on
                 log.exception("moving tournament of %s on", table.id)
         return self._result(event, hand, state)
+
+    # ------------------------------------------------------------------ the clock
+
+    def house_act(self, hand: rows.HandRow, seat: Seat, kind: str, body: dict[str, Any]) -> None:
+        """The house's call or card for ``seat``, whose clock ran out (api/clock.py): the
+        server's own event, naming the seat, judged and logged as a player's is."""
+        conn = self.db.connection()
+        table = self.table(conn, hand.table_id)
+        key = (hand.table_id, hand.number)
+        with self.hand_lock(key):
+            self.forget(key)
+            fresh = rows.get_hand(conn, *key)
+            if fresh.event_count != hand.event_count:
+                return  # the hand moved meanwhile: the clock looks again
+            event = self.hand_log.server_event(
+                hand.table_id,
+                hand.number,
+                fresh.event_count,
+                fresh.last_hash or None,
+                kind,
+                {**body, "seat": seat.name},
+                time=self.now(),
+            )
+            self._judge(conn, table, seat, kind, event, fresh)
+        self.changes.touch()
+
+    def clock_event(self, hand: rows.HandRow, kind: str, seat: Seat, used: int) -> None:
+        """Log the clock's ``clock_warning`` or ``clock_expired`` for ``seat`` (its time used,
+        ``used`` ms) as the hand's next event, and write it into the row's clock."""
+        conn = self.db.connection()
+        key = (hand.table_id, hand.number)
+        with self.hand_lock(key):
+            fresh = rows.get_hand(conn, *key)
+            if fresh.event_count != hand.event_count:
+                return
+            before = fresh.event_count
+            body = {
+                "seat": seat.name,
+                "board": fresh.ceremony.get("board"),
+                "limit_ms": int(fresh.clock["limit_ms"]),
+                "warning_ms": int(fresh.clock["warning_ms"]),
+                "used_ms": used,
+            }
+            event = self.hand_log.server_event(
+                fresh.table_id,
+                fresh.number,
+                before,
+                fresh.last_hash or None,
+                kind,
+                body,
+                time=self.now(),
+            )
+            self.log_event(fresh, event)
+            clock.apply_event(fresh.clock, kind, body)
+            self.forget(key)
+            try:
+                self.hand_log.append(fresh.pending)
+            except LogChainBroken:
+                return  # another host's clock, or a player, took this seq: the next look
+            if not rows.update_hand(conn, fresh, before):
+                catch = rows.get_hand(conn, *key)
+                repair.catch_up(self, conn, self.table(conn, fresh.table_id), catch)
+        log.info("%s: table %s hand %d seat %s", kind, fresh.table_id, fresh.number, seat.name)
+        self.changes.touch()
 
     def _write(
         self,

@@ -61,7 +61,11 @@ class HandStates:
             if ev["seq"] >= hand.event_count:
                 break
             if ev["type"] in ("call", "play"):
-                apply_action(state, seats[ev["actor"]], ev["type"], ev["body"])
+                # The house's own (actor "server") names the seat it plays for.
+                seat = seats.get(ev["actor"])
+                if seat is None:
+                    seat = Seat.parse(ev["body"].get("seat"))
+                apply_action(state, seat, ev["type"], ev["body"])
         self.remember(key, hand.event_count, state)
         return state
 

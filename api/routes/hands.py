@@ -8,12 +8,14 @@ The record (which holds the deal) is refused (403) until the hand is over.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, url_for
 
 from api import rows
 from api.auth import require_admin, signed_reader
+from api.clock import public_clock
 from api.errors import Forbidden, NotFound
 from api.handstate import Snapshot, waiting_for
 from api.room import repair
@@ -74,6 +76,10 @@ HAND: Schema = {
         "started_at": {"type": "string"},
         "finished_at": NULLABLE_STR,
         "links": OBJ,
+        "clock": {
+            "type": ["object", "null"],
+            "description": "the seats' clock at a clocked table (api/clock.py), else null",
+        },
     },
 }
 SIGNED_EVENT: Schema = {
@@ -200,6 +206,7 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         "started_at": hand.started_at,
         "finished_at": hand.finished_at,
         "links": links,
+        "clock": public_clock(hand, None if state is None else state.to_act, time.time()),
     }
 
 

@@ -122,6 +122,18 @@ NEW_TOURNAMENT: Schema = {
             "description": "at most 200 characters",
             "x-check": "text",
         },
+        "clock": {
+            "type": "object",
+            "description": "the time control: seconds per board (a rubber table: per hand) "
+            "for each seat, and the remaining seconds at which a seat is warned (default a "
+            "fifth); a seat out of time is played by the house (docs/tournaments.md)",
+            "required": ["seconds"],
+            "additionalProperties": False,
+            "properties": {
+                "seconds": {"type": "integer", "minimum": 1, "maximum": 86400},
+                "warning": {"type": "integer", "minimum": 0, "maximum": 86400},
+            },
+        },
     },
 }
 REGISTRATION: Schema = {

@@ -182,5 +182,13 @@ class Tournaments:
     def hand_ended(self, table_id: str) -> None:
         rounds.hand_ended(self.desk, table_id)
 
+    def time_control(self, table_id: str) -> dict[str, int] | None:
+        conn = self.desk.db.connection()
+        tid = event_rows.event_of_table(conn, table_id)
+        if tid is None:
+            return None
+        control = event_rows.read(conn, tid).get("clock")
+        return None if control is None else dict(control)
+
     def recover(self) -> int:
         return recovery.recover(self.desk)

@@ -11,6 +11,7 @@ import hmac
 from typing import Any
 
 from api import faults, rows
+from api.clock import control_of
 from api.database import Connection
 from api.handstate import ruleset_pattern
 from api.inputs import check_name
@@ -88,6 +89,9 @@ def create(desk: Desk, body: Any, by: Ruling = None) -> dict[str, Any]:
         "service_commitment": deals.service_commitment(desk.service_seed(tid), tid).hex(),
         "pattern": list(ruleset_pattern(ruleset)),
     }
+    control = control_of(body.get("clock"))
+    if control is not None:
+        spec["clock"] = control
     with desk.lock:
         conn = desk.db.connection()
         doc = online.initial(tid) | {

@@ -37,6 +37,10 @@ CODES: dict[str, tuple[str, str]] = {
     "CARD_NOT_HELD": (ERROR, "a card played that the player did not hold, or played twice"),
     "REVOKE": (ERROR, "a player did not follow suit while holding a card of the suit led"),
     "ACE_HIGH_INVALID": (ERROR, "an ace declared high outside a nullo, or a non-ace so declared"),
+    "HOUSE_PLAYED": (
+        WARNING,
+        "a seat played by the house after its clock ran out (the service's time control)",
+    ),
     "REVOKE_CORRECTED": (
         INFO,
         "a revoke corrected before it was established (the trick's corrected): no penalty",

@@ -36,6 +36,7 @@ __all__ = [
     "ALL_TYPES",
     "BASE_URI",
     "CAYENNE_TYPES",
+    "CLOCK_TYPES",
     "MAX_EVENT_BYTES",
     "TOURNAMENT_TYPES",
     "admit_event",
@@ -72,7 +73,10 @@ TOURNAMENT_TYPES = (
 )
 """The event types of a tournament (docs/tournaments.md, docs/log.md): its own chain's,
 its entrants' and a duplicate board's opening, each with its schema ``<type>.json``."""
-ALL_TYPES = CAYENNE_TYPES + TOURNAMENT_TYPES
+CLOCK_TYPES = ("clock_warning", "clock_expired")
+"""The clock's events in a hand's chain (docs/tournaments.md, "The clock"): the server's
+warning to the seat to act and the expiry of its time, after which the house plays it."""
+ALL_TYPES = CAYENNE_TYPES + TOURNAMENT_TYPES + CLOCK_TYPES
 
 _RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 
@@ -181,8 +185,8 @@ def admit_event(event: Any, *, root: str = "event", canonical: bytes | None = No
 
 
 def check_cayenne_event(event: Any, *, root: str = "event") -> None:
-    """Raise :class:`EventError` unless ``event`` is exactly one of :data:`CAYENNE_TYPES`
-    or :data:`TOURNAMENT_TYPES`.
+    """Raise :class:`EventError` unless ``event`` is exactly one of :data:`CAYENNE_TYPES`,
+    :data:`TOURNAMENT_TYPES` or :data:`CLOCK_TYPES`.
 
     The envelope's rules hold too (``<type>.json`` refers to ``event.json``); the size
     bound is :func:`admit_event`'s, applied by every append.

@@ -153,6 +153,12 @@ _NOT_SURE: Any = object()
 """The extra of a hand whose JSON the extension will reject (it was not readable)."""
 
 
+def _housed(raw: Any) -> bool:
+    """Whether a raw hand was played in part by the house (``x-house``): the extension
+    has no such check, so the Python auditor reports it."""
+    return isinstance(raw, dict) and "x-house" in raw
+
+
 def hand_extra(raw: Any) -> Extra:
     """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
     try:
@@ -298,6 +304,8 @@ def audit_fast(doc: Any, alpha: float) -> dict[str, Any] | None:
     if top is None:
         return None
     hands_raw = top[-1]
+    if any(_housed(raw) for raw in hands_raw):
+        return None  # HOUSE_PLAYED is the Python auditor's (audit/checks/house.py)
     extras = [hand_extra(raw) for raw in hands_raw]
     report = _audit(top, hands_raw, extras, alpha)
     if report is None:
@@ -336,6 +344,8 @@ def audit_stream(stream: RecordStream, alpha: float) -> dict[str, Any] | None:
 
     def hands() -> Iterator[Any]:
         for number, raw in enumerate(stream.hands(), 1):
+            if _housed(raw):
+                raise Decline  # HOUSE_PLAYED is the Python auditor's
             extras.append(hand_extra(raw))
             shuffled.check(number, raw)
             yield raw

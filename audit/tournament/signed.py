@@ -6,7 +6,9 @@ commitments and seeds, every ``call`` and every ``play`` (with its ``ace_high``,
 declared high in a nullo). Each player's event names the hash of the event before it
 (``prev``), so everything up to the last card is fixed by the players' signatures: the
 operator, who holds the log key, can re-sign the server's ``end`` and anything after the
-last card, but not one call, card or seat before it (docs/operations.md, "Threat model").
+last card, but not one call, card or seat before it (docs/operations.md, "Threat model"). The one
+call or card the server signs is the house's for a seat whose ``clock_expired`` it logged
+earlier in the chain (:mod:`audit.rules.house`); one without it is refused.
 
 :func:`derive_record` rebuilds the cayenne-record/1 of a finished hand from its chain
 alone, as the service wrote it (``api.room.Room.record_of``): the seats from the opening,
@@ -29,6 +31,7 @@ from typing import Any
 from audit.errors import FairplayError
 from audit.rules.cards import CARD_TEXT, Seat, parse_card
 from audit.rules.deal import check_pattern
+from audit.rules.house import SERVER, HouseActionRefused, acting_seat, house_record, house_tally
 from audit.rules.play import HandState
 from audit.tournament import online
 from audit.tournament.directors import GRANTS_HAND, GRANTS_TABLE
@@ -172,12 +175,19 @@ def derive_hand(
             deal, cayenne, order = result.deal, result.cayenne, result.pack_order
         state = HandState(deal, dealer, cayenne, pattern)
         by_player = {p: s for s, p in seats.items()}
+        expired: set[str] = set()  # seats whose clock ran out: the house plays them
+        house: dict[str, list[int]] = {}
         for ev in chain[1:]:
+            if ev["type"] == "clock_expired" and ev["actor"] == SERVER:
+                expired.add(str(ev["body"]["seat"]))
             if ev["type"] not in ("call", "play"):
                 continue
-            seat = by_player.get(ev["actor"])
-            if seat is None:
-                raise HandNotDerivable(f"{_where(ev)}: {ev['actor']} is not seated")
+            try:
+                seat = acting_seat(ev, by_player, expired)
+            except HouseActionRefused as exc:
+                raise HandNotDerivable(f"{_where(ev)}: {exc.message}") from exc
+            if ev["actor"] == SERVER:
+                house_tally(house, seat, ev["type"])
             try:
                 if ev["type"] == "call":
                     state.call(seat, ev["body"]["call"])
@@ -201,6 +211,8 @@ def derive_hand(
     hand = state.to_record_hand()
     hand["pack"] = pack
     hand["dealt_order"] = [CARD_TEXT[c] for c in order]
+    if house:
+        hand["x-house"] = house_record(house)
     if transcript is None:
         hand["board"] = body["board"]
     else:

@@ -1,0 +1,285 @@
+"""The clock on every seat: a time control per board (a rubber table: per hand), the
+server's warnings and expiries, and the house playing a seat whose time ran out.
+
+An event's time control (``clock`` of ``POST /v1/tournaments``: ``seconds`` per board and
+seat, ``warning`` seconds before the end) is copied into each hand's row when the hand
+opens (``api_hands.clock``), with the seats' time used so far. A seat's clock runs while
+the hand waits for its call or card: each action charges the seat that acted with the
+time since the hand last moved (``since``), in the same row write as the action, so the
+clock survives a restart and is the same on every host (it is the rows', never one
+process's memory).
+
+:class:`ClockRunner` is the service's timer: one thread per process, acting only while
+its process holds the lease ``clock`` (``api_leases``: one holder across workers and
+hosts, taken over when its holder stops renewing it). Every :data:`TICK` seconds it reads
+the clocked hands waiting for a call or a card and, for the seat to act, logs
+``clock_warning`` when its remaining time falls to the warning, ``clock_expired`` when it
+runs out, and then plays that seat's calls and cards as the house (the server's own
+events, naming the seat, :mod:`audit.rules.house`) until the hand ends. Every decision is
+an event of the hand's chain, signed by the log key; each is appended at the hand's head,
+so two runners racing log it once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from api import rows
+from api.errors import BadRequest
+from audit.errors import FairplayError
+from audit.rules.cards import Seat
+
+if TYPE_CHECKING:
+    from api.room import Room
+
+__all__ = [
+    "LEASE",
+    "LEASE_SECONDS",
+    "TICK",
+    "ClockRunner",
+    "apply_event",
+    "charge",
+    "control_of",
+    "public_clock",
+    "start",
+    "used_ms",
+]
+
+log = logging.getLogger(__name__)
+
+TICK = 0.25
+"""Seconds between two looks of the runner at the clocked hands."""
+LEASE = "clock"
+LEASE_SECONDS = 10.0
+"""How long a runner's hold of the lease lasts unless renewed (it renews every tick)."""
+MAX_SECONDS = 86400
+
+
+def control_of(spec: object) -> dict[str, int] | None:
+    """The time control of an event's spec (``clock``: ``{"seconds": S, "warning": W}``,
+    S seconds per board and seat, 1 to 86400; W, the remaining seconds at which the seat
+    is warned, 0 to S, default a fifth of S); ``None`` when the spec has none."""
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise BadRequest("clock: expected an object {seconds, warning}", details={"path": "clock"})
+    unknown = sorted(set(spec) - {"seconds", "warning"})
+    if unknown:
+        raise BadRequest(
+            f"clock.{unknown[0]}: not a member of the time control (seconds, warning)",
+            details={"path": f"clock.{unknown[0]}"},
+        )
+    seconds = spec.get("seconds")
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_SECONDS:
+        raise BadRequest(
+            f"clock.seconds: a whole number of seconds per board, 1 to {MAX_SECONDS}",
+            details={"path": "clock.seconds"},
+        )
+    warning = spec.get("warning", seconds // 5)
+    if not isinstance(warning, int) or isinstance(warning, bool) or not 0 <= warning <= seconds:
+        raise BadRequest(
+            f"clock.warning: a whole number of seconds, 0 to clock.seconds ({seconds})",
+            details={"path": "clock.warning"},
+        )
+    return {"seconds": seconds, "warning": warning}
+
+
+def fresh(control: Mapping[str, int], since: float | None) -> dict[str, Any]:
+    """A new hand's clock under ``control``; ``since`` set when the hand is dealt already
+    (a duplicate board), else at its deal (:func:`start`)."""
+    clock: dict[str, Any] = {
+        "limit_ms": 1000 * int(control["seconds"]),
+        "warning_ms": 1000 * int(control["warning"]),
+        "used": {},
+        "warned": [],
+        "expired": [],
+    }
+    if since is not None:
+        clock["since"] = since
+    return clock
+
+
+def start(hand: rows.HandRow, now: float) -> None:
+    """The hand is dealt: the first seat's clock runs from ``now``."""
+    if hand.clock and "since" not in hand.clock:
+        hand.clock["since"] = now
+
+
+def _since(hand: rows.HandRow) -> float:
+    since = hand.clock.get("since")
+    if isinstance(since, (int, float)):
+        return float(since)
+    return datetime.fromisoformat(hand.started_at.replace("Z", "+00:00")).timestamp()
+
+
+def charge(hand: rows.HandRow, seat: Seat, now: float) -> None:
+    """``seat`` acted at ``now``: its clock stops (the time since the hand last moved is
+    added to its use) and the next seat's runs from ``now``."""
+    if not hand.clock or "since" not in hand.clock:
+        return
+    spent = max(0.0, now - _since(hand))
+    used = hand.clock.setdefault("used", {})
+    used[seat.name] = int(used.get(seat.name, 0)) + round(1000 * spent)
+    hand.clock["since"] = now
+
+
+def used_ms(hand: rows.HandRow, seat: Seat, to_act: Seat | None, now: float) -> int:
+    """The time ``seat`` has used on the hand at ``now`` (its clock running if it is to act)."""
+    used = int(hand.clock.get("used", {}).get(seat.name, 0))
+    if seat == to_act and "since" in hand.clock:
+        used += round(1000 * max(0.0, now - _since(hand)))
+    return used
+
+
+def apply_event(clock: dict[str, Any], kind: str, body: Mapping[str, Any]) -> None:
+    """The clock after one of its logged events (a warning or an expiry, naming a seat)."""
+    field = {"clock_warning": "warned", "clock_expired": "expired"}[kind]
+    seats = clock.setdefault(field, [])
+    if body["seat"] not in seats:
+        seats.append(body["seat"])
+
+
+def public_clock(hand: rows.HandRow, to_act: Seat | None, now: float) -> dict[str, Any] | None:
+    """What a table shows of the clock (``None`` at a table without one): the limit and
+    warning, each seat's time remaining at ``now`` (ms), the seat whose clock runs, the
+    seats warned and those the house plays."""
+    if not hand.clock:
+        return None
+    limit = int(hand.clock["limit_ms"])
+    running = to_act if hand.phase in ("calling", "playing") else None
+    return {
+        "limit_ms": limit,
+        "warning_ms": int(hand.clock["warning_ms"]),
+        "remaining_ms": {s.name: limit - used_ms(hand, s, running, now) for s in Seat},
+        "running": None if running is None else running.name,
+        "warned": list(hand.clock.get("warned", [])),
+        "expired": list(hand.clock.get("expired", [])),
+        "house": {s: list(c) for s, c in hand.clock.get("house", {}).items()},
+        "now": round(1000 * now),
+    }
+
+
+def owner() -> str:
+    return f"{socket.gethostname()}/{os.getpid()}"
+
+
+class ClockRunner:
+    """The service's clock: a thread per process that acts while it holds the lease
+    (see the module docstring). Started once the process serves (:meth:`serving`)."""
+
+    def __init__(self, room: Room, tick: float = TICK) -> None:
+        self.room = room
+        self.tick_seconds = tick
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._rng = random.Random(secrets.randbits(64))  # the house's choices (not a shuffle)
+
+    def serving(self) -> None:
+        """This process serves requests: start its clock (once)."""
+        if self._thread is not None or self.tick_seconds <= 0:
+            return
+        with self._lock:
+            if self._thread is not None or self._stop.is_set():
+                return
+            self._thread = threading.Thread(target=self._run, name="clock", daemon=True)
+            self._thread.start()
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.tick_seconds):
+                try:
+                    if self.lease():
+                        self.tick()
+                except Exception:  # noqa: BLE001 - the clock goes on at the next tick
+                    log.exception("the clock's tick failed")
+        finally:
+            self.room.db.discard()
+
+    def lease(self) -> bool:
+        """Whether this process holds the clock's lease now (taken, renewed or refused)."""
+        conn = self.room.db.connection()
+        now = time.time()
+        me = owner()
+        until = now + LEASE_SECONDS
+        cur = conn.execute(
+            "INSERT INTO api_leases (name, owner, until) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (LEASE, me, until),
+        )
+        if cur.rowcount == 1:
+            return True
+        cur = conn.execute(
+            "UPDATE api_leases SET owner = ?, until = ? WHERE name = ? AND (owner = ? OR until < ?)",
+            (me, until, LEASE, me, now),
+        )
+        return bool(cur.rowcount == 1)
+
+    def tick(self) -> int:
+        """One look at every clocked hand waiting for a call or a card; the decisions taken."""
+        conn = self.room.db.connection()
+        found = conn.all(
+            "SELECT h.table_id, h.number FROM api_hands h JOIN api_tables t "
+            "ON t.id = h.table_id AND t.hand_count = h.number "
+            "WHERE h.phase IN ('calling', 'playing') AND h.clock IS NOT NULL"
+        )
+        taken = 0
+        for table_id, number in found:
+            try:
+                taken += self.decide(str(table_id), int(number))
+            except FairplayError as exc:  # a hand moved on meanwhile: the next tick sees it
+                log.info("clock at %s hand %s: %s", table_id, number, exc)
+        return taken
+
+    def decide(self, table_id: str, number: int) -> int:
+        """The clock's decisions for one hand now: a warning, an expiry, the house's
+        actions for an expired seat to act (until another seat is to act)."""
+        room = self.room
+        taken = 0
+        for _ in range(64):  # a seat's whole hand at most, then the next tick
+            hand = rows.get_hand(room.db.connection(), table_id, number)
+            if hand.phase not in ("calling", "playing") or not hand.clock:
+                return taken
+            snap = room.snapshot(hand)
+            if snap is None or snap.to_act is None:
+                return taken
+            seat = snap.to_act
+            now = room.config.clock()
+            expired = hand.clock.get("expired", [])
+            if seat.name in expired:
+                if hand.phase == "calling":
+                    kind, body = "call", {"call": self._rng.choice(snap.legal_calls)}
+                else:
+                    card = self._rng.choice(snap.legal_plays)
+                    kind, body = "play", {"card": card}
+                room.house_act(hand, seat, kind, body)
+                taken += 1
+                continue
+            used = used_ms(hand, seat, seat, now)
+            limit = int(hand.clock["limit_ms"])
+            if limit - used <= int(hand.clock["warning_ms"]) and seat.name not in hand.clock.get(
+                "warned", []
+            ):
+                room.clock_event(hand, "clock_warning", seat, used)
+                taken += 1
+                continue
+            if used >= limit:
+                room.clock_event(hand, "clock_expired", seat, used)
+                taken += 1
+                continue
+            return taken
+        return taken
