@@ -225,3 +225,36 @@ def test_partners_exchanged_in_a_re_signed_start_are_refused(
     code, out = verify(f.finish(), events.key, tmp_path, capsys)
     assert code == 1, out
     assert "CHAIN_OUTSIDE_EVENT" in out and "pair 1: " in out and "as partner" in out, out
+
+
+def house_play_without_expiry(f: Forger) -> str:
+    """A player's last card of a hand replaced by the same card signed by the server as
+    the house's for that seat, with no clock_expired for it: the log key may play a seat
+    only after the seat's logged expiry (audit/rules/house.py)."""
+    rec = f.bundle["records"][0]
+    chain = f.chain(rec["table"], str(rec["hand"]))
+    last = [e for e in chain if e["type"] == "play"][-1]
+    seat = next(s for s, p in chain[0]["body"]["seats"].items() if p == last["actor"])
+    for item in f.bundle["events"]:
+        if item["event"] is last:
+            forged = {k: v for k, v in last.items() if k != "signature"}
+            forged |= {"actor": "server", "key": "", "body": {**last["body"], "seat": seat}}
+            item["event"] = forged
+            f.mark(forged)
+    return (
+        f"HAND_NOT_DERIVABLE table {rec['table']} hand {rec['hand']} event {last['seq']}: "
+        f"a server-signed play for {seat}, whose clock has not run out"
+    )
+
+
+@pytest.mark.parametrize("kind", ["mitchell", "robin"])
+def test_a_server_signed_card_for_a_seat_whose_clock_never_ran_out_is_refused(
+    events: Events, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = Forger(events.bundles[kind], events.signer)
+    expected = house_play_without_expiry(f)
+    forged = f.finish()
+    code, out = verify(forged, events.key, tmp_path, capsys)
+    assert code == 1, out
+    code_name, _, text = expected.partition(" ")
+    assert code_name in out and text in out, out

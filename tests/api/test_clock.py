@@ -156,3 +156,15 @@ def test_the_event_finishes_and_its_certificate_verifies(
     assert cert["audit"]["verdict"] == "clean"  # a warning: the director's to rule on
     code, out = verify(clocked.bundle, clocked.key, tmp_path, capsys)
     assert code == 0, out
+
+
+def test_the_browsers_verifier_accepts_the_house_after_the_expiry(
+    clocked: Clocked, tmp_path: Path
+) -> None:
+    """The browser's certificate verifier (api/static/js/certificate.js, in Node) derives
+    every hand, the house's cards after the logged expiry included, and accepts it."""
+    from tests.js.test_verify_certificate import verify_in_node
+
+    [result] = verify_in_node(tmp_path, clocked.key, [clocked.bundle])
+    failed = [c for c in result["checks"] if c["ok"] is False]
+    assert result["ok"] and not failed, failed

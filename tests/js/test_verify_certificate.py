@@ -25,7 +25,12 @@ import pytest
 from audit.log.keys import Signer
 from tests.api.conftest import Running
 from tests.api.forge import Forger
-from tests.api.test_certificate_forgery import FORGERIES, Events, _foreign_chain
+from tests.api.test_certificate_forgery import (
+    FORGERIES,
+    Events,
+    _foreign_chain,
+    house_play_without_expiry,
+)
 from tests.api.test_tournament_certificate import (
     JOBS_TAMPERS,
     MITCHELL,
@@ -109,6 +114,17 @@ def _partners(ev: Events) -> tuple[Any, str]:
     return f.finish(), "CHAIN_OUTSIDE_EVENT pair 1: "
 
 
+def _house(kind: str) -> Case:
+    """As test_a_server_signed_card_for_a_seat_whose_clock_never_ran_out_is_refused."""
+
+    def make(ev: Events) -> tuple[Any, str]:
+        f = Forger(ev.bundles[kind], ev.signer)
+        expected = house_play_without_expiry(f)
+        return f.finish(), expected
+
+    return make
+
+
 def _genuine(kind: str) -> Case:
     return lambda ev: (ev.bundles[kind], "")
 
@@ -134,6 +150,8 @@ CASES: dict[str, Case] = {
     "forgery: a round's seating rewritten": _seating,
     "forgery: pairs renumbered in the start": _renumbered,
     "forgery: partners exchanged in the start": _partners,
+    "forgery (mitchell): a house card without the seat's expiry": _house("mitchell"),
+    "forgery (robin): a house card without the seat's expiry": _house("robin"),
     "not a bundle": lambda ev: ({"format": "x"}, "bundle.format: must be"),
 }
 

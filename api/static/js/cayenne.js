@@ -21,6 +21,27 @@ export const notDerivable = (message) => new VerifyError("HAND_NOT_DERIVABLE", m
 export const where = (ev) => `table ${ev.table} hand ${ev.hand} event ${ev.seq}`;
 
 /**
+ * The seat a call or play acts for (audit/rules/house.py): a seated player's own, or the
+ * server's for the seat its body names, only after that seat's clock_expired (`expired`);
+ * a seat's own action after its expiry is refused too. Throws HAND_NOT_DERIVABLE.
+ */
+export function actingSeat(ev, seatOf, expired) {
+  const body = ev.body ?? {};
+  if (ev.actor === "server") {
+    const seat = body.seat;
+    if (!SEATS.includes(seat)) throw notDerivable(`${where(ev)}: the server's ${ev.type} names no seat (${JSON.stringify(seat)})`);
+    if (!expired.has(seat)) {
+      throw notDerivable(`${where(ev)}: a server-signed ${ev.type} for ${seat}, whose clock has not run out (no clock_expired for the seat before it)`);
+    }
+    return seat;
+  }
+  const seat = seatOf.get(ev.actor);
+  if (!seat) throw notDerivable(`${where(ev)}: ${ev.actor} is not seated`);
+  if (expired.has(seat)) throw notDerivable(`${where(ev)}: ${seat}'s clock ran out: the house plays ${seat} for the rest of the hand`);
+  return seat;
+}
+
+/**
  * Replay a hand's calls and plays (`events`, the chain after its opening) on a deal
  * ({N: [card numbers], ...}, in the order dealt); `seatOf` maps a player to a seat.
  * Returns the record's hand object (dealer, deal, cayenne, calls, tricks, gathered) and
@@ -35,10 +56,16 @@ export function replayHand(events, { deal, dealer, cayenne, seatOf }) {
   const gathered = [[], []];
   const won = [0, 0];
   let trick = null;
+  const expired = new Set(); // seats whose clock ran out: the house plays them
+  const house = {}; // seat -> [calls, cards] the house played
   for (const ev of events) {
+    if (ev.type === "clock_expired" && ev.actor === "server") expired.add(ev.body?.seat);
     if (ev.type !== "call" && ev.type !== "play") continue;
-    const seat = seatOf.get(ev.actor);
-    if (!seat) throw notDerivable(`${where(ev)}: ${ev.actor} is not seated`);
+    const seat = actingSeat(ev, seatOf, expired);
+    if (ev.actor === "server") {
+      house[seat] ??= [0, 0];
+      house[seat][ev.type === "call" ? 0 : 1] += 1;
+    }
     const body = ev.body ?? {};
     if (ev.type === "call") {
       if (contract !== null) throw notDerivable(`${where(ev)}: the trump has already been made`);
@@ -103,6 +130,8 @@ export function replayHand(events, { deal, dealer, cayenne, seatOf }) {
     }),
     gathered: { NS: gathered[0], EW: gathered[1] },
   };
+  const housed = SEATS.filter((s) => s in house);
+  if (housed.length) hand["x-house"] = housed.map((s) => ({ seat: s, calls: house[s][0], cards: house[s][1] }));
   return { hand, contract, won, deal, cayenne };
 }
 

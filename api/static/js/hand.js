@@ -48,7 +48,7 @@ export const CHECKS = [
 ];
 
 const SERVER = "server";
-const SERVER_TYPES = ["open", "server_reveal", "end", "void"];
+const SERVER_TYPES = ["open", "server_reveal", "end", "void", "clock_warning", "clock_expired"];
 const PLAYER_TYPES = ["commit", "reveal", "call", "play"];
 const SIDE = { N: "NS", S: "NS", E: "EW", W: "EW" };
 const TRUMP = { S: 0, H: 1, D: 2, C: 3 };
@@ -93,10 +93,35 @@ function seatsOf(open) {
   return m;
 }
 
+/** The seat each call and play acts for, by seq: the signer's, or for the server's own
+ * (the house, after a seat's clock ran out) the seat it names, only after that seat's
+ * clock_expired (audit/rules/house.py). Throws SIGNER_INVALID otherwise. */
+function actingSeats(events) {
+  const seatOf = seatsOf(events[0]);
+  const expired = new Set();
+  const out = new Map();
+  for (const ev of events) {
+    if (ev.type === "clock_expired" && ev.actor === SERVER) expired.add(ev.body?.seat);
+    if (ev.type !== "call" && ev.type !== "play") continue;
+    if (ev.actor === SERVER) {
+      const seat = ev.body?.seat;
+      if (!expired.has(seat)) {
+        throw new VerifyError("SIGNER_INVALID", `event ${ev.seq}: a server-signed ${ev.type} for ${seat}, whose clock has not run out (no clock_expired for the seat before it)`);
+      }
+      out.set(ev.seq, seat);
+    } else {
+      const seat = seatOf.get(ev.actor);
+      if (seat && expired.has(seat)) throw new VerifyError("SIGNER_INVALID", `event ${ev.seq}: ${seat}'s clock ran out: the house plays ${seat}`);
+      out.set(ev.seq, seat);
+    }
+  }
+  return out;
+}
+
 /** Replay the calls and plays against the derived deal: each card from the player's own
  * hand, once, in turn; the tricks each side won. Throws naming the event. */
 function replay(events, deal, dealer, finished) {
-  const seatOf = seatsOf(events[0]);
+  const seatOf = actingSeats(events);
   const held = {};
   for (const s of SEATS) held[s] = new Set(deal[s]);
   let contract = null;
@@ -110,7 +135,7 @@ function replay(events, deal, dealer, finished) {
       continue;
     }
     if (ev.type !== "play") continue;
-    const seat = seatOf.get(ev.actor);
+    const seat = seatOf.get(ev.seq);
     const card = cardOf(ev.body.card);
     const at = `event ${ev.seq} (${ev.actor} plays ${JSON.stringify(ev.body.card)})`;
     if (!seat) throw new VerifyError("DEAL_MISMATCH", `${at}: not a seated player`);
@@ -148,7 +173,7 @@ function replay(events, deal, dealer, finished) {
  * (checked by "cayenne card") or the server's. */
 function signedRecord(events) {
   const open = events[0];
-  const seatOf = seatsOf(open);
+  const seatOf = actingSeats(events);
   const calls = [];
   const tricks = [];
   let contract = null;
@@ -156,12 +181,12 @@ function signedRecord(events) {
   let trick = null;
   for (const ev of events) {
     if (ev.type === "call") {
-      calls.push({ seat: seatOf.get(ev.actor), call: ev.body.call });
+      calls.push({ seat: seatOf.get(ev.seq), call: ev.body.call });
       if (ev.body.call !== "pass") contract = ev.body.call;
     } else if (ev.type === "play") {
       if (!trick) trick = { leader, cards: [], plays: [] };
       trick.cards.push(ev.body.card);
-      trick.plays.push({ seat: seatOf.get(ev.actor), card: cardOf(ev.body.card), aceHigh: ev.body.ace_high === true });
+      trick.plays.push({ seat: seatOf.get(ev.seq), card: cardOf(ev.body.card), aceHigh: ev.body.ace_high === true });
       if (trick.cards.length === 4) {
         const t = { leader: trick.leader, cards: trick.cards };
         const high = trick.plays.filter((p) => p.aceHigh).map((p) => CARD_TEXT[p.card]);
@@ -272,7 +297,7 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
     const keyOf = new Map();
     ctx.shape.items.forEach(({ event, where }, n) => {
       const key = ctx.keys[n].text;
-      if (SERVER_TYPES.includes(event.type)) {
+      if (SERVER_TYPES.includes(event.type) || (event.actor === SERVER && ["call", "play"].includes(event.type))) {
         if (event.actor !== SERVER || key !== ctx.key.text) {
           throw new VerifyError("SIGNER_INVALID", `${where}: a '${event.type}' event must be the server's, signed by the log key`);
         }
@@ -290,6 +315,7 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
       }
     });
     const mine = options.player ? `; your events are signed by your key` : "";
+    actingSeats(ctx.events); // the house's calls and cards only after the seat's clock_expired
     return `the server's events by the log key, each seat's by one key of its player${mine}`;
   });
   await run("chain", ["bundle"], async () => {
