@@ -100,6 +100,8 @@ export class TableView {
     this.lastTrick = new LastTrickPanel(this);
     this.pause = new HandPause(this);
     this.turnCue = null;
+    this.clockAt = 0; // when the hand's clock was received (performance.now())
+    this.clockTimer = null;
   }
 
   // ------------------------------------------------------------------ the stream
@@ -169,6 +171,8 @@ export class TableView {
   onState(msg) {
     this.announceChange(this.hand, msg.hand);
     this.hand = msg.hand;
+    this.clockAt = performance.now();
+    if (msg.hand.clock && !this.clockTimer) this.clockTimer = setInterval(() => this.tickClocks(), 500);
     this.cards = msg.cards ?? null;
     if (msg.hand.phase === "calling" || msg.hand.phase === "playing") this.live.add(msg.hand.hand);
     if (msg.previous) this.previous = msg.previous;
@@ -301,6 +305,17 @@ export class TableView {
       said.push(mine ? (after.phase === "calling" ? "Your turn: your call." : "Your turn: play a card.") : `${this.seatName(after.waiting_for[0])} to ${after.phase === "calling" ? "call" : "play"}.`);
     }
     if (after.phase === "over" && before && before.phase !== "over") said.push(`Hand ${after.hand} is over.`);
+    const clockNews = (field) => {
+      const seen = before && before.hand === after.hand && before.clock ? before.clock[field] : [];
+      return after.clock ? after.clock[field].filter((x) => !seen.includes(x)) : [];
+    };
+    for (const x of clockNews("warned")) {
+      const left = Math.max(0, Math.ceil(after.clock.remaining_ms[x] / 1000));
+      said.push(x === this.seat ? `Your clock: ${left} seconds left for this board.` : `${this.seatName(x)}: ${left} seconds left.`);
+    }
+    for (const x of clockNews("expired")) {
+      said.push(x === this.seat ? "Your time ran out: the house plays your cards for the rest of the board." : `${this.seatName(x)}'s time ran out: the house plays that seat for the rest of the board.`);
+    }
     if (said.length) box.textContent = said.join(" ");
   }
 
@@ -370,6 +385,7 @@ export class TableView {
       el("b", {}, this.seatName(seat)),
       h.dealer === seat ? el("span", { class: "chip" }, "dealer") : null,
       toAct ? el("span", { class: "chip turn" }, "to act") : null,
+      this.clockChip(seat),
     );
     if (bottom && this.cards && this.cards.held) {
       box.replaceChildren(label, this.handDiagram(this.cards.held));
@@ -377,6 +393,38 @@ export class TableView {
     }
     const backs = el("div", { class: "backs", "data-count": String(left) }, ...Array.from({ length: left }, () => el("span", { class: "back" })));
     box.replaceChildren(label, backs, el("div", { class: "muted count" }, `${left} card${left === 1 ? "" : "s"}`));
+  }
+
+  /** A seat's clock (api/clock.py): its time left on the board, counting down while it is
+   * to act; "house" once its time ran out and the house plays it. */
+  clockChip(seat) {
+    const c = this.hand.clock;
+    if (!c) return null;
+    const chip = el("span", { class: "clock", "data-clock": seat, role: "timer" });
+    this.paintClock(chip, seat);
+    return chip;
+  }
+
+  clockLeft(seat) {
+    const c = this.hand.clock;
+    const running = c.running === seat ? performance.now() - this.clockAt : 0;
+    return Math.max(0, c.remaining_ms[seat] - running);
+  }
+
+  paintClock(chip, seat) {
+    const c = this.hand.clock;
+    const house = c.expired.includes(seat);
+    const left = Math.ceil(this.clockLeft(seat) / 1000);
+    const text = house ? "house" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    const warned = !house && (c.warned.includes(seat) || this.clockLeft(seat) <= c.warning_ms);
+    chip.className = `clock${c.running === seat ? " running" : ""}${warned ? " warned" : ""}${house ? " house" : ""}`;
+    chip.textContent = text;
+    chip.setAttribute("aria-label", house ? `${seat}: out of time, played by the house` : `${seat}: ${left} seconds left for the board`);
+  }
+
+  tickClocks() {
+    if (!this.hand || !this.hand.clock) return;
+    for (const chip of document.querySelectorAll("[data-clock]")) this.paintClock(chip, chip.dataset.clock);
   }
 
   handDiagram(held) {
