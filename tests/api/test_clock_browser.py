@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,12 +28,12 @@ from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("clock_browser")]
 
-SECONDS, WARNING = 6, 3
+SECONDS, WARNING = 8, 4
 ROBIN = {
     "name": "Clocked robin",
     "format": "rubber-round-robin",
     "pairs": 2,
-    "hands_per_match": 1,
+    "hands_per_match": 2,
     "clock": {"seconds": SECONDS, "warning": WARNING},
 }
 
@@ -102,9 +103,30 @@ def clocks(driver: WebDriver) -> dict[str, dict[str, str]]:
     return got
 
 
+def director_signs_in(driver: WebDriver, site: Running) -> None:
+    """A director's key made in the console, granted by the operator."""
+    client = site.client()
+    driver.get(f"{site.url}/director")
+    wait_for("the console", lambda: driver.execute_script("return document.body.dataset.ready"))
+    driver.find_element(By.ID, "key-name").send_keys("clockwatch")
+    driver.find_element(By.ID, "create-key").click()
+    key = wait_for("the key", lambda: driver.find_element(By.ID, "public-key").text, 10)
+    client.call("POST", "/v1/directors", {"public_key": key}, client.admin())
+
+
+def live_clock(driver: WebDriver) -> str:
+    got: str = driver.execute_script(
+        """const td = document.querySelector("#live-tables td[data-label='Clock']");
+        return td ? td.textContent : "";"""
+    )
+    return got
+
+
 def test_the_table_shows_every_seats_clock_and_the_house_taking_a_silent_seat(
     site: Running, browser: WebDriver, tmp_path: Path
 ) -> None:
+    browser.set_window_size(1280, 900)
+    director_signs_in(browser, site)
     client = site.client()
     bots = Stalling.open(client, ROBIN, 2, random.Random(3), BEACON)
     tid = bots.tid
@@ -118,34 +140,64 @@ def test_the_table_shows_every_seats_clock_and_the_house_taking_a_silent_seat(
     hand = client.call("GET", f"/v1/tables/{table}/hands/1")
     dealer = hand["dealer"]  # the dealer calls first: he is the one who stops
     bots.stalled = sitting["seats"][dealer]
-    runner = __import__("threading").Thread(target=bots.run, kwargs={"timeout": 120}, daemon=True)
+    runner = threading.Thread(target=bots.run, kwargs={"timeout": 120}, daemon=True)
     runner.start()
 
-    browser.set_window_size(1280, 900)
-    browser.get(f"{site.url}/tables/{table}")
-    seen = wait_for(
-        "a clock on every seat, the dealer's running",
-        lambda: (c := clocks(browser))
-        and set(c) == {"N", "E", "S", "W"}
-        and "running" in c[dealer]["class"]
-        and c,
-        timeout=60,
+    # The director's console watches the table's clock: the dealer's runs.
+    browser.get(f"{site.url}/director?event={tid}")
+    watched = wait_for(
+        "the clock in the console's watch",
+        lambda: f"\u25b8{dealer} " in (t := live_clock(browser)) and t,
+        timeout=30,
     )
-    for seat, c in seen.items():
-        assert c["text"] == "house" or ":" in c["text"], seen
-    first = seen[dealer]["text"]
-    # it counts down, then warns, then the house takes the seat
+    assert all(f"{s} " in watched for s in ("N", "E", "S", "W")), watched
+    browser.execute_script("document.getElementById('live-tables').scrollIntoView()")
+    shot(browser, tmp_path, "clock-director-watch")
+
+    # The spectators' page: a clock on every seat; the dealer's counts down, is warned,
+    # then shows the house playing it.
+    browser.get(f"{site.url}/tables/{table}")
+    browser.execute_script(
+        """window.said = [];
+        new MutationObserver(() => window.said.push(document.getElementById("announce").textContent))
+          .observe(document.getElementById("announce"), {childList: true, characterData: true, subtree: true});"""
+    )
+    seen = wait_for(
+        "a clock on every seat",
+        lambda: (c := clocks(browser)) and set(c) == {"N", "E", "S", "W"} and c,
+        timeout=30,
+    )
+    assert all(c["text"] == "house" or ":" in c["text"] for c in seen.values()), seen
+    wait_for("the dealer's clock running", lambda: "running" in clocks(browser)[dealer]["class"])
+    first = clocks(browser)[dealer]["text"]
     wait_for("the clock counting down", lambda: clocks(browser)[dealer]["text"] != first, 10)
     wait_for("the warning", lambda: "warned" in clocks(browser)[dealer]["class"], 30)
     shot(browser, tmp_path, "clock-warned")
     wait_for("the house", lambda: clocks(browser)[dealer]["text"] == "house", 30)
-    said = browser.find_element(By.ID, "announce").get_attribute("textContent")
-    assert "time ran out" in said or "house" in clocks(browser)[dealer]["label"], said
     assert "played by the house" in clocks(browser)[dealer]["label"]
+    said = " ".join(browser.execute_script("return window.said"))
+    assert "seconds left" in said and "time ran out: the house plays that seat" in said, said
     shot(browser, tmp_path, "clock-house")
     browser.set_window_size(390, 844)
     width = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390, width
     shot(browser, tmp_path, "clock-phone")
+    browser.set_window_size(1280, 900)
     runner.join(120)
     assert client.call("GET", f"/v1/tournaments/{tid}")["phase"] == "over"
+
+    # The console's findings: the house's hands, each linked to its table.
+    browser.get(f"{site.url}/director?event={tid}")
+    wait_for("the console", lambda: browser.execute_script("return document.body.dataset.ready"))
+    browser.find_element(By.ID, "refresh-findings").click()
+    item = wait_for(
+        "the clock's mark in the findings",
+        lambda: browser.execute_script(
+            """const li = document.querySelector("#findings li[data-code='HOUSE_PLAYED']");
+            return li && {text: li.textContent, links: [...li.querySelectorAll("a")].map((a) => a.href)};"""
+        ),
+    )
+    assert "played by the house after the clock ran out" in item["text"], item
+    assert any(link.endswith(f"/tables/{table}") for link in item["links"]), item
+    browser.execute_script("document.getElementById('findings').scrollIntoView()")
+    shot(browser, tmp_path, "clock-director-findings")

@@ -51,6 +51,22 @@ function cell(text, label) {
   return td;
 }
 
+/** A hand's clock (api/clock.py) as the watch shows it: each seat's time left on the
+ * board ("house" once its time ran out, "!" when warned, "▸" for the seat whose clock
+ * runs); "" at a table without a time control. */
+export function clockText(clock) {
+  if (!clock) return "";
+  const mmss = (ms) => {
+    const s = Math.max(0, Math.ceil(ms / 1000));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  };
+  return ["N", "E", "S", "W"].map((seat) => {
+    if (clock.expired.includes(seat)) return `${seat} house`;
+    const mark = clock.running === seat ? "▸" : "";
+    return `${mark}${seat} ${mmss(clock.remaining_ms[seat])}${clock.warned.includes(seat) ? "!" : ""}`;
+  }).join(" · ");
+}
+
 /** Every table of the round, as its public state says (a director's signed read opens a
  * private duplicate table's; a seat's cards are never in it). */
 async function watchTables() {
@@ -79,6 +95,7 @@ async function watchTables() {
       cell(play?.to_act ?? [hand?.waiting_for ?? []].flat().join(" "), "To act"),
       cell(cards, "Trick"),
       cell(play ? `${play.tricks_won.NS}–${play.tricks_won.EW}` : "", "Tricks NS–EW"),
+      cell(clockText(hand?.clock), "Clock"),
     );
     return tr;
   }));
@@ -128,6 +145,10 @@ export function creationProblems(body) {
     int("hands_per_match", 1, 32);
     if (!out.pairs) int("rounds", 1, body.pairs - 1 + (body.pairs % 2), true);
   } else out.format = "must be 'pairs-duplicate' or 'rubber-round-robin'";
+  if (body.clock !== undefined) {
+    const sec = body.clock?.seconds;
+    if (!Number.isInteger(sec) || sec < 60 || sec > 86400) out.clock = "must be a whole number of minutes from 1 to 1440";
+  }
   return out;
 }
 
@@ -142,6 +163,8 @@ function creationBody() {
   else ["pairs", "hands_per_match"].forEach(num);
   num("rounds");
   if ($("c-schedule").value.trim()) body.schedule = $("c-schedule").value;
+  const minutes = $("c-clock").value.trim();
+  if (minutes !== "") body.clock = { seconds: /^\d+$/.test(minutes) ? Number(minutes) * 60 : minutes };
   return body;
 }
 
