@@ -168,10 +168,6 @@ def public_clock(hand: rows.HandRow, to_act: Seat | None, now: float) -> dict[st
     }
 
 
-def owner() -> str:
-    return f"{socket.gethostname()}/{os.getpid()}"
-
-
 class ClockRunner:
     """The service's clock: a thread per process that acts while it holds the lease
     (see the module docstring). Started once the process serves (:meth:`serving`)."""
@@ -183,6 +179,8 @@ class ClockRunner:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._rng = random.Random(secrets.randbits(64))  # the house's choices (not a shuffle)
+        self.owner = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(4)}"
+        """Who holds the lease: this runner (host, process, and one of its apps)."""
 
     def serving(self) -> None:
         """This process serves requests: start its clock (once)."""
@@ -195,10 +193,19 @@ class ClockRunner:
             self._thread.start()
 
     def close(self, timeout: float = 5.0) -> None:
+        """Stop this process's clock and give up the lease (another takes it at once)."""
         self._stop.set()
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
+            try:
+                self.room.db.connection().execute(
+                    "DELETE FROM api_leases WHERE name = ? AND owner = ?", (LEASE, self.owner)
+                )
+            except Exception:  # noqa: BLE001 - a closing database: the lease runs out
+                log.info("the clock's lease is left to run out")
+            finally:
+                self.room.db.discard()
 
     def _run(self) -> None:
         try:
@@ -215,7 +222,7 @@ class ClockRunner:
         """Whether this process holds the clock's lease now (taken, renewed or refused)."""
         conn = self.room.db.connection()
         now = time.time()
-        me = owner()
+        me = self.owner
         until = now + LEASE_SECONDS
         cur = conn.execute(
             "INSERT INTO api_leases (name, owner, until) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",

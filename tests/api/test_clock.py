@@ -123,9 +123,7 @@ def test_a_seat_that_stops_acting_is_warned_then_played_by_the_house(clocked: Cl
             and (e["actor"] == clocked.stalled or e["body"].get("seat") == "N")
         ]
         assert north and all(e["actor"] == "server" and n > expired for n, e in north), kinds
-        assert sum(1 for _, e in north if e["type"] == "play") == 13 - sum(
-            1 for _, e in north if False
-        )
+        assert sum(1 for _, e in north if e["type"] == "play") == 13
         assert chain[-1]["type"] == "end"
 
 
@@ -134,12 +132,17 @@ def test_the_boards_are_marked_for_the_director(clocked: Clocked) -> None:
     got = client.call("GET", f"/v1/tournaments/{clocked.tid}/findings", headers=client.admin())[
         "findings"
     ]
-    marks = [f for f in got if f["code"] == "HOUSE_PLAYED"]
+    # (a slow bot's seat may run out too on a loaded machine: N at table 1 is the test's)
+    marks = [
+        f
+        for f in got
+        if f["code"] == "HOUSE_PLAYED" and f["seat"] == "N" and f["table_id"] == clocked.table
+    ]
     assert {(f["table_id"], f["board"]) for f in marks} == {
         (clocked.table, b) for b in {clocked.chain(n)[0]["body"]["board"] for n in (1, 2)}
     }, got
     for f in marks:
-        assert f["seat"] == "N" and f["evidence"]["cards"] == 13
+        assert f["evidence"]["cards"] == 13
         assert "played by the house after the clock ran out" in f["message"]
         assert f["severity"] == "warning"
     # the hand's own report says it too
@@ -168,3 +171,54 @@ def test_the_browsers_verifier_accepts_the_house_after_the_expiry(
     [result] = verify_in_node(tmp_path, clocked.key, [clocked.bundle])
     failed = [c for c in result["checks"] if c["ok"] is False]
     assert result["ok"] and not failed, failed
+
+
+def test_two_hosts_run_one_clock_and_the_second_takes_it_over(
+    make_service: Any, tmp_path: Path
+) -> None:
+    """Two services on one database: one holds the clock's lease and acts; when it stops
+    mid-board, the other takes the lease over and expires the seat from the time the rows
+    hold (not from when it took over), then the house plays it and the event goes on."""
+    from api import rows
+
+    a = make_service(data_dir=tmp_path / "one")
+    b = make_service(data_dir=tmp_path / "one")
+    for host in (a, b):
+        host.client().call("GET", "/v1/log/key")  # each serves: its clock's thread starts
+    ca, cb = (h.app.extensions["fairplay"].clock for h in (a, b))
+    client = a.client()
+    spec = dict(CLOCKED, boards_per_round=1, clock={"seconds": 4, "warning": 2})
+    bots = TournamentBots.open(client, spec, 4, random.Random(8), BEACON)
+    bots.reveal_all(client.call("GET", f"/v1/tournaments/{bots.tid}"))
+    doc = wait_for(
+        "round 1",
+        lambda: (d := client.call("GET", f"/v1/tournaments/{bots.tid}"))["rounds_played"] and d,
+    )
+    sitting = next(t for t in doc["rounds_played"][0]["tables"] if t["table"] == 1)
+    bots.entrants.pop(sitting["seats"]["N"])
+    db = a.app.extensions["fairplay"].db
+
+    def lease_holder() -> str:
+        row = db.connection().one("SELECT owner FROM api_leases WHERE name = 'clock'")
+        return "" if row is None else str(row[0])
+
+    first = wait_for("a lease", lease_holder)
+    holder, other = (ca, cb) if ca.owner == first else (cb, ca)
+    assert holder.owner == first and holder.lease() and not other.lease()
+
+    def hand() -> rows.HandRow:
+        return rows.get_hand(db.connection(), sitting["id"], 1)
+
+    wait_for("N warned", lambda: "N" in hand().clock.get("warned", []), 30)
+    assert "N" not in hand().clock["expired"]
+    holder.close()  # the holder's clock stops (its host going away)
+    wait_for("the lease taken over", lambda: lease_holder() == other.owner, 30)
+    wait_for("N expired", lambda: "N" in hand().clock.get("expired", []), 30)
+    assert bots.run(timeout=120)["phase"] == "over"
+    path = f"/v1/tables/{sitting['id']}/hands/1/events"
+    chain = [i["event"] for i in client.call("GET", path)["events"]]
+    # N's expiry logged once (a slow bot's seat may run out too on a loaded machine)
+    expiries = [e for e in chain if e["type"] == "clock_expired" and e["body"]["seat"] == "N"]
+    assert len(expiries) == 1, chain
+    used = expiries[0]["body"]["used_ms"]
+    assert 4000 <= used < 4000 + 15000, used  # counted from the board's start, in the rows
