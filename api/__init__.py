@@ -13,7 +13,7 @@ import jinja2
 from flask import Flask
 
 from api.certificate import Builds
-from api.clock import ClockRunner
+from api.clock_runner import ClockRunner
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers

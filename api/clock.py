@@ -9,9 +9,9 @@ time since the hand last moved (``since``), in the same row write as the action,
 clock survives a restart and is the same on every host (it is the rows', never one
 process's memory).
 
-:class:`ClockRunner` is the service's timer: one thread per process, acting only while
-its process holds the lease ``clock`` (``api_leases``: one holder across workers and
-hosts, taken over when its holder stops renewing it). Every :data:`TICK` seconds it reads
+The service's timer is :class:`api.clock_runner.ClockRunner`: one thread per process,
+acting only while its process holds the lease ``clock`` (``api_leases``: one holder
+across workers and hosts, taken over when its holder stops renewing it). It reads
 the clocked hands waiting for a call or a card and, for the seat to act, logs
 ``clock_warning`` when its remaining time falls to the warning, ``clock_expired`` when it
 runs out, and then plays that seat's calls and cards as the house (the server's own
@@ -23,29 +23,15 @@ so two runners racing log it once.
 from __future__ import annotations
 
 import logging
-import os
-import random
-import secrets
-import socket
-import threading
-import time
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from api import rows
 from api.errors import BadRequest
-from audit.errors import FairplayError
 from audit.rules.cards import Seat
 
-if TYPE_CHECKING:
-    from api.room import Room
-
 __all__ = [
-    "LEASE",
-    "LEASE_SECONDS",
-    "TICK",
-    "ClockRunner",
     "apply_event",
     "charge",
     "control_of",
@@ -56,11 +42,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TICK = 0.25
-"""Seconds between two looks of the runner at the clocked hands."""
-LEASE = "clock"
-LEASE_SECONDS = 10.0
-"""How long a runner's hold of the lease lasts unless renewed (it renews every tick)."""
 MAX_SECONDS = 86400
 
 
@@ -166,127 +147,3 @@ def public_clock(hand: rows.HandRow, to_act: Seat | None, now: float) -> dict[st
         "house": {s: list(c) for s, c in hand.clock.get("house", {}).items()},
         "now": round(1000 * now),
     }
-
-
-class ClockRunner:
-    """The service's clock: a thread per process that acts while it holds the lease
-    (see the module docstring). Started once the process serves (:meth:`serving`)."""
-
-    def __init__(self, room: Room, tick: float = TICK) -> None:
-        self.room = room
-        self.tick_seconds = tick
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._rng = random.Random(secrets.randbits(64))  # the house's choices (not a shuffle)
-        self.owner = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(4)}"
-        """Who holds the lease: this runner (host, process, and one of its apps)."""
-
-    def serving(self) -> None:
-        """This process serves requests: start its clock (once)."""
-        if self._thread is not None or self.tick_seconds <= 0:
-            return
-        with self._lock:
-            if self._thread is not None or self._stop.is_set():
-                return
-            self._thread = threading.Thread(target=self._run, name="clock", daemon=True)
-            self._thread.start()
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop this process's clock and give up the lease (another takes it at once)."""
-        self._stop.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-            try:
-                self.room.db.connection().execute(
-                    "DELETE FROM api_leases WHERE name = ? AND owner = ?", (LEASE, self.owner)
-                )
-            except Exception:  # noqa: BLE001 - a closing database: the lease runs out
-                log.info("the clock's lease is left to run out")
-            finally:
-                self.room.db.discard()
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.tick_seconds):
-                try:
-                    if self.lease():
-                        self.tick()
-                except Exception:  # noqa: BLE001 - the clock goes on at the next tick
-                    log.exception("the clock's tick failed")
-        finally:
-            self.room.db.discard()
-
-    def lease(self) -> bool:
-        """Whether this process holds the clock's lease now (taken, renewed or refused)."""
-        conn = self.room.db.connection()
-        now = time.time()
-        me = self.owner
-        until = now + LEASE_SECONDS
-        cur = conn.execute(
-            "INSERT INTO api_leases (name, owner, until) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            (LEASE, me, until),
-        )
-        if cur.rowcount == 1:
-            return True
-        cur = conn.execute(
-            "UPDATE api_leases SET owner = ?, until = ? WHERE name = ? AND (owner = ? OR until < ?)",
-            (me, until, LEASE, me, now),
-        )
-        return bool(cur.rowcount == 1)
-
-    def tick(self) -> int:
-        """One look at every clocked hand waiting for a call or a card; the decisions taken."""
-        conn = self.room.db.connection()
-        found = conn.all(
-            "SELECT h.table_id, h.number FROM api_hands h JOIN api_tables t "
-            "ON t.id = h.table_id AND t.hand_count = h.number "
-            "WHERE h.phase IN ('calling', 'playing') AND h.clock IS NOT NULL"
-        )
-        taken = 0
-        for table_id, number in found:
-            try:
-                taken += self.decide(str(table_id), int(number))
-            except FairplayError as exc:  # a hand moved on meanwhile: the next tick sees it
-                log.info("clock at %s hand %s: %s", table_id, number, exc)
-        return taken
-
-    def decide(self, table_id: str, number: int) -> int:
-        """The clock's decisions for one hand now: a warning, an expiry, the house's
-        actions for an expired seat to act (until another seat is to act)."""
-        room = self.room
-        taken = 0
-        for _ in range(64):  # a seat's whole hand at most, then the next tick
-            hand = rows.get_hand(room.db.connection(), table_id, number)
-            if hand.phase not in ("calling", "playing") or not hand.clock:
-                return taken
-            snap = room.snapshot(hand)
-            if snap is None or snap.to_act is None:
-                return taken
-            seat = snap.to_act
-            now = room.config.clock()
-            expired = hand.clock.get("expired", [])
-            if seat.name in expired:
-                if hand.phase == "calling":
-                    kind, body = "call", {"call": self._rng.choice(snap.legal_calls)}
-                else:
-                    card = self._rng.choice(snap.legal_plays)
-                    kind, body = "play", {"card": card}
-                room.house_act(hand, seat, kind, body)
-                taken += 1
-                continue
-            used = used_ms(hand, seat, seat, now)
-            limit = int(hand.clock["limit_ms"])
-            if limit - used <= int(hand.clock["warning_ms"]) and seat.name not in hand.clock.get(
-                "warned", []
-            ):
-                room.clock_event(hand, "clock_warning", seat, used)
-                taken += 1
-                continue
-            if used >= limit:
-                room.clock_event(hand, "clock_expired", seat, used)
-                taken += 1
-                continue
-            return taken
-        return taken

@@ -9,7 +9,7 @@ can name its type without importing the application factory.
 from __future__ import annotations
 
 from api.certificate import Builds
-from api.clock import ClockRunner
+from api.clock_runner import ClockRunner
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
