@@ -204,6 +204,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             # api/clock.py: a clocked hand's time per seat (JSON: since, used, warned,
             # expired), written with the hand's every action; NULL at a table without one.
             "ALTER TABLE api_hands ADD COLUMN clock TEXT",
+            # The clock's runner reads the clocked hands waiting for a call or card, every
+            # tick: only those rows are indexed.
+            "CREATE INDEX api_hands_clocked ON api_hands (phase) WHERE clock IS NOT NULL",
             # One holder at a time of a piece of background work across workers and hosts
             # (the clock's runner): its owner (host/pid) and the unix time it runs until.
             """CREATE TABLE api_leases (
