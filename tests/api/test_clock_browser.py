@@ -6,6 +6,7 @@ the screen reader is told."""
 
 from __future__ import annotations
 
+import json
 import random
 import tempfile
 import threading
@@ -201,3 +202,33 @@ def test_the_table_shows_every_seats_clock_and_the_house_taking_a_silent_seat(
     assert any(link.endswith(f"/tables/{table}") for link in item["links"]), item
     browser.execute_script("document.getElementById('findings').scrollIntoView()")
     shot(browser, tmp_path, "clock-director-findings")
+
+
+def test_the_hand_page_verifier_accepts_the_house_after_the_expiry(
+    site: Running, tmp_path: Path
+) -> None:
+    """The hand page's own check (api/static/js/hand.js, in Node) of a round-robin hand
+    the house finished: the server's calls and cards stand after the seat's expiry."""
+    from tests.js.test_verify_hand import run_verify
+
+    client = site.client()
+    done = [
+        t
+        for e in client.call("GET", "/v1/tournaments")["tournaments"]
+        if e["name"] == ROBIN["name"]
+        for r in client.call("GET", f"/v1/tournaments/{e['id']}")["rounds_played"]
+        for t in r["tables"]
+    ]
+    if not done:
+        pytest.skip("the clocked round robin of the test above did not run")
+    table = done[0]["id"]
+    path = f"/v1/tables/{table}/hands/1"
+    events = [i["event"] for i in client.call("GET", f"{path}/events")["events"]]
+    assert any(e["actor"] == "server" and e["type"] == "play" for e in events)
+    bundle = client.call("GET", f"{path}/proof")
+    (tmp_path / "record.json").write_text(
+        __import__("json").dumps(client.call("GET", f"{path}/record"))
+    )
+    key = site.app.extensions["fairplay"].hand_log.signer.verifier_key()
+    verdict = run_verify(tmp_path, bundle, key, "--record", str(tmp_path / "record.json"))
+    assert verdict["ok"], [c for c in verdict["checks"] if not c["ok"]]
