@@ -226,9 +226,8 @@ def test_the_hand_page_verifier_accepts_the_house_after_the_expiry(
     events = [i["event"] for i in client.call("GET", f"{path}/events")["events"]]
     assert any(e["actor"] == "server" and e["type"] == "play" for e in events)
     bundle = client.call("GET", f"{path}/proof")
-    (tmp_path / "record.json").write_text(
-        __import__("json").dumps(client.call("GET", f"{path}/record"))
-    )
+    record = client.call("GET", f"{path}/record")
+    (tmp_path / "record.json").write_text(json.dumps(record))
     key = site.app.extensions["fairplay"].hand_log.signer.verifier_key()
     verdict = run_verify(tmp_path, bundle, key, "--record", str(tmp_path / "record.json"))
     assert verdict["ok"], [c for c in verdict["checks"] if not c["ok"]]
