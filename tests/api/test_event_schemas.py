@@ -43,6 +43,7 @@ def db_dump(service: Running) -> Dump:
                 " WHERE table_schema = current_schema()"
             )
         ]
+    names = [n for n in names if n != "api_leases"]  # the clock's runner renews its own
     return {n: sorted(map(repr, conn.all(f'SELECT * FROM "{n}"'))) for n in sorted(names)}
 
 
