@@ -41,7 +41,7 @@ from api.seatings import (
     take_seat,
     unmark_opened,
 )
-from api.sse import HEARTBEAT_SECONDS, STREAM_SECONDS, WAKE_SECONDS, sse
+from api.sse import HEARTBEAT_SECONDS, STREAM_SECONDS, WAKE_SECONDS, sse, stream_reader
 from audit.errors import DatabaseUnavailable
 from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
@@ -414,21 +414,32 @@ def give_seats_to_bots(table_id: str) -> Response:
 @bp.get("/v1/people-tables/<table_id>/stream")
 @spec(
     "A table of people's seats as server-sent events (seating, bye) until it opens; a "
-    "private table's with its invitation token",
+    "private table's with its invitation token, or a seated player's signed URL",
     response="text/event-stream",
-    errors=(403, 429),
-    query=(_INVITATION,),
+    errors=(401, 403, 429),
+    query=(
+        _INVITATION,
+        param("player", "query", {"type": "string"}),
+        param("ts", "query", {"type": "integer"}),
+        param("sig", "query", {"type": "string"}, desc="as a seat's stream (docs/api.md)"),
+    ),
 )
 def people_table_stream(table_id: str) -> Response:
     srv = services()
     conn = srv.db.connection()
     s = get_seating(conn, table_id)
-    if not s.public and not _token_matches(s, request.args.get("invitation")):
-        raise Forbidden(
-            "invitation: a private table is followed with its invitation token",
-            details={"path": "invitation"},
-        )
-    release = slots().take("watch", request.remote_addr or "unknown")
+    if "player" in request.args:  # a seated player's signed URL: the seats' pool, per player
+        reader = stream_reader(conn, srv.config, request.args.to_dict(), request.path)
+        if s.seat_of(reader) is None:
+            raise Forbidden(f"{reader} does not sit at this table", details={"path": "player"})
+        release = slots().take("seat", reader)
+    else:
+        if not s.public and not _token_matches(s, request.args.get("invitation")):
+            raise Forbidden(
+                "invitation: a private table is followed with its invitation token",
+                details={"path": "invitation"},
+            )
+        release = slots().take("watch", request.remote_addr or "unknown")
 
     def body() -> Iterator[str]:
         try:

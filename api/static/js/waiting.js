@@ -4,6 +4,7 @@
 // their stream (GET /v1/people-tables/{t}/stream); when the fourth sits down the table
 // opens and the page reloads as the table itself (table.js).
 
+import { signedStreamUrl } from "./keys.js";
 import { request, rulesText, SEATS } from "./people.js";
 
 const $ = (id) => document.getElementById(id);
@@ -45,7 +46,7 @@ export class WaitingView {
     $("copy-invite").addEventListener("click", () => this.copy());
     $("give-bots").addEventListener("click", () => this.bots());
     await this.load();
-    if (this.seating) this.connect();
+    if (this.seating) await this.connect();
   }
 
   async load() {
@@ -58,8 +59,13 @@ export class WaitingView {
     this.update(r.doc);
   }
 
-  connect() {
-    const source = new EventSource(this.path("/stream"));
+  async connect() {
+    // A seated player follows by a signed URL (counted per player, not per address, so
+    // people behind one address do not push each other off); others by the token.
+    const stream = `/v1/people-tables/${encodeURIComponent(this.tableId)}/stream`;
+    const url = this.mySeat() && this.registered ? await signedStreamUrl(this.identity, stream) : this.path("/stream");
+    if (this.source) this.source.close();
+    const source = new EventSource(url);
     this.source = source;
     source.addEventListener("seating", (e) => {
       this.retry = 1000;
@@ -150,6 +156,7 @@ export class WaitingView {
     }
     this.say(`You sit ${SEAT_NAME[seat]}.`);
     this.update(r.doc);
+    if (r.doc.status === "waiting") await this.connect(); // now as the seat's player
   }
 
   async bots() {
