@@ -118,9 +118,7 @@ def play_table_page(table_id: str) -> Response:
         seating = find_seating(conn, table_id)
         if seating is None:
             raise  # (opened, its table row being written: the page waits, then reloads)
-        return page(
-            "play_waiting.html", seating=seating, bot_tables=services().config.bot_tables
-        )
+        return page("play_waiting.html", seating=seating, bot_tables=services().config.bot_tables)
     return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
 
 

@@ -98,12 +98,15 @@ def waiting_for(driver: WebDriver) -> str | None:
     return driver.find_element(By.TAG_NAME, "body").get_attribute("data-waiting-for")
 
 
-def widths_at(driver: WebDriver, tmp: Path, name: str) -> list[tuple[int, int]]:
-    """Screenshots at 1280 and 390 px; the (document, window) widths at each."""
+def widths_at(driver: WebDriver, tmp: Path, name: str, at: str = "") -> list[tuple[int, int]]:
+    """Screenshots at 1280 and 390 px (scrolled to the element ``at``); the (document,
+    window) widths at each."""
     out = []
     for w, h in ((1280, 1000), (390, 844)):
         driver.set_window_size(w, h)
         time.sleep(0.3)
+        if at:
+            driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", at)
         shot(driver, tmp, f"{name}-{w}")
         out.append(
             (
@@ -126,7 +129,7 @@ def played(
     ann.find_element(By.ID, "nt-name").clear()
     ann.find_element(By.ID, "nt-name").send_keys("Four friends")
     ann.find_element(By.ID, "nt-rules").click()  # the rules, opened for the screenshot
-    widths = {"create": widths_at(ann, tmp, "01-play-create")}
+    widths = {"create": widths_at(ann, tmp, "01-play-create", "step-people")}
     ann.find_element(By.ID, "create-table").click()
     wait_for(lambda: "/play/t-" in ann.current_url, 20, "the table page")
     table = ann.current_url.split("/play/", 1)[1].split("#", 1)[0]
@@ -153,7 +156,11 @@ def played(
             traffic["ann"].drain()
     # the fourth sat: every page becomes the table, and plays
     for name, d in browsers.items():
-        wait_for(lambda d=d: d.execute_script("return window.cayenneTable && window.cayenneTable.seat"), 30, f"{name} at the table")  # type: ignore[misc]
+        wait_for(
+            lambda d=d: d.execute_script("return window.cayenneTable && window.cayenneTable.seat"),
+            30,
+            f"{name} at the table",
+        )  # type: ignore[misc]
         d.execute_script(AUTOPLAY)
     deadline = time.monotonic() + 300
     while not all(found(d, '#verify-result[data-hand="1"]') for d in browsers.values()):
@@ -167,7 +174,14 @@ def played(
     for t in traffic.values():
         t.drain()
     shot(ann, tmp, "04-hand-played")
-    return {"table": table, "ids": ids, "traffic": traffic, "tmp": tmp, "said": said, "widths": widths}
+    return {
+        "table": table,
+        "ids": ids,
+        "traffic": traffic,
+        "tmp": tmp,
+        "said": said,
+        "widths": widths,
+    }
 
 
 def test_four_people_create_join_by_link_and_play_a_whole_hand(
@@ -185,7 +199,11 @@ def test_four_people_create_join_by_link_and_play_a_whole_hand(
     for d in browsers.values():
         result = d.find_element(By.ID, "verify-result")
         assert "verified" in result.get_attribute("class"), result.text
-    assert played["said"] == ["Waiting for 3 more players.", "Waiting for 2 more players.", "Waiting for 1 more player."]
+    assert played["said"] == [
+        "Waiting for 3 more players.",
+        "Waiting for 2 more players.",
+        "Waiting for 1 more player.",
+    ]
     # private: in no listing a stranger reads
     assert t not in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]
     for name, (doc, win) in [(k, w) for k, ws in played["widths"].items() for w in ws]:
@@ -248,16 +266,23 @@ def test_a_public_table_is_joined_from_the_lobby_and_my_tables_come_from_the_ser
         for li in wait_for(lambda: found(bob, "#my-tables li[data-table]"), 20, "my tables")
     }
     assert mine == {played["table"]: "open"}  # read from the service, by a signed read
-    widths = widths_at(bob, played["tmp"], "05-play-lobby")
+    widths = widths_at(bob, played["tmp"], "05-play-lobby", "step-people")
     assert all(doc <= win for doc, win in widths), widths
     item.click()
     wait_for(lambda: found(bob, 'button.sit[data-seat="N"]'), 20, "a seat")
     assert not found(bob, 'button.sit[data-seat="S"]')  # cat's seat
     bob.find_element(By.CSS_SELECTOR, 'button.sit[data-seat="N"]').click()
     wait_for(lambda: waiting_for(cat) == "2", 20, "cat sees bob sit")
-    assert site.client().call("GET", f"/v1/people-tables/{public}")["seats"]["N"] == played["ids"]["bob"]
+    assert (
+        site.client().call("GET", f"/v1/people-tables/{public}")["seats"]["N"]
+        == played["ids"]["bob"]
+    )
     # the creator gives the two empty seats to house bots: the table opens for both
     cat.find_element(By.ID, "give-bots").click()
     for d in (cat, bob):
-        wait_for(lambda d=d: d.execute_script("return window.cayenneTable && window.cayenneTable.seat"), 30, "the table")  # type: ignore[misc]
+        wait_for(
+            lambda d=d: d.execute_script("return window.cayenneTable && window.cayenneTable.seat"),
+            30,
+            "the table",
+        )  # type: ignore[misc]
     assert site.client().hand(public, 1)["hand"] == 1

@@ -58,7 +58,12 @@ def test_a_private_table_is_joined_by_its_link_and_opens_when_four_sit(
     assert err.status == 401 and path_of(err) == "Authorization"  # no admin token either
     made = write(c, ann, "/v1/people-tables", body)
     t, token = made["id"], made["invitation"]
-    assert made["status"] == "waiting" and made["seats"] == {"N": None, "E": None, "S": ann.id, "W": None}
+    assert made["status"] == "waiting" and made["seats"] == {
+        "N": None,
+        "E": None,
+        "S": ann.id,
+        "W": None,
+    }
     assert made["open_seats"] == ["N", "E", "W"] and made["links"]["invite"].endswith(token)
     assert made["names"] == {ann.id: "ann"} and made["ruleset"]["seven_is"] == "single"
     # no hand is opened nor logged while the table waits
@@ -77,7 +82,9 @@ def test_a_private_table_is_joined_by_its_link_and_opens_when_four_sit(
     joined = write(c, bob, seats, {"seat": "E", "invitation": token})
     assert joined["seats"]["E"] == bob.id and joined["status"] == "waiting"
     err = error_of(lambda: write(c, cat, seats, {"seat": "E", "invitation": token}))
-    assert err.status == 409 and path_of(err) == "seat" and "taken" in err.details["body"]["message"]
+    assert (
+        err.status == 409 and path_of(err) == "seat" and "taken" in err.details["body"]["message"]
+    )
     err = error_of(lambda: write(c, bob, seats, {"seat": "W", "invitation": token}))
     assert err.status == 409 and err.details["body"]["details"]["seat"] == "E"  # one seat each
     write(c, cat, seats, {"seat": "N", "invitation": token})
@@ -99,7 +106,9 @@ def test_a_private_table_is_joined_by_its_link_and_opens_when_four_sit(
     assert [(m["id"], m["seat"], m["status"]) for m in mine] == [(t, "E", "open")]
     assert error_of(lambda: c.call("GET", f"/v1/players/{bob.id}/tables")).status == 401
     other = {"Authorization": read_auth(cat, f"/v1/players/{bob.id}/tables")}
-    assert error_of(lambda: c.call("GET", f"/v1/players/{bob.id}/tables", headers=other)).status == 403
+    assert (
+        error_of(lambda: c.call("GET", f"/v1/players/{bob.id}/tables", headers=other)).status == 403
+    )
     # never listed to a stranger; the operator sees every table
     assert t not in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]
     assert t in [x["id"] for x in c.call("GET", "/v1/tables", headers=c.admin())["tables"]]

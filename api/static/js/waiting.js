@@ -123,11 +123,8 @@ export class WaitingView {
       box.className = `seat ${seat}${pid ? "" : " open"}${pid && pid === (this.identity && this.identity.id) ? " me" : ""}`;
       const who = pid ? (pid === (this.identity && this.identity.id) ? `You (${t.names[pid] ?? pid})` : t.names[pid] ?? pid) : "open seat";
       const canSit = !pid && !mine && this.registered && t.status === "waiting";
-      box.replaceChildren(
-        el("h4", {}, SEAT_NAME[seat]),
-        el("div", { class: pid ? "" : "muted" }, who),
-        canSit ? el("button", { type: "button", class: "sit", "data-seat": seat, disabled: this.busy, onclick: () => this.sit(seat) }, `Sit here (${SEAT_NAME[seat]})`) : null,
-      );
+      box.replaceChildren(el("h4", {}, SEAT_NAME[seat]), el("div", { class: pid ? "" : "muted" }, who));
+      if (canSit) box.append(el("button", { type: "button", class: "sit", "data-seat": seat, disabled: this.busy, onclick: () => this.sit(seat) }, `Sit here (${SEAT_NAME[seat]})`));
     }
     const link = t.invitation ? new URL(`/play/${encodeURIComponent(t.id)}#invite=${encodeURIComponent(t.invitation)}`, location.href).href : null;
     $("invite-box").hidden = !(link && mine && t.status === "waiting");
