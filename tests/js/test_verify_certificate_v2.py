@@ -250,6 +250,11 @@ def test_chromium_checks_the_drand_signature(
             _genuine_signature(by["beacon signature"], rnd)
             assert rows["beacon signature"] == ("ok" if bls_bundle() else "skip"), rows
             assert result["ok"], [c for c in result["checks"] if c["ok"] is False]
+            browser.set_window_size(390, 844)  # the longer detail reflows on a phone
+            wide = browser.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= browser.execute_script("return window.innerWidth"), wide
+            shot(browser, tmp_path, "certificate-v2-verified-phone")
+            browser.set_window_size(1280, 800)
             # the tamper cases, by the page's own module, as Node checked them
             script = (
                 "const [bundles, key, done] = arguments;"
