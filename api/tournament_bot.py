@@ -30,6 +30,7 @@ from api.signing import sign_read
 from audit.log.events import event_hash, make_event, sign_event
 from audit.log.keys import Signer, Verifier
 from audit.rules.cards import Seat
+from audit.rules.claims import answer_from_view
 from audit.tournament.receipt import verify_receipt
 from shuffle.tournament import entrant_commitment
 
@@ -343,6 +344,10 @@ class TournamentBots:
             kind, body = "reveal", {"seed": self.seeds[(table_id, number, seat)].hex()}
         else:
             cards = self.client.cards(ident, table_id, number, seat)
+            claim = cards.get("claim")
+            if claim is not None and claim.get("to_answer"):
+                hand = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")
+                return "claim_answer", {"accept": answer_from_view(hand["play"], claim)}
             if phase == "calling":
                 kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
             else:
