@@ -133,6 +133,10 @@ class TournamentBots:
     """The table numbers this bot plays at (``None``: every table where it holds a seat)."""
     seeds: dict[tuple[str, int, str], bytes] = field(default_factory=dict)
     """Round-robin ceremonies: each (table, hand, seat)'s committed seed."""
+    concede_after: int | None = None
+    """With a number, a seat of this bot on lead after that many tricks concedes the rest
+    (a claim of none of them; in a nullo, of all of them), which the adversaries' bots
+    accept: how the tests certify a claimed hand."""
 
     @property
     def origin(self) -> str:
@@ -348,6 +352,11 @@ class TournamentBots:
             if claim is not None and claim.get("to_answer"):
                 hand = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")
                 return "claim_answer", {"accept": answer_from_view(hand["play"], claim)}
+            if phase == "playing" and self.concede_after is not None and cards["may_claim"]:
+                play = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")["play"]
+                done = sum(1 for t in play["tricks"] if len(t["cards"]) == 4)
+                if done == self.concede_after and play["to_act"] == seat:
+                    return "claim", {"tricks": 13 - done if play["contract"] == "nullo" else 0}
             if phase == "calling":
                 kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
             else:

@@ -4,12 +4,17 @@ the hand (its record, report, end and proof), a refused one resuming the play.""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from audit.auditor import audit_document
 from audit.tournament.signed import derive_record
+from tests.js.test_js import ROOT, node
 
 from .conftest import Running
 from .helpers import Table, error_of, open_table
@@ -46,7 +51,9 @@ def _claimer(t: Table) -> str:
     return str(t.hand()["play"]["to_act"])
 
 
-def test_an_accepted_claim_ends_the_hand_and_is_certified_as_such(running: Running) -> None:
+def test_an_accepted_claim_ends_the_hand_and_is_certified_as_such(
+    running: Running, tmp_path: Path
+) -> None:
     t = open_table(running.client(), running.origin, "claim-ok")
     _to_playing(t)
     _play_tricks(t, 8)
@@ -103,6 +110,47 @@ def test_an_accepted_claim_ends_the_hand_and_is_certified_as_such(running: Runni
     assert audit_document(record)["verdict"] == "clean"
     # the next hand opened
     assert t.hand(2)["phase"] == "committing"
+    # the hand's proof bundle and record verify offline, in Python and in the browser
+    bundle = t.client.call_when_ready("GET", f"/v1/tables/{t.id}/hands/1/proof")
+    vkey = t.client.call("GET", "/v1/log/key").strip()
+    (tmp_path / "bundle.json").write_text(json.dumps(bundle))
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    (tmp_path / "key.txt").write_text(vkey)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "audit.cli",
+            "verify",
+            str(tmp_path / "bundle.json"),
+            "--key",
+            vkey,
+            "--record",
+            str(tmp_path / "record.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(
+        [
+            node(),
+            "tests/js/verify_hand.mjs",
+            str(tmp_path / "bundle.json"),
+            str(tmp_path / "key.txt"),
+            "--record",
+            str(tmp_path / "record.json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    verdict = json.loads(done.stdout)
+    assert verdict["ok"], json.dumps(verdict["checks"], indent=1)
+    tricks = next(c for c in verdict["checks"] if c["check"] == "tricks")
+    assert f"{claimer}'s claim of 3" in tricks["detail"], tricks
 
 
 def test_a_refused_claim_resumes_the_play(running: Running) -> None:
