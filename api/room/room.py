@@ -318,7 +318,13 @@ class Room:
             "next_seq": hand.event_count,
             "last_hash": hand.last_hash,
             "phase": hand.phase,
-            "waiting_for": waiting_for(hand, None if state is None else state.to_act),
+            "waiting_for": waiting_for(
+                hand,
+                None if state is None else state.to_act,
+                None
+                if state is None or state.pending_claim is None
+                else state.pending_claim.to_json(),
+            ),
         }
 
     def _logged_already(self, event: dict[str, Any]) -> bool:

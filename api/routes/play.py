@@ -66,6 +66,8 @@ BOT_TABLE: Schema = {
 }
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "static" / "js"
+STATIC_VENDOR = STATIC_JS.parent / "vendor"
+"""Built, not committed: npm ci, then esbuild (the Makefile's vendor stamp)."""
 SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
 
 
@@ -130,6 +132,23 @@ def script(name: str) -> Response:
         raise NotFound(f"no script {name!r}")
     resp = send_from_directory(STATIC_JS, name, mimetype="text/javascript", max_age=60)
     resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
+@bp.get("/static/vendor/<name>")
+@spec(
+    "Third-party ES modules bundled when the service is built (the BLS12-381 library of the "
+    "browser's drand check); 404 on a service built without them",
+    response="text/javascript",
+)
+def vendor_script(name: str) -> Response:
+    """A bundle `make` builds from the pinned npm packages (docs/browser.md, "Third-party
+    code"): served from this origin like the project's own modules, never from elsewhere."""
+    if not SCRIPT_NAME.match(name) or not (STATIC_VENDOR / name).is_file():
+        raise NotFound(f"no vendored script {name!r} (built by `make` with npm)")
+    resp = send_from_directory(STATIC_VENDOR, name, mimetype="text/javascript", max_age=60)
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Cross-Origin-Resource-Policy"] = "same-origin"
     return resp
 
 
