@@ -20,6 +20,8 @@ from api import rows
 from api.clock import used_ms
 from api.room import Room
 from audit.errors import FairplayError
+from audit.rules.cards import Seat
+from audit.rules.claims import answer_from_view
 
 __all__ = ["LEASE", "LEASE_SECONDS", "TICK", "ClockRunner"]
 
@@ -126,11 +128,27 @@ class ClockRunner:
             if hand.phase not in ("calling", "playing") or not hand.clock:
                 return taken
             snap = room.snapshot(hand)
-            if snap is None or snap.to_act is None:
+            if snap is None:
                 return taken
-            seat = snap.to_act
-            now = room.config.clock()
             expired = hand.clock.get("expired", [])
+            claim = snap.public.get("claim")
+            if claim is not None:
+                # A claim waits for its adversaries: the house answers for an expired seat
+                # by the house bots' rule; nobody's clock is judged meanwhile.
+                answering = [
+                    s for s in Seat if s.name in claim["waiting_for"] and s.name in expired
+                ]
+                if not answering:
+                    return taken
+                shown = {**claim, "cards": snap.held[Seat.parse(claim["claimer"])]}
+                accept = answer_from_view(snap.public, shown)
+                room.house_act(hand, answering[0], "claim_answer", {"accept": accept})
+                taken += 1
+                continue
+            seat = snap.to_act
+            if seat is None:
+                return taken
+            now = room.config.clock()
             if seat.name in expired:
                 if hand.phase == "calling":
                     kind, body = "call", {"call": self._rng.choice(snap.legal_calls)}

@@ -77,7 +77,7 @@ class Actions:
             if acts_for != seat:
                 raise WrongPhase(f"the server's {kind} is for {acts_for.name}, not {seat.name}")
         apply_action(state, seat, kind, body)
-        if event["actor"] == SERVER:
+        if event["actor"] == SERVER and kind in ("call", "play"):
             house_tally(hand.clock.setdefault("house", {}), seat, kind)
         if state.is_over:
             # Audit before logging the last card, so a failure leaves the log untouched.

@@ -35,7 +35,7 @@ from api.config import Config
 from api.database import Connection, Database
 from api.errors import Conflict, WrongPhase
 from api.hand_log import SERVER_ACTOR, HandLog
-from api.handstate import PLAYER_KINDS, next_start
+from api.handstate import PLAYER_KINDS, RULES_KINDS, next_start
 from api.room.owner import TableOwner
 from audit.errors import FairplayError, NotFoundError, StateConflict
 from audit.log.errors import LogChainBroken
@@ -104,7 +104,7 @@ def catch_up(
             raise _refuse(hand, seq, kind, "the chain does not follow the row")
         if kind in PLAYER_KINDS:
             seat = table.seat_of(ev["actor"])
-            if seat is None and ev["actor"] == SERVER_ACTOR and kind in ("call", "play"):
+            if seat is None and ev["actor"] == SERVER_ACTOR and kind in RULES_KINDS:
                 seat = Seat.parse(body.get("seat"))  # the house's, after the seat's expiry
             if seat is None:
                 raise _refuse(hand, seq, kind, "the actor is not seated")

@@ -162,6 +162,8 @@ def _housed(raw: Any) -> bool:
 def hand_extra(raw: Any) -> Extra:
     """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
     try:
+        if "claim" in raw:
+            return _NOT_SURE  # type: ignore[no-any-return]  # a claimed hand: Python's
         if "claimed" not in raw:
             return None
         claimed = raw["claimed"]
