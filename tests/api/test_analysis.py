@@ -91,7 +91,9 @@ class Event:
     data: Path
     tid: str
     early: Any
-    gate: Gate
+    """The analysis route's answer before the end."""
+    held: dict[str, Any]
+    """What the service said while the build was held after its first hand."""
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -103,13 +105,26 @@ def event(
         faults.hold("analysis_hand", gate)
         data = tmp_path_factory.mktemp("analysis")
         service = start_service(data, database)
-        state = Event(service, database, data, "", None, gate)
+        state = Event(service, database, data, "", None, {})
         try:
             client = service.client()
             bots = TournamentBots.open(client, MITCHELL, 4, random.Random(22), BEACON)
-            state.tid = bots.tid
-            state.early = client.raw("GET", f"/v1/tournaments/{bots.tid}/analysis")
+            tid = state.tid = bots.tid
+            state.early = client.raw("GET", f"/v1/tournaments/{tid}/analysis")
             assert bots.run(timeout=300)["phase"] == "over"
+            # the end started the build (nobody asked); it is held after its first hand
+            assert gate.reached.wait(60), "the end of the event did not start the build"
+            conn = service.app.extensions["fairplay"].db.connection()
+            state.held = {
+                "json": [client.raw("GET", f"/v1/tournaments/{tid}/analysis") for _ in "ab"],
+                "page": client.raw("GET", f"/tournaments/{tid}/analysis"),
+                "claims": conn.all(
+                    "SELECT owner FROM api_builds WHERE kind = 'analysis' AND tournament_id = ?",
+                    (tid,),
+                ),
+                "stored": conn.one("SELECT 1 FROM api_analyses WHERE tournament_id = ?", (tid,)),
+            }
+            gate.opened.set()
             yield state
         finally:
             faults.hold("analysis_hand", None)
@@ -123,33 +138,33 @@ def test_the_analysis_waits_for_the_end(event: Event) -> None:
     assert json.loads(body)["code"] == "WRONG_PHASE"
 
 
-def test_the_build_answers_202_with_its_progress_then_200(event: Event, tmp_path: Path) -> None:
-    """The event's end started the build (nobody asked); it is held after its first hand:
-    both routes say so (202, Retry-After, 1 of 4 hands), one build however many ask; then
-    200 with the document, which is what `fairplay analyse` gives on the bundle."""
-    tid, client = event.tid, event.service.client()
-    assert event.gate.reached.wait(60), "the end of the event did not start the build"
-    path = f"/v1/tournaments/{tid}/analysis"
-    for _ in range(2):
-        status, headers, body = client.raw("GET", path)
+def test_the_build_answers_202_with_its_progress(event: Event) -> None:
+    """While the build is held after its first hand both routes say so (202,
+    Retry-After, 1 of 4 hands, when it started), one build however many ask."""
+    tid = event.tid
+    for status, headers, body in event.held["json"]:
         assert status == 202 and headers["retry-after"] == str(RETRY_AFTER)
         progress = json.loads(body)
         fastjsonschema.compile(BUILDING)(progress)
         assert progress["tournament"] == tid and progress["status"] == "building"
         assert (progress["done"], progress["total"]) == (1, HANDS)
         assert progress["started_at"].endswith("Z") and progress["retry_after"] == RETRY_AFTER
-    status, headers, page = client.raw("GET", f"/tournaments/{tid}/analysis")
+    status, headers, page = event.held["page"]
     assert status == 202 and headers["retry-after"] == str(RETRY_AFTER)
     assert f"1 of {HANDS} hands".encode() in page
     assert f'max="{HANDS}" value="1"'.encode() in page
-    conn = event.service.app.extensions["fairplay"].db.connection()
-    claims = conn.all(
-        "SELECT owner FROM api_builds WHERE kind = 'analysis' AND tournament_id = ?", (tid,)
-    )
-    assert len(claims) == 1  # one build, however many asked
-    assert conn.one("SELECT 1 FROM api_analyses WHERE tournament_id = ?", (tid,)) is None
+    assert len(event.held["claims"]) == 1  # one build, however many asked
+    assert event.held["stored"] is None
 
-    event.gate.opened.set()
+
+def test_then_200_with_what_fairplay_analyse_gives_on_the_bundle(
+    event: Event, tmp_path: Path
+) -> None:
+    """Once stored: 200 with the document, the same bytes every time, the build's claim
+    let go, and the document is what `fairplay analyse` gives on the event's bundle."""
+    tid, client = event.tid, event.service.client()
+    path = f"/v1/tournaments/{tid}/analysis"
+    conn = event.service.app.extensions["fairplay"].db.connection()
     status, _headers, body = answer_when(client, path, 200)
     doc = json.loads(body)
     fastjsonschema.compile(ANALYSIS)(doc)
