@@ -36,8 +36,9 @@ from api.routes.players import check_name
 from api.routes.tables import TABLE, table_json
 from api.routes.tournaments import guard_table
 from api.schemas import NAME, Schema, param, spec
+from api.seatings import find_seating
 from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
-from audit.errors import InvalidCardError
+from audit.errors import InvalidCardError, NotFoundError
 from audit.rules.cards import Seat
 
 __all__ = [
@@ -91,13 +92,35 @@ def slots() -> StreamSlots:
 @spec("Make or import a key, register, sit down (player)", response="text/html")
 def play_page() -> Response:
     cfg = services().config
-    return page("play.html", self_registration=cfg.self_registration, bot_tables=cfg.bot_tables)
+    return page(
+        "play.html",
+        self_registration=cfg.self_registration,
+        bot_tables=cfg.bot_tables,
+        ttl_text=duration_text(cfg.people_table_ttl),
+    )
+
+
+def duration_text(seconds: int) -> str:
+    """``86400`` → ``"24 hours"``, ``90`` → ``"2 minutes"``: a table's time to fill."""
+    if seconds >= 7200:
+        return f"{round(seconds / 3600)} hours"
+    if seconds >= 120:
+        return f"{round(seconds / 60)} minutes"
+    return f"{seconds} seconds"
 
 
 @bp.get("/play/<table_id>")
 @spec("A table as its seated player plays it", response="text/html")
 def play_table_page(table_id: str) -> Response:
-    table = rows.get_table(services().db.connection(), table_id)
+    conn = services().db.connection()
+    try:
+        table = rows.get_table(conn, table_id)
+    except NotFoundError:
+        # a table of people still waiting for its seats (api/seatings.py), or none (404)
+        seating = find_seating(conn, table_id)
+        if seating is None:
+            raise  # (opened, its table row being written: the page waits, then reloads)
+        return page("play_waiting.html", seating=seating, bot_tables=services().config.bot_tables)
     return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
 
 
