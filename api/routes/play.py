@@ -37,6 +37,7 @@ from api.routes.tables import TABLE, table_json
 from api.routes.tournaments import guard_table
 from api.schemas import NAME, Schema, param, spec
 from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
+from api.tournament import event_rows
 from audit.errors import InvalidCardError
 from audit.rules.cards import Seat
 
@@ -95,8 +96,13 @@ def play_page() -> Response:
 @bp.get("/play/<table_id>")
 @spec("A table as its seated player plays it", response="text/html")
 def play_table_page(table_id: str) -> Response:
-    table = rows.get_table(services().db.connection(), table_id)
-    return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
+    conn = services().db.connection()
+    table = rows.get_table(conn, table_id)
+    place = event_rows.table_sitting(conn, table_id)  # an event's table: its round and number
+    event = None if place is None else {"id": place[0], "round": place[1], "table": place[2]}
+    return page(
+        "play_table.html", table=table, log_key=services().hand_log.verifier_key(), event=event
+    )
 
 
 @bp.get("/static/js/<name>")
