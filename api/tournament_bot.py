@@ -30,6 +30,7 @@ from api.signing import sign_read
 from audit.log.events import event_hash, make_event, sign_event
 from audit.log.keys import Signer, Verifier
 from audit.rules.cards import Seat
+from audit.rules.claims import answer_from_view
 from audit.tournament.receipt import verify_receipt
 from shuffle.tournament import entrant_commitment
 
@@ -132,6 +133,10 @@ class TournamentBots:
     """The table numbers this bot plays at (``None``: every table where it holds a seat)."""
     seeds: dict[tuple[str, int, str], bytes] = field(default_factory=dict)
     """Round-robin ceremonies: each (table, hand, seat)'s committed seed."""
+    concede_after: int | None = None
+    """With a number, a seat of this bot on lead after that many tricks concedes the rest
+    (a claim of none of them; in a nullo, of all of them), which the adversaries' bots
+    accept: how the tests certify a claimed hand."""
 
     @property
     def origin(self) -> str:
@@ -343,6 +348,15 @@ class TournamentBots:
             kind, body = "reveal", {"seed": self.seeds[(table_id, number, seat)].hex()}
         else:
             cards = self.client.cards(ident, table_id, number, seat)
+            claim = cards.get("claim")
+            if claim is not None and claim.get("to_answer"):
+                hand = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")
+                return "claim_answer", {"accept": answer_from_view(hand["play"], claim)}
+            if phase == "playing" and self.concede_after is not None and cards["may_claim"]:
+                play = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")["play"]
+                done = sum(1 for t in play["tricks"] if len(t["cards"]) == 4)
+                if done == self.concede_after and play["to_act"] == seat:
+                    return "claim", {"tricks": 13 - done if play["contract"] == "nullo" else 0}
             if phase == "calling":
                 kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
             else:

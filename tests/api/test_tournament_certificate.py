@@ -51,9 +51,18 @@ _start = start_service
 _stop = stop_service
 
 
-def play(service: Running, body: dict[str, Any], pairs: int, adjust: bool) -> str:
+def play(
+    service: Running,
+    body: dict[str, Any],
+    pairs: int,
+    adjust: bool,
+    concede_after: int | None = None,
+) -> str:
+    """Bots play the event ``body``; with ``concede_after``, every hand ends with a claim
+    after that many tricks, which the adversaries accept."""
     client = service.client()
     bots = TournamentBots.open(client, body, pairs, random.Random(11), BEACON)
+    bots.concede_after = concede_after
     tid = bots.tid
     if adjust:
         bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
