@@ -113,6 +113,7 @@ def test_a_private_table_is_joined_by_its_link_and_opens_when_four_sit(
     # never listed to a stranger; the operator sees every table
     assert t not in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]
     assert t in [x["id"] for x in c.call("GET", "/v1/tables", headers=c.admin())["tables"]]
+    assert t not in c.raw("GET", "/", headers={"Accept": "text/html"})[2].decode()  # home page
 
 
 def test_a_public_table_is_found_in_the_lobby_and_bots_fill_it(
@@ -139,6 +140,7 @@ def test_a_public_table_is_found_in_the_lobby_and_bots_fill_it(
     assert filled["status"] == "open" and set(filled["names"].values()) >= {"bot E", "bot W"}
     assert c.call("GET", "/v1/people-tables")["tables"] == []  # full: out of the lobby
     assert t in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]  # public: listed
+    assert t in c.raw("GET", "/", headers={"Accept": "text/html"})[2].decode()  # home page
     assert hidden["id"] not in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]
     # the bots play their seats: they commit to hand 1 without anyone's help
     deadline = time.monotonic() + 20
