@@ -230,6 +230,25 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration.portable(
         10,
+        "partnership invitations of an event's entrants",
+        (
+            # api/tournament/invitations.py: a player invites a partner into an event (a
+            # code anyone may accept, or one addressed to a named player, invitee); the
+            # one who accepts is kept (accepted_by) and both then enter naming each other.
+            """CREATE TABLE api_tournament_invitations (
+                code TEXT PRIMARY KEY,
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                inviter TEXT NOT NULL,
+                invitee TEXT,
+                accepted_by TEXT,
+                created_at TEXT NOT NULL,
+                accepted_at TEXT)""",
+            "CREATE INDEX api_tournament_invitations_inviter "
+            "ON api_tournament_invitations (tournament_id, inviter)",
+        ),
+    ),
+    Migration.portable(
+        11,
         "builds of every kind; finished events' analyses",
         (
             # A finished event's products are built off the request path (api/builds.py):

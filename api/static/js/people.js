@@ -91,7 +91,10 @@ export class People {
     });
     $("lobby-refresh").addEventListener("click", () => this.showLobby());
     this.showLobby();
-    this.timer = setInterval(() => this.showLobby(), 15000);
+    // refreshed by itself, but never under a keyboard user's focus (it would be lost)
+    this.timer = setInterval(() => {
+      if (!$("lobby").contains(document.activeElement)) this.showLobby();
+    }, 15000);
   }
 
   /** The person's key (registered or not): the form is usable once it is registered. */
