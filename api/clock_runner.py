@@ -31,7 +31,7 @@ TICK = 0.25
 """Seconds between two looks of the runner at the clocked hands."""
 LEASE = "clock"
 LEASE_SECONDS = 10.0
-"""How long a runner's hold of the lease lasts unless renewed (it renews every tick)."""
+"""How long a runner's hold of the lease lasts unless renewed (renewed when half of it is left)."""
 
 
 class ClockRunner:
@@ -47,6 +47,10 @@ class ClockRunner:
         self._rng = random.Random(secrets.randbits(64))  # the house's choices (not a shuffle)
         self.owner = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(4)}"
         """Who holds the lease: this runner (host, process, and one of its apps)."""
+        self._held_until = 0.0
+        """Until when this runner's hold of the lease is written (0: not held)."""
+        self._next_try = 0.0
+        """When a runner without the lease next asks for it."""
 
     def serving(self) -> None:
         """This process serves requests: start its clock (once)."""
@@ -85,22 +89,33 @@ class ClockRunner:
             self.room.db.discard()
 
     def lease(self) -> bool:
-        """Whether this process holds the clock's lease now (taken, renewed or refused)."""
-        conn = self.room.db.connection()
+        """Whether this process holds the clock's lease now (taken, renewed or refused).
+        A holder renews it when half its time is left; a runner without it asks every
+        quarter of its time, so the database is not written every tick."""
         now = time.time()
+        if self._held_until - now > LEASE_SECONDS / 2:
+            return True
+        if not self._held_until and now < self._next_try:
+            return False
+        conn = self.room.db.connection()
         me = self.owner
         until = now + LEASE_SECONDS
         cur = conn.execute(
             "INSERT INTO api_leases (name, owner, until) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (LEASE, me, until),
         )
+        if cur.rowcount != 1:
+            cur = conn.execute(
+                "UPDATE api_leases SET owner = ?, until = ? "
+                "WHERE name = ? AND (owner = ? OR until < ?)",
+                (me, until, LEASE, me, now),
+            )
         if cur.rowcount == 1:
+            self._held_until = until
             return True
-        cur = conn.execute(
-            "UPDATE api_leases SET owner = ?, until = ? WHERE name = ? AND (owner = ? OR until < ?)",
-            (me, until, LEASE, me, now),
-        )
-        return bool(cur.rowcount == 1)
+        self._held_until = 0.0
+        self._next_try = now + LEASE_SECONDS / 4
+        return False
 
     def tick(self) -> int:
         """One look at every clocked hand waiting for a call or a card; the decisions taken."""

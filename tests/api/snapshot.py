@@ -22,7 +22,7 @@ def table_names(db: Database) -> list[str]:
     names = sorted(str(r[0]) for r in rows)
     # The rate limiter's buckets are accounting, not data: a refused upload still spends
     # its client's token, or refusals would be a free way to load the service. The leases
-    # are the background work's (the clock's runner renews its own every tick).
+    # are the background work's (the clock's runner renews its own).
     accounting = ("api_rate_buckets", "api_leases")
     return [n for n in names if n.startswith(("api_", "log_")) and n not in accounting]
 
