@@ -73,6 +73,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         log,
         meta,
         pages,
+        people,
         play,
         players,
         tables,
@@ -80,7 +81,19 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     )
     from api.routes.tournament_pages import bp as tournament_pages
 
-    for module in (meta, players, tables, hands, audits, log, pages, play, tournaments, directors):
+    for module in (
+        meta,
+        players,
+        tables,
+        hands,
+        audits,
+        log,
+        pages,
+        play,
+        people,
+        tournaments,
+        directors,
+    ):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
     from api.routes.analysis import bp as analysis

@@ -113,10 +113,18 @@ class House:
 
     def open_table(self, person: str, name: str) -> rows.Table:
         """Register three bots and open a table with ``person`` at S; its bots start."""
+        seats: dict[Seat, str] = {PERSON_SEAT: person, **self.register_bots(BOT_SEATS)}
+        ruleset = Ruleset.from_json({}, extensions=False).to_json()  # the defaults, written out
+        table = self.room.create_table(name, seats, ruleset, Seat.N)
+        self.ensure(table.id)
+        return table
+
+    def register_bots(self, seats: tuple[Seat, ...] | list[Seat]) -> dict[Seat, str]:
+        """Register a new house bot for each of ``seats``; their player ids by seat."""
         conn = self.room.db.connection()
         nonce = secrets.token_hex(6)
-        seats: dict[Seat, str] = {PERSON_SEAT: person}
-        for seat in BOT_SEATS:
+        out: dict[Seat, str] = {}
+        for seat in seats:
             signer = bot_signer(self.room, f"{PREFIX}{nonce}-{seat.name}")
             pid = player_id(signer.verifier())
             self.room.hand_log.register_player(pid, signer.verifier())
@@ -125,11 +133,8 @@ class House:
                     conn,
                     rows.Player(pid, f"bot {seat.name}", signer.verifier_key(), self.room.now()),
                 )
-            seats[seat] = pid
-        ruleset = Ruleset.from_json({}, extensions=False).to_json()  # the defaults, written out
-        table = self.room.create_table(name, seats, ruleset, Seat.N)
-        self.ensure(table.id)
-        return table
+            out[seat] = pid
+        return out
 
     def bots_of(self, table: rows.Table) -> list[Bot]:
         """The seats of ``table`` held by house bots (their keys re-derived and checked)."""

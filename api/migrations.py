@@ -197,6 +197,37 @@ MIGRATIONS: tuple[Migration, ...] = (
                 created_at TEXT NOT NULL)""",
         ),
     ),
+    Migration.portable(
+        9,
+        "tables of people waiting for their seats; tables found by their players",
+        (
+            # api/seatings.py: a person's table until its four seats are taken. public = 1:
+            # listed in the lobby; token: the invitation's secret (a private table is joined
+            # only with it); expires_at: unix seconds after which an unfilled table is
+            # expired; opened = 1: the four are seated and api_tables holds the table.
+            """CREATE TABLE api_seatings (
+                table_id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                ruleset TEXT NOT NULL,
+                first_dealer TEXT NOT NULL,
+                public INTEGER NOT NULL,
+                token TEXT NOT NULL,
+                creator TEXT NOT NULL REFERENCES api_players(id),
+                seat_n TEXT REFERENCES api_players(id),
+                seat_e TEXT REFERENCES api_players(id),
+                seat_s TEXT REFERENCES api_players(id),
+                seat_w TEXT REFERENCES api_players(id),
+                created_at TEXT NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                opened INTEGER NOT NULL DEFAULT 0)""",
+            "CREATE INDEX api_seatings_lobby ON api_seatings (public, opened, expires_at)",
+            # "my tables" (GET /v1/players/{p}/tables): the tables where a player sits
+            "CREATE INDEX api_tables_seat_n ON api_tables (seat_n)",
+            "CREATE INDEX api_tables_seat_e ON api_tables (seat_e)",
+            "CREATE INDEX api_tables_seat_s ON api_tables (seat_s)",
+            "CREATE INDEX api_tables_seat_w ON api_tables (seat_w)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -248,6 +248,12 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
         return {"reason": "fuzz"}
     if route == "/v1/bot-tables":
         return {"name": "fuzz against the bots"}
+    if route == "/v1/people-tables":
+        return {"name": "fuzz people", "seat": "E", "public": True, "ruleset": {}}
+    if route.endswith("/people-tables/<table_id>/seats"):
+        return {"seat": data.draw(st.sampled_from(["N", "E", "S", "W"])), "invitation": "x"}
+    if route.endswith("/people-tables/<table_id>/bots"):
+        return {"seats": ["W"]}
     if route == "/v1/log/cosignatures":  # the log's note (no witness is configured: 403)
         return client.get("/v1/log/checkpoint").get_data(as_text=True)
     if route == "/v1/tournaments":
@@ -466,6 +472,9 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/audits",
         "/v1/tournaments/scores",
         "/v1/bot-tables",
+        "/v1/people-tables",
+        "/v1/people-tables/<table_id>/seats",
+        "/v1/people-tables/<table_id>/bots",
         "/v1/tables/<table_id>/hands/<int:number>/events",
         "/v1/tables/<table_id>/hands/<int:number>/void",
         "/v1/log/cosignatures",
