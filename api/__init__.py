@@ -13,6 +13,7 @@ import jinja2
 from flask import Flask
 
 from api.certificate import Builds
+from api.chat import TableChat
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -60,7 +61,8 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
-    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates)
+    table_chat = TableChat(room)  # on at a table, at an event's if it says so
+    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates, table_chat)
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
     # The certificate builds the start-up repair found start once this process serves.
@@ -68,6 +70,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 
     from api.routes import (
         audits,
+        chat,
         directors,
         hands,
         log,
@@ -93,6 +96,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         people,
         tournaments,
         directors,
+        chat,
     ):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)

@@ -9,6 +9,7 @@ can name its type without importing the application factory.
 from __future__ import annotations
 
 from api.certificate import Builds
+from api.chat import TableChat
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
@@ -29,6 +30,7 @@ class Services:
         room: Room,
         tournaments: Tournaments,
         certificates: Builds,
+        chat: TableChat,
     ) -> None:
         self.config = config
         self.db = db
@@ -37,6 +39,8 @@ class Services:
         self.tournaments = tournaments
         self.certificates = certificates
         """The finished events' certificate bundles, built off the request path."""
+        self.chat = chat
+        """The tables' chat (api/chat.py)."""
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams

@@ -122,6 +122,11 @@ NEW_TOURNAMENT: Schema = {
             "description": "at most 200 characters",
             "x-check": "text",
         },
+        "chat": {
+            "type": "boolean",
+            "description": "the tables' chat, off unless true (docs/tournaments.md)",
+            "default": False,
+        },
     },
 }
 REGISTRATION: Schema = {

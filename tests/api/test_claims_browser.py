@@ -271,3 +271,34 @@ def test_no_page_received_a_card_it_may_not_see(game: dict[str, Any]) -> None:
             seen |= set(CARD.findall(msg))
         assert seen, side
         assert seen <= may_see[side], (side, sorted(seen - may_see[side]))
+
+
+def test_two_seats_chat_in_their_browsers_as_text(game: dict[str, Any]) -> None:
+    """S writes (Enter in the labelled field), E reads it and answers; a message that is
+    HTML shows as text, and each is in the log signed by its writer."""
+    g: Game = game["game"]
+    s, e = g.drivers["S"], g.drivers["E"]
+    hostile = '<img src=x onerror="document.body.dataset.owned=1">hello <b>all</b>'
+    box = wait_for(lambda: [x for x in found(s, "#chat-text") if x.is_displayed()], 20, "S's chat")
+    label = s.find_element(By.CSS_SELECTOR, "label[for='chat-text']").text
+    assert label == "Message to the table"
+    box[0].send_keys(hostile, Keys.ENTER)
+    said = wait_for(lambda: found(e, "#chat-log li .chat-text"), 20, "E reads it")
+    assert said[0].text == hostile
+    assert not found(e, "#chat-log img, #chat-log b b") and not e.execute_script(
+        "return document.body.dataset.owned"
+    )
+    wait_for(lambda: found(e, "#chat-text"), 20)[0].send_keys("Thank you, partner", Keys.ENTER)
+    wait_for(lambda: len(found(s, "#chat-log li")) == 2, 20, "S reads E's answer")
+    seats = [li.get_attribute("data-seat") for li in found(s, "#chat-log li")]
+    assert seats == ["S", "E"]
+    assert found(s, "#chat-log li")[0].text.startswith("You:")
+    logged = g.site.app.extensions["fairplay"].hand_log.log.hand_events(g.t.id, "chat")
+    assert [x["event"]["body"]["text"] for x in logged] == [hostile, "Thank you, partner"]
+    s.set_window_size(390, 844)
+    time.sleep(0.3)
+    s.execute_script("document.getElementById('chat').scrollIntoView()")
+    shot(s, g.tmp, "chat-390")
+    width = s.execute_script("return document.documentElement.scrollWidth")
+    s.set_window_size(1400, 1700)
+    assert width <= 390

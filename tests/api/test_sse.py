@@ -99,7 +99,7 @@ def test_a_players_newest_stream_supersedes_the_oldest(
         assert [k for k, _ in read_events(resp, 2)] == ["table", "state"]
         opened.append((conn, resp))
     started = time.monotonic()
-    (kind, bye), = read_events(opened[0][1], 1)
+    ((kind, bye),) = read_events(opened[0][1], 1)
     assert (kind, bye) == ("bye", {"reconnect": False, "superseded": True})
     assert time.monotonic() - started < 5
     # The two newest still follow the table.

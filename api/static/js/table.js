@@ -12,6 +12,7 @@ import { CHECKPOINT_KEY } from "./logview.js";
 import { seatCommitment } from "./shuffle.js";
 import { HandPause, LastTrickPanel, TurnCue, explanationOf } from "./cardroom.js";
 import { ClaimPanel } from "./claims.js";
+import { ChatPanel } from "./chat.js";
 
 export const SEATS = ["N", "E", "S", "W"];
 const SUITS = ["S", "H", "D", "C"];
@@ -101,6 +102,7 @@ export class TableView {
     this.lastTrick = new LastTrickPanel(this);
     this.pause = new HandPause(this);
     this.claims = new ClaimPanel(this);
+    this.chat = new ChatPanel(this);
     this.turnCue = null;
   }
 
@@ -114,6 +116,7 @@ export class TableView {
     const source = new EventSource(url);
     this.source = source;
     source.addEventListener("table", (e) => this.onTable(JSON.parse(e.data)));
+    source.addEventListener("chat", (e) => this.chat.update(JSON.parse(e.data)));
     source.addEventListener("state", (e) => {
       this.retry = 1000;
       this.onState(JSON.parse(e.data));
