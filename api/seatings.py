@@ -38,6 +38,7 @@ __all__ = [
     "insert_seating",
     "lobby",
     "mark_opened",
+    "private_tables",
     "seatings_of",
     "take_seat",
     "unmark_opened",
@@ -185,3 +186,15 @@ def seatings_of(conn: Connection, player: str, limit: int) -> list[Seating]:
         (*([player] * 4), limit),
     )
     return [_seating(r) for r in rows]
+
+
+def private_tables(conn: Connection, ids: list[str]) -> set[str]:
+    """Which of ``ids`` are private tables of people (never listed to strangers)."""
+    if not ids:
+        return set()
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.all(
+        f"SELECT table_id FROM api_seatings WHERE public = 0 AND table_id IN ({marks})",
+        tuple(ids),
+    )
+    return {str(r[0]) for r in rows}

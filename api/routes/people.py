@@ -306,6 +306,11 @@ def people_table(table_id: str) -> Response:
     conn = srv.db.connection()
     s = get_seating(conn, table_id)
     invitation = _may_read(conn, srv.config, s)
+    if not s.opened and s.full() is not None:
+        # four were seated but the table's opening failed (the database or the log was
+        # down): the next reader opens it
+        _open_if_full(s)
+        s = get_seating(conn, table_id)
     return jsonify(seating_json(conn, s, srv.config.clock(), invitation))
 
 

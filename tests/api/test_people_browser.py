@@ -250,7 +250,14 @@ def test_a_public_table_is_joined_from_the_lobby_and_my_tables_come_from_the_ser
     cat, bob = browsers["cat"], browsers["bob"]
     cat.get(f"{site.url}/play")
     wait_for(lambda: cat.find_element(By.ID, "create-table").is_enabled(), 20, "cat's key")
-    cat.find_element(By.ID, "nt-name").clear()
+    cat.find_element(By.ID, "nt-name").clear()  # no name: refused, said next to the field
+    cat.find_element(By.ID, "create-table").click()
+    error = wait_for(lambda: cat.find_element(By.ID, "nt-name-error").text, 20, "the error")
+    assert error.startswith("name:"), error
+    summary = cat.find_element(By.ID, "new-table-errors")
+    assert summary.is_displayed() and error in summary.text
+    assert summary.find_element(By.CSS_SELECTOR, 'a[href="#nt-name"]')
+    assert "/play/t-" not in cat.current_url
     cat.find_element(By.ID, "nt-name").send_keys("Open to all")
     cat.find_element(By.CSS_SELECTOR, 'input[name="nt-who"][value="public"]').click()
     cat.find_element(By.ID, "create-table").click()

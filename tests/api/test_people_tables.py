@@ -4,6 +4,7 @@ never filled; "my tables" by a signed read; private tables never listed to stran
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -112,6 +113,7 @@ def test_a_private_table_is_joined_by_its_link_and_opens_when_four_sit(
     # never listed to a stranger; the operator sees every table
     assert t not in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]
     assert t in [x["id"] for x in c.call("GET", "/v1/tables", headers=c.admin())["tables"]]
+    assert t not in c.raw("GET", "/", headers={"Accept": "text/html"})[2].decode()  # home page
 
 
 def test_a_public_table_is_found_in_the_lobby_and_bots_fill_it(
@@ -138,6 +140,7 @@ def test_a_public_table_is_found_in_the_lobby_and_bots_fill_it(
     assert filled["status"] == "open" and set(filled["names"].values()) >= {"bot E", "bot W"}
     assert c.call("GET", "/v1/people-tables")["tables"] == []  # full: out of the lobby
     assert t in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]  # public: listed
+    assert t in c.raw("GET", "/", headers={"Accept": "text/html"})[2].decode()  # home page
     assert hidden["id"] not in [x["id"] for x in c.call("GET", "/v1/tables")["tables"]]
     # the bots play their seats: they commit to hand 1 without anyone's help
     deadline = time.monotonic() + 20
@@ -211,3 +214,68 @@ def test_a_table_that_never_fills_expires(
     mine = read(c, ann, f"/v1/players/{ann.id}/tables")["tables"]
     assert [(m["id"], m["status"]) for m in mine] == [(t, "expired")]
     assert error_of(lambda: c.call("GET", f"/v1/tables/{t}")).status == 404  # never opened
+
+
+def test_private_tournament_tables_are_never_listed_to_strangers(
+    make_service: Callable[..., Running],
+) -> None:
+    from tests.api.test_tournaments import MITCHELL, open_event
+
+    service = make_service()
+    client, tid, bots = open_event(service, {**MITCHELL, "boards_per_round": 1, "rounds": 1}, 6)
+    bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
+    doc = client.call("GET", f"/v1/tournaments/{tid}")
+    tables = {t["id"] for t in doc["rounds_played"][0]["tables"]}
+    assert len(tables) == 3
+    seen = {t["id"] for t in client.call("GET", "/v1/tables?limit=200")["tables"]}
+    assert not seen & tables
+    everything = client.call("GET", "/v1/tables?limit=200", headers=client.admin())["tables"]
+    assert tables <= {t["id"] for t in everything}
+
+
+def test_two_people_asking_for_one_seat_at_once_get_one_seat(
+    make_service: Callable[..., Running], backend: str
+) -> None:
+    service = make_service(backend)
+    c = service.client()
+    ann, *others = people(c, "ann", "p1", "p2", "p3", "p4", "p5", "p6")
+    t = write(c, ann, "/v1/people-tables", {"public": True})["id"]
+    path = f"/v1/people-tables/{t}/seats"
+    answers: list[int] = []
+    barrier = threading.Barrier(len(others))
+
+    def sit(who: Identity) -> None:
+        body = {"seat": "N"}
+        headers = signed_write(who, path, body)
+        mine = service.client()
+        barrier.wait()
+        answers.append(mine.raw("POST", path, body, headers=headers)[0])
+
+    threads = [threading.Thread(target=sit, args=(who,)) for who in others]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(answers) == [200] + [409] * (len(others) - 1)
+    seated = c.call("GET", f"/v1/people-tables/{t}")["seats"]["N"]
+    assert seated in {who.id for who in others}
+
+
+def test_a_full_table_whose_opening_failed_is_opened_by_its_next_reader(
+    service: Running,
+) -> None:
+    c = service.client()
+    (ann,) = people(c, "ann")
+    made = write(c, ann, "/v1/people-tables", {"public": True, "seat": "N"})
+    t = made["id"]
+    # four seated, the opening lost (as when the log was down at the fourth seat)
+    db = service.app.extensions["fairplay"].db
+    fill = people(c, "e", "s", "w")
+    db.connection().execute(
+        "UPDATE api_seatings SET seat_e = ?, seat_s = ?, seat_w = ? WHERE table_id = ?",
+        (fill[0].id, fill[1].id, fill[2].id, t),
+    )
+    assert error_of(lambda: c.call("GET", f"/v1/tables/{t}")).status == 404
+    assert c.call("GET", f"/v1/people-tables/{t}")["status"] == "open"
+    assert c.call("GET", f"/v1/tables/{t}")["seats"]["N"] == ann.id
+    assert c.hand(t, 1)["phase"] == "committing"
