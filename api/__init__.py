@@ -100,6 +100,9 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     ):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
+    from api.routes.entrants import bp as entrants
+
+    app.register_blueprint(entrants)  # an entrant's invitations and withdrawal (issue 20)
     from api.routes.analysis import bp as analysis
 
     app.register_blueprint(analysis)  # the double-dummy analysis of an event (issue 22)

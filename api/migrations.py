@@ -228,6 +228,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_tables_seat_w ON api_tables (seat_w)",
         ),
     ),
+    Migration.portable(
+        10,
+        "partnership invitations of an event's entrants",
+        (
+            # api/tournament/invitations.py: a player invites a partner into an event (a
+            # code anyone may accept, or one addressed to a named player, invitee); the
+            # one who accepts is kept (accepted_by) and both then enter naming each other.
+            """CREATE TABLE api_tournament_invitations (
+                code TEXT PRIMARY KEY,
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                inviter TEXT NOT NULL,
+                invitee TEXT,
+                accepted_by TEXT,
+                created_at TEXT NOT NULL,
+                accepted_at TEXT)""",
+            "CREATE INDEX api_tournament_invitations_inviter "
+            "ON api_tournament_invitations (tournament_id, inviter)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

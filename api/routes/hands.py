@@ -189,7 +189,7 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         links["record"] = url_for("hands.hand_record", table_id=hand.table_id, number=hand.number)
         links["report"] = url_for("audits.get_audit", report_id=hand.report_id)
         links["proof"] = url_for("hands.hand_proof", table_id=hand.table_id, number=hand.number)
-    return {
+    out: dict[str, Any] = {
         "table": hand.table_id,
         "hand": hand.number,
         "phase": hand.phase,
@@ -208,6 +208,9 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         "finished_at": hand.finished_at,
         "links": links,
     }
+    if "board" in c:  # a duplicate event's board: its number, dealt without a ceremony
+        out["board"] = int(c["board"])
+    return out
 
 
 @bp.get("/v1/tables/<table_id>/hands")

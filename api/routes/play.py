@@ -38,6 +38,7 @@ from api.routes.tournaments import guard_table
 from api.schemas import NAME, Schema, param, spec
 from api.seatings import find_seating
 from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
+from api.tournament import event_rows
 from audit.errors import InvalidCardError, NotFoundError
 from audit.rules.cards import Seat
 
@@ -121,7 +122,11 @@ def play_table_page(table_id: str) -> Response:
         if seating is None:
             raise  # (opened, its table row being written: the page waits, then reloads)
         return page("play_waiting.html", seating=seating, bot_tables=services().config.bot_tables)
-    return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
+    place = event_rows.table_sitting(conn, table_id)  # an event's table: its round and number
+    event = None if place is None else {"id": place[0], "round": place[1], "table": place[2]}
+    return page(
+        "play_table.html", table=table, log_key=services().hand_log.verifier_key(), event=event
+    )
 
 
 @bp.get("/static/js/<name>")

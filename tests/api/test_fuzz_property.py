@@ -278,6 +278,10 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
             else {"commitment": "22" * 32, "partner": w.players["S"].id},
         )
         return sign_event(event, w.players[who].signer)
+    if route.endswith("/invitations"):  # a partner by name, or an open code
+        return data.draw(st.sampled_from([{}, {"partner_name": "N"}]))
+    if route.endswith(("/accept", "/withdraw")):
+        return {}
     if "/tournaments/" in route:
         return {
             "open": data.draw(st.booleans()),
@@ -503,4 +507,7 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/tournaments/<tid>/actions/<action>",
         "/v1/tournaments/<tid>/entrants",
         "/v1/tournaments/<tid>/reveals",
+        "/v1/tournaments/<tid>/invitations",
+        "/v1/tournaments/<tid>/invitations/<code>/accept",
+        "/v1/tournaments/<tid>/entrants/<pid>/withdraw",
     }

@@ -91,7 +91,10 @@ export class People {
     });
     $("lobby-refresh").addEventListener("click", () => this.showLobby());
     this.showLobby();
-    this.timer = setInterval(() => this.showLobby(), 15000);
+    // refreshed by itself, but never under a keyboard user's focus (it would be lost)
+    this.timer = setInterval(() => {
+      if (!$("lobby").contains(document.activeElement)) this.showLobby();
+    }, 15000);
   }
 
   /** The person's key (registered or not): the form is usable once it is registered. */
@@ -99,7 +102,23 @@ export class People {
     this.identity = registered ? identity : null;
     const button = $("create-table");
     if (button) button.disabled = !this.identity;
+    this.showInvited();
     await this.showMine();
+  }
+
+  /** A table this tab was invited to before its key was registered: the way back. */
+  showInvited() {
+    const box = $("invited");
+    const kept = sessionStorage.getItem("cayenne-fairplay:invited");
+    if (!box || !kept) return;
+    const { url, name } = JSON.parse(kept);
+    if (!this.identity || new URL(url, location.href).origin !== location.origin) {
+      box.hidden = true;
+      return;
+    }
+    box.replaceChildren("Your key is registered: ", link(url, `go back to the table “${name}” and sit down`), ".");
+    box.hidden = false;
+    box.querySelector("a").addEventListener("click", () => sessionStorage.removeItem("cayenne-fairplay:invited"));
   }
 
   body() {

@@ -9,6 +9,7 @@ import { request, rulesText, SEATS } from "./people.js";
 
 const $ = (id) => document.getElementById(id);
 const SEAT_NAME = { N: "North", E: "East", S: "South", W: "West" };
+export const INVITED = "cayenne-fairplay:invited";
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -130,11 +131,18 @@ export class WaitingView {
     $("invite-box").hidden = !(link && mine && t.status === "waiting");
     if (link) $("invite-link").value = link;
     $("bots-box").hidden = !(mine && this.identity.id === t.creator && t.status === "waiting" && open > 0 && $("bots-box").dataset.on === "1");
-    $("who").textContent = !this.identity
-      ? "No key in this browser: make and register your key on the Play page, then open this link again to sit down."
-      : !this.registered
-        ? "Your key is not registered with this service yet: register it on the Play page, then come back to sit down."
-        : mine
+    if (!this.registered && t.status === "waiting") {
+      // the Play page offers the way back here once the key is made and registered
+      sessionStorage.setItem(INVITED, JSON.stringify({ url: location.href, name: t.name }));
+      const play = el("a", { href: "/play" }, "the Play page");
+      $("who").replaceChildren(
+        this.identity ? "Your key is not registered with this service yet: register it on " : "No key in this browser: make and register your key on ",
+        play,
+        ", which then brings you back here to sit down.",
+      );
+      return;
+    }
+    $("who").textContent = mine
           ? `You sit ${SEAT_NAME[mine]} as ${this.identity.id}. This page follows the table: it starts by itself when four are seated.`
           : t.status === "waiting" ? "Choose an open seat to sit down." : "";
   }
