@@ -247,6 +247,39 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ON api_tournament_invitations (tournament_id, inviter)",
         ),
     ),
+    Migration.portable(
+        11,
+        "builds of every kind; finished events' analyses",
+        (
+            # A finished event's products are built off the request path (api/builds.py):
+            # its certificate bundle and its double-dummy analysis, one claim per kind
+            # and event. The worker building it holds the row (owner: host/pid), beats its
+            # heart (unix seconds) and writes how far it got (done of total); a row whose
+            # owner died or went quiet is taken over. The certificate builds under way
+            # move here.
+            """CREATE TABLE api_builds (
+                kind TEXT NOT NULL,
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                owner TEXT NOT NULL,
+                heartbeat DOUBLE PRECISION NOT NULL,
+                started_at TEXT NOT NULL,
+                done INTEGER,
+                total INTEGER,
+                PRIMARY KEY (kind, tournament_id))""",
+            "INSERT INTO api_builds (kind, tournament_id, owner, heartbeat, started_at) "
+            "SELECT 'certificate', tournament_id, owner, heartbeat, started_at "
+            "FROM api_certificate_builds",
+            "DROP TABLE api_certificate_builds",
+            # api/analysis.py: the cayenne-analysis/1 document of a finished event, as
+            # `fairplay analyse` gives it on the event's bundle (compact JSON), computed
+            # once; hands is how many hands it judged.
+            """CREATE TABLE api_analyses (
+                tournament_id TEXT PRIMARY KEY REFERENCES api_tournaments(id),
+                document TEXT NOT NULL,
+                hands INTEGER NOT NULL,
+                created_at TEXT NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

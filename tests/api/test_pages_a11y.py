@@ -30,6 +30,7 @@ from audit.auditor import audit_document
 from audit.report.html import render_html
 from tests.api.conftest import Running
 from tests.api.helpers import signed_write
+from tests.api.test_analysis import answer_when
 from tests.api.test_play_browser import found, new_driver, shot, site, wait_for  # noqa: F401
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
@@ -64,6 +65,7 @@ def pages(site: Running, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     report = c.hand(bots.table, 1)["report_id"]
     _, tid, event = open_event(site, {**MITCHELL, "name": "Demo pairs"}, 6)
     event.run(timeout=180)
+    answer_when(c, f"/v1/tournaments/{tid}/analysis", 200)  # the page shows it, not its progress
     folder = tmp_path_factory.mktemp("report")
     doc = worked_example()
     (folder / "worked-example.html").write_text(render_html(audit_document(doc), doc))
@@ -88,6 +90,7 @@ def pages(site: Running, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         "board": f"{url}/tournaments/{tid}/boards/1",
         "pair": f"{url}/tournaments/{tid}/pairs/1",
         "certificate": f"{url}/tournaments/{tid}/certificate",
+        "analysis": f"{url}/tournaments/{tid}/analysis",
         "not-found": f"{url}/no/such/page",
     }
 

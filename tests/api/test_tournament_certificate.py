@@ -453,7 +453,8 @@ def test_the_bundle_is_prepared_off_the_request_path(tmp_path: Path) -> None:
             assert answer["code"] == "NOT_READY" and answer["details"]["retry_after"] == 2
         conn = service.app.extensions["fairplay"].db.connection()
         claims = conn.all(
-            "SELECT owner FROM api_certificate_builds WHERE tournament_id = ?", (tid,)
+            "SELECT owner FROM api_builds WHERE kind = 'certificate' AND tournament_id = ?",
+            (tid,),
         )
         assert len(claims) == 1  # one build, however many asked
         gate.set()
@@ -463,7 +464,11 @@ def test_the_bundle_is_prepared_off_the_request_path(tmp_path: Path) -> None:
         assert first[0] == second[0] == 200 and first[2] == second[2]
         assert json.loads(first[2]) == bundle
         assert (
-            conn.one("SELECT 1 FROM api_certificate_builds WHERE tournament_id = ?", (tid,)) is None
+            conn.one(
+                "SELECT 1 FROM api_builds WHERE kind = 'certificate' AND tournament_id = ?",
+                (tid,),
+            )
+            is None
         )
     finally:
         faults.hold("certificate_build", None)

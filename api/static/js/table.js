@@ -493,6 +493,12 @@ export class TableView {
   }
 
   renderScore() {
+    if (this.hand.board) {
+      // a duplicate board has no rubber: it is scored against the other tables' results
+      $("score-title").textContent = "Duplicate board";
+      $("score").replaceChildren(el("p", { id: "board-scoring" }, `Board ${this.hand.board} is scored against the other tables that play it (matchpoints). Your result shows on the event's page as soon as your table has played it.`));
+      return;
+    }
     const score = this.hand.score_before ?? { points: { NS: 0, EW: 0 }, games: { NS: 0, EW: 0 } };
     const sheet = score.sheet ?? { NS: [], EW: [] };
     $("score").replaceChildren(
