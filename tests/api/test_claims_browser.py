@@ -183,10 +183,10 @@ def game(
     out: dict[str, Any] = {"game": g}
     g.play_to(3)
     # S claims every trick left: E's page shows S's cards and E refuses
-    wait_for(lambda: found(s, "#claim-form"), 20, "S's claim form")
+    wait_for(lambda: found(s, "#claim-form"), 60, "S's claim form")
     Select(s.find_element(By.ID, "claim-tricks")).select_by_value("10")
     s.find_element(By.ID, "claim-button").click()
-    wait_for(lambda: found(e, "#claim-refuse"), 20, "E's answer buttons")
+    wait_for(lambda: found(e, "#claim-refuse"), 60, "E's answer buttons")
     out["shown_first"] = [c.get_attribute("data-card") for c in found(e, "#claim-cards .card")]
     out["s_sees_cards"] = bool(found(s, "#claim-cards"))
     out["s_buttons"] = bool(found(s, "#claim-accept"))
@@ -204,23 +204,23 @@ def game(
             )
         )
     e.find_element(By.ID, "claim-refuse").click()
-    wait_for(lambda: g.hand()["play"]["claim"] is None, 20, "the refusal")
+    wait_for(lambda: g.hand()["play"]["claim"] is None, 60, "the refusal")
     out["refused_said"] = wait_for(
-        lambda: "refused" in s.find_element(By.ID, "status").text, 20, "S told of the refusal"
+        lambda: "refused" in s.find_element(By.ID, "status").text, 60, "S told of the refusal"
     )
     out["after_refusal"] = g.hand()["waiting_for"]
     g.play_to(5)
     # S claims again (by keyboard this time); W accepts by the API, E in the page
-    wait_for(lambda: found(s, "#claim-form"), 20, "S's claim form again")
+    wait_for(lambda: found(s, "#claim-form"), 60, "S's claim form again")
     Select(s.find_element(By.ID, "claim-tricks")).select_by_value("4")
     s.find_element(By.ID, "claim-button").send_keys(Keys.ENTER)
-    wait_for(lambda: found(e, "#claim-accept"), 20, "E's answer buttons again")
+    wait_for(lambda: found(e, "#claim-accept"), 60, "E's answer buttons again")
     out["shown_second"] = [c.get_attribute("data-card") for c in found(e, "#claim-cards .card")]
     g.t.act("W", "claim_answer", {"accept": True})
     time.sleep(0.5)
     g.drain()  # everything the pages received before the end
     out["before_end"] = {side: (list(t.bodies), list(t.messages)) for side, t in g.traffic.items()}
-    wait_for(lambda: _click(e, "#claim-accept"), 20, "E accepts")
+    wait_for(lambda: _click(e, "#claim-accept"), 60, "E accepts")
     deadline = time.monotonic() + 60
     while g.t.hand()["phase"] != "over":
         assert time.monotonic() < deadline, "the hand did not end"
@@ -279,17 +279,17 @@ def test_two_seats_chat_in_their_browsers_as_text(game: dict[str, Any]) -> None:
     g: Game = game["game"]
     s, e = g.drivers["S"], g.drivers["E"]
     hostile = '<img src=x onerror="document.body.dataset.owned=1">hello <b>all</b>'
-    box = wait_for(lambda: [x for x in found(s, "#chat-text") if x.is_displayed()], 20, "S's chat")
+    box = wait_for(lambda: [x for x in found(s, "#chat-text") if x.is_displayed()], 60, "S's chat")
     label = s.find_element(By.CSS_SELECTOR, "label[for='chat-text']").text
     assert label == "Message to the table"
     box[0].send_keys(hostile, Keys.ENTER)
-    said = wait_for(lambda: found(e, "#chat-log li .chat-text"), 20, "E reads it")
+    said = wait_for(lambda: found(e, "#chat-log li .chat-text"), 60, "E reads it")
     assert said[0].text == hostile
     assert not found(e, "#chat-log img, #chat-log b b") and not e.execute_script(
         "return document.body.dataset.owned"
     )
-    wait_for(lambda: found(e, "#chat-text"), 20)[0].send_keys("Thank you, partner", Keys.ENTER)
-    wait_for(lambda: len(found(s, "#chat-log li")) == 2, 20, "S reads E's answer")
+    wait_for(lambda: found(e, "#chat-text"), 60)[0].send_keys("Thank you, partner", Keys.ENTER)
+    wait_for(lambda: len(found(s, "#chat-log li")) == 2, 60, "S reads E's answer")
     seats = [li.get_attribute("data-seat") for li in found(s, "#chat-log li")]
     assert seats == ["S", "E"]
     assert found(s, "#chat-log li")[0].text.startswith("You:")
