@@ -448,3 +448,38 @@ def test_each_person_verifies_the_certificate_in_their_browser(played: Played) -
         result = wait_for(lambda d=d: found(d, "#verify-result"), 120, "the checks")[0]
         assert "verified" in (result.get_attribute("class") or ""), (p.name, result.text)
     shot(played.people["Dee"].driver, played.shots, "08-certificate-verified")
+
+
+def test_a_partner_invited_by_name_accepts_and_an_entrant_withdraws_in_the_page(
+    played: Played,
+) -> None:
+    client = played.service.client()
+    spec = {**SPEC, "name": "Second pairs", "tables": 1, "rounds": 1}
+    tid = str(client.call("POST", "/v1/tournaments", spec, client.admin())["id"])
+    _admin(client, f"/v1/tournaments/{tid}/registration", {"open": True})
+    page = f"{played.service.url}/tournaments/{tid}"
+    ann, bob = played.people["Ann"], played.people["Bob"]
+    ann.driver.get(page)
+    wait_for(lambda: found(ann.driver, "#partner-name"), 20, "Ann: the form")
+    ann.driver.find_element(By.ID, "partner-name").send_keys("Bob")
+    ann.driver.find_element(By.ID, "invite-by-name").click()
+    wait_for(lambda: event_state(ann.driver) == "invited", 20, "Ann: invited Bob")
+    bob.driver.get(page)  # no link, no code: the invitation shows on his page by his key
+    offer = wait_for(lambda: found(bob.driver, ".accept-invitation"), 20, "Bob: the offer")[0]
+    assert "Ann invites you" in bob.driver.find_element(By.CSS_SELECTOR, ".offer").text
+    offer.click()
+    for p in (ann, bob):
+        wait_for(lambda p=p: event_state(p.driver) == "paired", 30, f"{p.name}: paired")
+    ann.driver.find_element(By.ID, "withdraw").click()
+    ann.driver.switch_to.alert.accept()  # "Withdraw from this event? ..."
+    wait_for(lambda: event_state(ann.driver) == "withdrawn", 20, "Ann: withdrawn")
+    doc = client.call("GET", f"/v1/tournaments/{tid}")
+    assert doc["removed"] == [ann.id]
+    last = client.call("GET", f"/v1/tournaments/{tid}/events")["events"][-1]["event"]
+    assert last["type"] == "tournament_remove" and last["body"]["entrant"] == ann.id
+    # Bob's page says his partner has withdrawn
+    wait_for(
+        lambda: "has withdrawn" in bob.driver.find_element(By.ID, "entrant-state").text,
+        20,
+        "Bob: told",
+    )
