@@ -14,6 +14,7 @@ from flask import Flask
 
 from api.analysis import Analyses
 from api.certificate import Certificates
+from api.chat import TableChat
 from api.clock_runner import ClockRunner
 from api.config import Config, load_config
 from api.database import Database
@@ -73,9 +74,10 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
+    table_chat = TableChat(room)  # on at a table, at an event's if it says so
     seats_clock = ClockRunner(room, cfg.clock_tick)  # the seats' clocks (api/clock.py)
     app.extensions["fairplay"] = Services(
-        cfg, db, hand_log, room, events, certificates, analyses, seats_clock
+        cfg, db, hand_log, room, events, certificates, analyses, table_chat, seats_clock
     )
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
@@ -86,6 +88,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 
     from api.routes import (
         audits,
+        chat,
         directors,
         hands,
         log,
@@ -111,6 +114,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         people,
         tournaments,
         directors,
+        chat,
     ):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from api.analysis import Analyses
 from api.certificate import Certificates
+from api.chat import TableChat
 from api.clock_runner import ClockRunner
 from api.config import Config
 from api.database import Database
@@ -32,6 +33,7 @@ class Services:
         tournaments: Tournaments,
         certificates: Certificates,
         analyses: Analyses,
+        chat: TableChat,
         clock: ClockRunner,
     ) -> None:
         self.config = config
@@ -45,6 +47,8 @@ class Services:
         """The finished events' double-dummy analyses, built off the request path."""
         self.clock = clock
         """The seats' clocks: warnings, expiries and the house's plays (api/clock.py)."""
+        self.chat = chat
+        """The tables' chat (api/chat.py)."""
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams

@@ -30,6 +30,10 @@ class TableOwner(Protocol):
         """The time control of one of its tables (api/clock.py), ``None`` for none."""
         ...
 
+    def chat_setting(self, table_id: str) -> bool | None:
+        """``None`` for a table that is not one of its tables; else whether its chat is on."""
+        ...
+
 
 class NoOwner:
     """A room whose tables are all its own (no tournament)."""
@@ -44,4 +48,7 @@ class NoOwner:
         return None
 
     def time_control(self, table_id: str) -> dict[str, int] | None:
+        return None
+
+    def chat_setting(self, table_id: str) -> bool | None:
         return None

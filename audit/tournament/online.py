@@ -96,6 +96,7 @@ def apply(doc: dict[str, Any], kind: str, body: Mapping[str, Any]) -> dict[str, 
         doc |= {k: body[k] for k in SPEC_FIELDS if k in body}
         if "clock" in body:  # the time control (api/clock.py), not in the certificate's event
             doc["clock"] = dict(body["clock"])
+        doc["chat"] = body.get("chat") is True  # the tables' chat (api/chat.py)
     elif kind == "tournament_registration":
         doc["phase"] = "registration" if body["open"] else "closed"
     elif kind == "tournament_beacon":

@@ -91,7 +91,7 @@ class Event:
     data: Path
     tid: str
     early: Any
-    """The analysis route's answer before the end."""
+    """The analysis route's and page's answers before the end."""
     held: dict[str, Any]
     """What the service said while the build was held after its first hand."""
 
@@ -110,7 +110,10 @@ def event(
             client = service.client()
             bots = TournamentBots.open(client, MITCHELL, 4, random.Random(22), BEACON)
             tid = state.tid = bots.tid
-            state.early = client.raw("GET", f"/v1/tournaments/{tid}/analysis")
+            state.early = [
+                client.raw("GET", f"/v1/tournaments/{tid}/analysis"),
+                client.raw("GET", f"/tournaments/{tid}/analysis"),
+            ]
             assert bots.run(timeout=300)["phase"] == "over"
             # the end started the build (nobody asked); it is held after its first hand
             assert gate.reached.wait(60), "the end of the event did not start the build"
@@ -133,9 +136,10 @@ def event(
 
 
 def test_the_analysis_waits_for_the_end(event: Event) -> None:
-    status, _headers, body = event.early
+    (status, _headers, body), (page_status, _, page) = event.early
     assert status == 409
     assert json.loads(body)["code"] == "WRONG_PHASE"
+    assert page_status == 409 and b"analysis-progress" not in page
 
 
 def test_the_build_answers_202_with_its_progress(event: Event) -> None:

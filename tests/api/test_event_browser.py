@@ -56,6 +56,7 @@ SPEC = {
 BEACON = {"source": "test-beacon", "round": 3, "randomness": "ef" * 32}
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 PEOPLE = ("Ann", "Bob", "Cy", "Dee")
+OWN_READ = "return document.body.dataset.ownRead"
 
 
 class PageTraffic(Traffic):
@@ -320,7 +321,16 @@ def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> 
             seen["cy-results"] = [r.text for r in found(cy.driver, "#my-results tr[data-board]")]
             seen["cy-between"] = cy.driver.find_element(By.ID, "entrant-state").text
             seen["results-widths"] = at_sizes(cy.driver, shots, "07-event-between-rounds")
-            cy.driver.back()
+            cy_pair = next(q["pair"] for q in seen["pairs"] if cy.id in q["players"])
+            for key, url in (
+                ("cy-board", f"{page}/boards/{mine['boards'][0]}"),
+                ("cy-pair", f"{page}/pairs/{cy_pair}"),
+                ("cy-other-board", f"{page}/boards/{theirs['boards'][0]}"),
+            ):  # the pages that say "hidden" to others: shown to him by his key
+                cy.driver.get(url)
+                state = wait_for(lambda: cy.driver.execute_script(OWN_READ), 20, f"Cy: {key}")
+                seen[key] = (state, bool(found(cy.driver, "#hidden")))
+            cy.driver.get(f"{service.url}/play/{mine['id']}")
         for _ in range(400):  # now the bots play table 2
             if not bots._step(origin, theirs):
                 break
@@ -382,6 +392,9 @@ def test_each_sees_their_own_results_during_the_event_and_no_one_elses(played: P
     assert seen["other-card"] == 403 and seen["other-board"] == 403
     assert len(seen["cy-results"]) == 1, seen["cy-results"]  # his board, as soon as played
     assert "your table has finished its boards" in seen["cy-between"]
+    # the board and pair pages, hidden to others, are read with his key in his browser
+    assert seen["cy-board"] == ("shown", False) and seen["cy-pair"] == ("shown", False)
+    assert seen["cy-other-board"] == ("hidden", True)
 
 
 def test_no_page_receives_another_seats_cards_before_they_are_played(played: Played) -> None:
@@ -435,3 +448,38 @@ def test_each_person_verifies_the_certificate_in_their_browser(played: Played) -
         result = wait_for(lambda d=d: found(d, "#verify-result"), 120, "the checks")[0]
         assert "verified" in (result.get_attribute("class") or ""), (p.name, result.text)
     shot(played.people["Dee"].driver, played.shots, "08-certificate-verified")
+
+
+def test_a_partner_invited_by_name_accepts_and_an_entrant_withdraws_in_the_page(
+    played: Played,
+) -> None:
+    client = played.service.client()
+    spec = {**SPEC, "name": "Second pairs", "tables": 1, "rounds": 1}
+    tid = str(client.call("POST", "/v1/tournaments", spec, client.admin())["id"])
+    _admin(client, f"/v1/tournaments/{tid}/registration", {"open": True})
+    page = f"{played.service.url}/tournaments/{tid}"
+    ann, bob = played.people["Ann"], played.people["Bob"]
+    ann.driver.get(page)
+    wait_for(lambda: found(ann.driver, "#partner-name"), 20, "Ann: the form")
+    ann.driver.find_element(By.ID, "partner-name").send_keys("Bob")
+    ann.driver.find_element(By.ID, "invite-by-name").click()
+    wait_for(lambda: event_state(ann.driver) == "invited", 20, "Ann: invited Bob")
+    bob.driver.get(page)  # no link, no code: the invitation shows on his page by his key
+    offer = wait_for(lambda: found(bob.driver, ".accept-invitation"), 20, "Bob: the offer")[0]
+    assert "Ann invites you" in bob.driver.find_element(By.CSS_SELECTOR, ".offer").text
+    offer.click()
+    for p in (ann, bob):
+        wait_for(lambda p=p: event_state(p.driver) == "paired", 30, f"{p.name}: paired")
+    ann.driver.find_element(By.ID, "withdraw").click()
+    ann.driver.switch_to.alert.accept()  # "Withdraw from this event? ..."
+    wait_for(lambda: event_state(ann.driver) == "withdrawn", 20, "Ann: withdrawn")
+    doc = client.call("GET", f"/v1/tournaments/{tid}")
+    assert doc["removed"] == [ann.id]
+    last = client.call("GET", f"/v1/tournaments/{tid}/events")["events"][-1]["event"]
+    assert last["type"] == "tournament_remove" and last["body"]["entrant"] == ann.id
+    # Bob's page says his partner has withdrawn
+    wait_for(
+        lambda: "has withdrawn" in bob.driver.find_element(By.ID, "entrant-state").text,
+        20,
+        "Bob: told",
+    )

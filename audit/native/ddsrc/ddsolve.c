@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pythread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -79,6 +80,9 @@ static Entry *tt = NULL;
 static uint8_t *tt_next = NULL; /* round-robin victim per bucket */
 static long nodes = 0;
 static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
+/* The search runs without the GIL (a service's requests go on while its analysis is
+ * built in a thread), one call at a time: the tables above are shared. */
+static PyThread_type_lock search_lock = NULL;
 
 static inline int lowbit(uint64_t m) { return __builtin_ctzll(m); }
 static inline int card_val(const State *s, int card, int high) {
@@ -487,12 +491,15 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         xt = (XEntry *)PyMem_RawCalloc((size_t)1 << XT_BITS, sizeof(XEntry));
         if (!tt || !tt_next || !xt) return PyErr_NoMemory();
     }
+    if (search_lock == NULL && (search_lock = PyThread_allocate_lock()) == NULL)
+        return PyErr_NoMemory();
     /* every legal move, none collapsed, at the root */
     int seat = (s.leader + s.ncur) & 3;
     uint64_t legal = s.h[seat];
     if (s.ncur > 0 && (legal & (SUIT13 << (s.led * 13)))) legal &= SUIT13 << (s.led * 13);
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
+    int cards[64], highs[64], values[64], n = 0; /* at most 13 cards, an ace twice */
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(search_lock, WAIT_LOCK);
     memset(hist, 0, sizeof hist);
     int guess = s.remaining / 2;
     for (uint64_t m = legal; m; m &= m - 1) {
@@ -505,10 +512,17 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
             v += exact(&s, guess - v);
             s = save;
             guess = v;
-            PyObject *item = Py_BuildValue("(iii)", c, hi, v);
-            if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); Py_DECREF(out); return NULL; }
-            Py_DECREF(item);
+            cards[n] = c; highs[n] = hi; values[n] = v; n++;
         }
+    }
+    PyThread_release_lock(search_lock);
+    Py_END_ALLOW_THREADS
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *item = Py_BuildValue("(iii)", cards[i], highs[i], values[i]);
+        if (!item) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, item);
     }
     return out;
 }
