@@ -36,6 +36,7 @@ from shuffle.tournament import entrant_commitment
 
 __all__ = [
     "FINISHED",
+    "HandMoved",
     "Entrant",
     "TournamentBots",
     "entrant_event",
@@ -44,6 +45,10 @@ __all__ = [
 ]
 
 FINISHED = ("over", "void")
+
+
+class HandMoved(Exception):
+    """The hand is not where the bot read it: nothing to do for its seat now."""
 
 
 def entrant_event(
@@ -316,7 +321,10 @@ class TournamentBots:
             seat = next((s for s in cursor["waiting_for"] if s in mine), None)
             if seat is None:
                 break
-            kind, body = self._action(table_id, number, seat, mine[seat], cursor["phase"])
+            try:
+                kind, body = self._action(table_id, number, seat, mine[seat], cursor["phase"])
+            except HandMoved:
+                return True  # read the hand again
             try:
                 cursor = self.client.act(
                     mine[seat],
@@ -363,10 +371,15 @@ class TournamentBots:
                     concede = 13 - done if nullo else 0
                     outrageous = 0 if nullo else 13 - done
                     return "claim", {"tricks": outrageous if self.claim_all else concede}
+            legal = cards["legal_calls"] if phase == "calling" else cards["legal_plays"]
+            if not legal:
+                # The hand moved since it was read: another seat acted, or this seat's clock
+                # ran out and the house plays it (api/clock.py).
+                raise HandMoved
             if phase == "calling":
-                kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
+                kind, body = "call", {"call": self.rng.choice(legal)}
             else:
-                card = self.rng.choice(cards["legal_plays"])
+                card = self.rng.choice(legal)
                 kind, body = "play", {"card": card}
                 if card[0] == "A" and cards["contract"] == "nullo" and self.rng.random() < 0.5:
                     body["ace_high"] = True

@@ -24,7 +24,7 @@ from .test_tournament_certificate import BEACON, verify
 
 pytestmark = pytest.mark.xdist_group("clock")
 
-SECONDS, WARNING = 4, 2
+SECONDS, WARNING = 5, 2
 CLOCKED = {
     "name": "Clocked pairs",
     "format": "pairs-duplicate",
