@@ -14,6 +14,7 @@ from flask import Flask
 
 from api.analysis import Analyses
 from api.certificate import Certificates
+from api.chat import TableChat
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -72,7 +73,10 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
-    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates, analyses)
+    table_chat = TableChat(room)  # on at a table, at an event's if it says so
+    app.extensions["fairplay"] = Services(
+        cfg, db, hand_log, room, events, certificates, analyses, table_chat
+    )
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
     # The builds the start-up repair found start once this process serves.
@@ -81,6 +85,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 
     from api.routes import (
         audits,
+        chat,
         directors,
         hands,
         log,
@@ -106,6 +111,7 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
         people,
         tournaments,
         directors,
+        chat,
     ):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from api.analysis import Analyses
 from api.certificate import Certificates
+from api.chat import TableChat
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
@@ -31,6 +32,7 @@ class Services:
         tournaments: Tournaments,
         certificates: Certificates,
         analyses: Analyses,
+        chat: TableChat,
     ) -> None:
         self.config = config
         self.db = db
@@ -41,6 +43,8 @@ class Services:
         """The finished events' certificate bundles, built off the request path."""
         self.analyses = analyses
         """The finished events' double-dummy analyses, built off the request path."""
+        self.chat = chat
+        """The tables' chat (api/chat.py)."""
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams

@@ -137,6 +137,9 @@ class TournamentBots:
     """With a number, a seat of this bot on lead after that many tricks concedes the rest
     (a claim of none of them; in a nullo, of all of them), which the adversaries' bots
     accept: how the tests certify a claimed hand."""
+    claim_all: bool = False
+    """With ``concede_after``, claim every trick left instead (in a nullo, none), which the
+    adversaries' bots refuse unless it is sure: how the tests make a refused claim."""
 
     @property
     def origin(self) -> str:
@@ -356,7 +359,10 @@ class TournamentBots:
                 play = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")["play"]
                 done = sum(1 for t in play["tricks"] if len(t["cards"]) == 4)
                 if done == self.concede_after and play["to_act"] == seat:
-                    return "claim", {"tricks": 13 - done if play["contract"] == "nullo" else 0}
+                    nullo = play["contract"] == "nullo"
+                    concede = 13 - done if nullo else 0
+                    outrageous = 0 if nullo else 13 - done
+                    return "claim", {"tricks": outrageous if self.claim_all else concede}
             if phase == "calling":
                 kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
             else:

@@ -186,3 +186,35 @@ def test_a_bad_claim_is_refused_with_its_field(running: Running) -> None:
         assert exc.status == 400 and path in exc.message, exc.message
     exc = error_of(lambda: t.act(seat, "claim_answer", {"accept": True}))
     assert exc.status == 422  # no claim to answer
+
+
+def test_a_claim_refused_at_an_events_table_is_a_finding_for_the_director(
+    running: Running,
+) -> None:
+    """Bots claim every trick before the first lead; the adversaries' bots refuse (it is
+    not sure), the play goes on, and the event's findings list each refusal with its
+    table and board."""
+    import random
+
+    from api.tournament_bot import TournamentBots
+
+    c = running.client()
+    spec = {"name": "claims ev", "format": "pairs-duplicate", "tables": 1, "boards_per_round": 2}
+    beacon = {"source": "b", "round": 1, "randomness": "cd" * 32}
+    bots = TournamentBots.open(c, spec, 2, random.Random(5), beacon)
+    bots.concede_after, bots.claim_all = 0, True
+    assert bots.run(timeout=120)["phase"] == "over"
+    got = c.call("GET", f"/v1/tournaments/{bots.tid}/findings", headers=c.admin())
+    refused = [f for f in got["findings"] if f["code"] == "CLAIM_REFUSED"]
+    assert len(refused) == 2, got["findings"]
+    table_id = c.call("GET", f"/v1/tournaments/{bots.tid}")["rounds_played"][0]["tables"][0]["id"]
+    assert {f["board"] for f in refused} == {1, 2}
+    for f in refused:
+        assert f["severity"] == "warning" and f["table_id"] == table_id
+        assert f["tables"] == [{"round": 1, "table": "1", "table_id": table_id}]
+        assert f["evidence"]["tricks"] == 13 or f["evidence"]["tricks"] == 0
+        assert "refused by" in f["message"] and "the play went on" in f["message"]
+    # every board was played out: thirteen tricks, no claim in its record
+    records = c.call("GET", f"/v1/tournaments/{bots.tid}/records")["records"]
+    hands = [h for r in records for h in r["hands"]]
+    assert hands and all(len(h["tricks"]) == 13 and "claim" not in h for h in hands)

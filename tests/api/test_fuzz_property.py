@@ -295,6 +295,20 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
             "ns": "average",
             "ew": "average",
         }
+    if route.endswith("/chat"):  # a message to the table, signed by a seated player
+        head = client.get(f"/v1/tables/{w.table}/chat").get_json()
+        seat = data.draw(st.sampled_from(sorted(w.players)))
+        event = make_event(
+            origin=w.origin,
+            table=w.table,
+            hand="chat",
+            seq=int(head["next_seq"]),
+            prev=head["last_hash"],
+            actor=w.players[seat].id,
+            type="chat",
+            body={"text": data.draw(st.text(min_size=1, max_size=300))},
+        )
+        return sign_event(event, w.players[seat].signer)
     if route.endswith("/events"):  # the next event of the open hand (hand 2), signed
         hand = client.get(f"/v1/tables/{w.table}/hands/2").get_json()
         seat = data.draw(st.sampled_from(sorted(w.players)))
@@ -481,6 +495,7 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/people-tables/<table_id>/bots",
         "/v1/tables/<table_id>/hands/<int:number>/events",
         "/v1/tables/<table_id>/hands/<int:number>/void",
+        "/v1/tables/<table_id>/chat",
         "/v1/log/cosignatures",
         "/v1/directors",
         "/v1/tournaments",

@@ -288,7 +288,7 @@ ANALYSED = {
     "name": "Crash analysis",
     "format": "pairs-duplicate",
     "tables": 1,
-    "boards_per_round": 3,
+    "boards_per_round": 2,
 }
 
 

@@ -11,6 +11,8 @@ import { checkPolicy, makePolicy } from "./cosignature.js";
 import { CHECKPOINT_KEY } from "./logview.js";
 import { seatCommitment } from "./shuffle.js";
 import { HandPause, LastTrickPanel, TurnCue, explanationOf } from "./cardroom.js";
+import { ClaimPanel } from "./claims.js";
+import { ChatPanel } from "./chat.js";
 
 export const SEATS = ["N", "E", "S", "W"];
 const SUITS = ["S", "H", "D", "C"];
@@ -99,6 +101,8 @@ export class TableView {
     this.live = new Set(); // hands this page saw being played: their end is paused on
     this.lastTrick = new LastTrickPanel(this);
     this.pause = new HandPause(this);
+    this.claims = new ClaimPanel(this);
+    this.chat = new ChatPanel(this);
     this.turnCue = null;
   }
 
@@ -112,6 +116,7 @@ export class TableView {
     const source = new EventSource(url);
     this.source = source;
     source.addEventListener("table", (e) => this.onTable(JSON.parse(e.data)));
+    source.addEventListener("chat", (e) => this.chat.update(JSON.parse(e.data)));
     source.addEventListener("state", (e) => {
       this.retry = 1000;
       this.onState(JSON.parse(e.data));
@@ -306,7 +311,12 @@ export class TableView {
       t.cards.slice(seen).forEach((c, k) => said.push(`${this.seatName(SEATS[(i + seen + k) % 4])} played the ${cardName(c)}.`));
       if (t.winner && !(old[n] && old[n].winner)) said.push(`${this.seatName(t.winner)} won the trick ${n + 1}.`);
     });
-    const turn = (h) => (h && (h.phase === "calling" || h.phase === "playing") ? `${h.hand}:${h.phase}:${h.waiting_for.join()}` : "");
+    const claimNow = (h) => Boolean(h && h.play && h.play.claim);
+    if (claimNow(before) && !claimNow(after) && after.hand === before.hand && after.phase === "playing") {
+      said.push("The claim was refused: the play goes on.");
+      this.say("The claim was refused: the play goes on.");
+    }
+    const turn = (h) => (h && (h.phase === "calling" || h.phase === "playing") && !claimNow(h) ? `${h.hand}:${h.phase}:${h.waiting_for.join()}` : "");
     if (turn(after) && turn(after) !== turn(before)) {
       const mine = this.seat && after.waiting_for.includes(this.seat);
       said.push(mine ? (after.phase === "calling" ? "Your turn: your call." : "Your turn: play a card.") : `${this.seatName(after.waiting_for[0])} to ${after.phase === "calling" ? "call" : "play"}.`);
@@ -332,6 +342,7 @@ export class TableView {
     this.renderScore();
     this.renderActions();
     this.lastTrick.update(h, this.previous);
+    this.claims.update(h, this.cards);
     if (this.turnCue) this.turnCue.update(h, this.waitingForMe());
     if (focusHand) this.restoreFocus(active && active.dataset ? active.dataset.card : null);
     document.body.dataset.phase = h.phase;
@@ -353,6 +364,9 @@ export class TableView {
       return `Shuffle ceremony: ${h.phase === "committing" ? "commitments" : "seeds revealed"} ${n}/4`;
     }
     if (h.phase === "calling") return mine ? "Your call" : `${this.seatName(who[0])} to call`;
+    if (h.phase === "playing" && h.play && h.play.claim) {
+      return mine ? "A claim: your answer" : `A claim: waiting for ${who.map((s) => this.seatName(s)).join(" and ")}`;
+    }
     if (h.phase === "playing") return mine ? "Your turn: play a card" : `${this.seatName(who[0])} to play`;
     if (h.phase === "void") return "This hand was void; the next is being shuffled";
     return h.phase;
@@ -553,6 +567,9 @@ export class TableView {
       el("h3", {}, prev.board ? `Board ${prev.board}: ` : `Hand ${prev.hand}: `, contractText(play.contract, play.cayenne), ` \u2014 N-S ${play.tricks_won.NS} tricks, E-W ${play.tricks_won.EW}`),
       diagram,
       declared.length ? el("p", {}, "Aces declared high: ", declared.join(" ")) : null,
+      rec.claim
+        ? el("p", { id: "claimed-hand" }, `Ended by a claim: ${this.seatName(rec.claim.claimer)} claimed ${rec.claim.tricks} of the ${13 - rec.tricks.length} tricks left, agreed by ${rec.claim.agreed.map((s) => this.seatName(s)).join(" and ")}; the cards not played are not tricks.`)
+        : null,
       lines ? el("details", { id: "score-explained" }, el("summary", {}, "The score, step by step"), el("ol", {}, ...lines.map((l) => el("li", {}, l.reason)))) : null,
       el("p", {}, "Audit verdict: ", el("b", { id: "verdict", class: `verdict-${verdict}` }, verdict), ...(prev.board ? [] : [" \u2014 ", el("a", { href: `/reports/${report.id}` }, "report"), " \u00b7 ", el("a", { href: `/tables/${t}/hands/${prev.hand}` }, "hand page")])),
       el("div", { id: "verification" }),
