@@ -110,7 +110,7 @@ async function moveOn() {
     state.revealed = "sent";
     await act("Revealing your seed\u2026", async () => {
       const r = await reveal(me, tid);
-      if (!r.ok) state.revealed = null;
+      if (!r.ok) state.revealed = r.status === 409 ? "refused" : null; // a deadline passed: not again
       return r;
     });
     return;
