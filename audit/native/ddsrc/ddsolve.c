@@ -30,25 +30,36 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TT_BITS 16 /* buckets */
-#define TT_WAYS 8
-#define TT_SIZE (1u << TT_BITS)
 #define SUIT13 0x1FFFull
 
-/* A partition-search entry: the position's suit lengths (per hand and suit), the leader,
- * the aces still out (nullo) and the contract's parameters, and, per suit, the owners of
- * its top k cards (the cards whose ranks decided the search below; the lower cards of the
- * suit are interchangeable). Any position with the same lengths and the same owners of
- * those top cards has the same bounds. */
+/* A partition-search entry: bounds on the counted side's tricks for every position of
+ * its key (the suit lengths of each hand, the leader, the aces still out in a nullo, the
+ * contract) whose owners of the top k cards of each suit are the entry's (the cards whose
+ * ranks decided the search below; the lower cards of a suit are interchangeable between
+ * the hands). The owners are compared two suits a word: (code & m) == v. */
 typedef struct {
-    uint64_t lens;
-    uint32_t meta;
-    uint32_t pat[4];
+    uint64_t ma, va, mb, vb;
     uint8_t k[4];
-    uint8_t used;
     int8_t lb, ub;
     int8_t best_suit, best_rel; /* the lead that last decided the search, by relative rank */
 } Entry;
+
+/* The entries of one key lie in chunks of CHUNK, newest chunk first, so that a probe reads
+ * memory in order; the keys are an open-addressed table. */
+#define CHUNK 7
+typedef struct {
+    uint32_t next, n;
+    Entry e[CHUNK];
+} Chunk;
+
+typedef struct {
+    uint64_t lens;
+    uint32_t meta; /* bit 31: in use */
+    uint32_t chunk;
+} Key;
+
+#define KEY_BITS 20
+#define CHUNKS (1u << 17)
 
 typedef struct {
     uint64_t h[4];
@@ -64,20 +75,31 @@ typedef struct {
     uint64_t trick_rel; /* the winner of the trick just completed, if it won by rank */
 } State;
 
-/* The exact table: one position (all its cards' owners), with each bound's top cards. */
-#define XT_BITS 20
-typedef struct {
-    uint64_t c1, c2;
-    uint32_t meta;
-    uint8_t klb[4], kub[4];
-    int8_t lb, ub;
-    int8_t best_suit, best_rel;
-} XEntry;
+static Key *keys = NULL;
+static uint32_t keys_used = 0;
+static Chunk *chunks = NULL; /* chunk 0 is unused: 0 ends a list */
+static uint32_t chunks_used = 1;
 
-static XEntry *xt = NULL;
-static Entry *tt = NULL;
-static uint8_t *tt_next = NULL; /* round-robin victim per bucket */
+static void tt_clear(void) {
+    memset(keys, 0, sizeof(Key) << KEY_BITS);
+    keys_used = 0;
+    chunks_used = 1;
+}
+
+/* The key's slot, or the empty slot where it goes. */
+static inline Key *tt_key(uint64_t lens, uint32_t meta) {
+    uint64_t x = lens * 0x9E3779B97F4A7C15ull ^ ((uint64_t)meta + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    x ^= x >> 29;
+    uint32_t i = (uint32_t)x & ((1u << KEY_BITS) - 1);
+    meta |= 1u << 31;
+    for (;;) {
+        Key *k = &keys[i];
+        if (k->meta == 0 || (k->meta == meta && k->lens == lens)) return k;
+        i = (i + 1) & ((1u << KEY_BITS) - 1);
+    }
+}
 static long nodes = 0;
+static long scans = 0, lookups = 0, newk = 0;
 static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
 
 static inline int lowbit(uint64_t m) { return __builtin_ctzll(m); }
@@ -116,20 +138,20 @@ static void describe(const State *s, uint32_t code[4], int n[4], uint64_t *lens,
             (uint32_t)s->nullo << 9 | (uint32_t)s->counted << 10;
 }
 
-static inline uint32_t tt_bucket(uint64_t lens, uint32_t meta) {
-    uint64_t x = lens * 0x9E3779B97F4A7C15ull ^ ((uint64_t)meta + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    x ^= x >> 29;
-    return (uint32_t)(x & (TT_SIZE - 1));
+/* The owners of all the cards, two suits a word: each suit's field is 26 bits, its top
+ * card in the highest two, so that "the owners of the top k" is a mask of the field's
+ * top 2k bits. */
+static inline void aligned(const uint32_t code[4], const int n[4], uint64_t *a, uint64_t *b) {
+    uint64_t c[4];
+    for (int suit = 0; suit < 4; suit++) c[suit] = (uint64_t)code[suit] << (2 * (13 - n[suit]));
+    *a = c[0] << 26 | c[1];
+    *b = c[2] << 26 | c[3];
 }
 
-static inline int entry_matches(const Entry *e, uint64_t lens, uint32_t meta, const uint32_t code[4],
-                                const int n[4]) {
-    if (!e->used || e->lens != lens || e->meta != meta) return 0;
-    for (int suit = 0; suit < 4; suit++) {
-        int k = e->k[suit];
-        if (k && (code[suit] >> (2 * (n[suit] - k))) != e->pat[suit]) return 0;
-    }
-    return 1;
+static inline uint64_t top_mask(int k) { return ((1ull << (2 * k)) - 1) << (26 - 2 * k); }
+
+static inline int entry_matches(const Entry *e, uint64_t a, uint64_t b) {
+    return (a & e->ma) == e->va && (b & e->mb) == e->vb;
 }
 
 /* The cards of the top k of each suit (as the entry fixes them), as a card mask. */
@@ -304,37 +326,31 @@ static int search(State *s, int t, uint64_t *rel) {
     if (t <= 0) return 1;
     if (t > s->remaining) return 0;
     nodes++;
-    Entry *bucket = NULL;
-    XEntry *xe = NULL;
-    uint64_t xc1 = 0, xc2 = 0;
-    uint32_t xmeta = 0;
+    Key *key = NULL;
+    int at_boundary = 0;
     uint32_t code[4], meta = 0;
+    uint64_t ca = 0, cb = 0;
     int nsuit[4];
     uint64_t lens = 0;
     int pref_suit = -1, pref_rel = -1;
     if (s->ncur == 0) {
+        at_boundary = 1;
         describe(s, code, nsuit, &lens, &meta);
-        xmeta = meta | 1u << 31 | (uint32_t)nsuit[0] << 11 | (uint32_t)nsuit[1] << 15 |
-                (uint32_t)nsuit[2] << 19 | (uint32_t)nsuit[3] << 23;
-        xc1 = code[0] | (uint64_t)code[1] << 32;
-        xc2 = code[2] | (uint64_t)code[3] << 32;
-        {
-            uint64_t x = xc1 * 0x9E3779B97F4A7C15ull ^ (xc2 + xmeta) * 0xC2B2AE3D27D4EB4Full;
-            x ^= x >> 31;
-            xe = &xt[x & ((1u << XT_BITS) - 1)];
-        }
-        if (xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2) {
-            if (xe->lb >= t) { *rel = top_cards(s, xe->klb); return 1; }
-            if (xe->ub < t) { *rel = top_cards(s, xe->kub); return 0; }
-            pref_suit = xe->best_suit; pref_rel = xe->best_rel;
-        }
-        bucket = &tt[(size_t)tt_bucket(lens, meta) * TT_WAYS];
-        for (int i = 0; i < TT_WAYS; i++) {
-            Entry *e = &bucket[i];
-            if (!entry_matches(e, lens, meta, code, nsuit)) continue;
-            if (e->lb >= t) { *rel = top_cards(s, e->k); return 1; }
-            if (e->ub < t) { *rel = top_cards(s, e->k); return 0; }
-            if (pref_suit < 0) { pref_suit = e->best_suit; pref_rel = e->best_rel; }
+        key = tt_key(lens, meta);
+        aligned(code, nsuit, &ca, &cb);
+        lookups++;
+        if (key->meta) {
+            for (uint32_t ci = key->chunk; ci; ci = chunks[ci].next) {
+                Chunk *ch = &chunks[ci];
+                for (uint32_t j = ch->n; j-- > 0;) {
+                    Entry *e = &ch->e[j];
+                    scans++;
+                    if (!entry_matches(e, ca, cb)) continue;
+                    if (e->lb >= t) { *rel = top_cards(s, e->k); return 1; }
+                    if (e->ub < t) { *rel = top_cards(s, e->k); return 0; }
+                    if (pref_suit < 0) { pref_suit = e->best_suit; pref_rel = e->best_rel; }
+                }
+            }
         }
         if (!s->nullo) {
             uint64_t qrel = 0;
@@ -375,42 +391,53 @@ static int search(State *s, int t, uint64_t *rel) {
         acc |= crel;
     }
     *rel = acc;
-    if (bucket != NULL) {
+    if (at_boundary) {
         uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
         uint8_t k[4];
-        uint32_t pat[4];
         for (int suit = 0; suit < 4; suit++) {
             uint64_t present = all >> (suit * 13) & SUIT13;
             uint64_t w = acc >> (suit * 13) & present;
             k[suit] = w ? (uint8_t)__builtin_popcountll(present >> __builtin_ctzll(w)) : 0;
-            pat[suit] = k[suit] ? code[suit] >> (2 * (nsuit[suit] - k[suit])) : 0;
         }
-        if (!(xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2)) {
-            xe->meta = xmeta; xe->c1 = xc1; xe->c2 = xc2;
-            xe->lb = 0; xe->ub = (int8_t)s->remaining;
-            memset(xe->klb, 0, 4); memset(xe->kub, 0, 4);
-        }
-        if (result) { if (xe->lb < t) { xe->lb = (int8_t)t; memcpy(xe->klb, k, 4); } }
-        else { if (xe->ub > t - 1) { xe->ub = (int8_t)(t - 1); memcpy(xe->kub, k, 4); } }
+        uint64_t ma = top_mask(k[0]) << 26 | top_mask(k[1]), mb = top_mask(k[2]) << 26 | top_mask(k[3]);
+        uint64_t va = ca & ma, vb = cb & mb;
         Entry *e = NULL;
-        for (int i = 0; i < TT_WAYS; i++) {
-            Entry *x = &bucket[i];
-            if (x->used && x->lens == lens && x->meta == meta && !memcmp(x->k, k, 4) &&
-                !memcmp(x->pat, pat, sizeof pat)) { e = x; break; }
+        if (key->meta) {
+            for (uint32_t ci = key->chunk; ci && !e; ci = chunks[ci].next) {
+                Chunk *ch = &chunks[ci];
+                for (uint32_t j = 0; j < ch->n; j++) {
+                    Entry *x = &ch->e[j];
+                    if (x->ma == ma && x->mb == mb && x->va == va && x->vb == vb) { e = x; break; }
+                }
+            }
         }
         if (e == NULL) {
-            size_t b = (size_t)(bucket - tt) / TT_WAYS;
-            e = &bucket[tt_next[b]];
-            tt_next[b] = (uint8_t)((tt_next[b] + 1) % TT_WAYS);
-            e->used = 1; e->lens = lens; e->meta = meta;
-            memcpy(e->k, k, 4); memcpy(e->pat, pat, sizeof pat);
+            if (chunks_used + 1 >= CHUNKS || keys_used >= (3u << KEY_BITS) / 4) { /* full: start again */
+                tt_clear();
+                key = tt_key(lens, meta);
+            }
+            if (!key->meta) {
+                key->lens = lens; key->meta = meta | 1u << 31; key->chunk = 0;
+                keys_used++;
+            }
+            if (!key->chunk || chunks[key->chunk].n == CHUNK) {
+                uint32_t ci = chunks_used++;
+                chunks[ci].next = key->chunk;
+                chunks[ci].n = 0;
+                key->chunk = ci;
+            }
+            Chunk *ch = &chunks[key->chunk];
+            e = &ch->e[ch->n++];
+            memcpy(e->k, k, 4);
+            e->ma = ma; e->va = va; e->mb = mb; e->vb = vb;
             e->lb = 0; e->ub = (int8_t)s->remaining;
+            e->best_suit = -1; e->best_rel = -1;
         }
         if (n > 0) {
             int c = mv[decided].card, suit = c / 13;
             uint64_t sall = all >> (suit * 13) & SUIT13;
-            e->best_suit = xe->best_suit = (int8_t)suit;
-            e->best_rel = xe->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
+            e->best_suit = (int8_t)suit;
+            e->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
         }
         if (result) { if (e->lb < t) e->lb = (int8_t)t; }
         else { if (e->ub > t - 1) e->ub = (int8_t)(t - 1); }
@@ -481,11 +508,10 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         s.h[seat] |= 1ull << c;
         play(&s, c, hi);
     }
-    if (tt == NULL) {
-        tt = (Entry *)PyMem_RawCalloc((size_t)TT_SIZE * TT_WAYS, sizeof(Entry));
-        tt_next = (uint8_t *)PyMem_RawCalloc(TT_SIZE, 1);
-        xt = (XEntry *)PyMem_RawCalloc((size_t)1 << XT_BITS, sizeof(XEntry));
-        if (!tt || !tt_next || !xt) return PyErr_NoMemory();
+    if (keys == NULL) {
+        keys = (Key *)PyMem_RawCalloc((size_t)1 << KEY_BITS, sizeof(Key));
+        chunks = (Chunk *)PyMem_RawMalloc((size_t)CHUNKS * sizeof(Chunk));
+        if (!keys || !chunks) return PyErr_NoMemory();
     }
     /* every legal move, none collapsed, at the root */
     int seat = (s.leader + s.ncur) & 3;
@@ -515,6 +541,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
 
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     (void)self; (void)args;
+    fprintf(stderr, "lookups %ld scans %ld chunks %u keys %u\n", lookups, scans, chunks_used, keys_used);
     return PyLong_FromLong(nodes);
 }
 
