@@ -181,11 +181,10 @@ static int top_run(const State *s, int seat, int suit, uint64_t *rel) {
     return n;
 }
 
-/* Tricks the leader takes by running his top cards: trumps first, then each side suit
+/* Tricks `seat` takes on lead by running his top cards: trumps first, then each side suit
  * for as long as every adversary who still holds a trump must follow to it (so no
  * adversary's holding in another suit changes while a suit is run). */
-static int quick_tricks(const State *s, uint64_t *rel) {
-    int seat = s->leader;
+static int run_tricks(const State *s, int seat, uint64_t *rel) {
     int q = 0;
     if (s->trump >= 0) q += top_run(s, seat, s->trump, rel);
     for (int suit = 0; suit < 4; suit++) {
@@ -201,6 +200,35 @@ static int quick_tricks(const State *s, uint64_t *rel) {
         }
         q += k;
     }
+    return q;
+}
+
+/* Quick tricks of the leader's side: the leader's run of top cards, or his partner's when
+ * the leader can reach him first, leading a suit whose top card the partner holds and
+ * that no adversary can ruff (that trick is the first of the partner's run). */
+static int quick_tricks(const State *s, uint64_t *rel) {
+    int seat = s->leader, P = seat ^ 2;
+    uint64_t r0 = 0;
+    int q = run_tricks(s, seat, &r0);
+    uint64_t best_rel = r0;
+    for (int suit = 0; suit < 4; suit++) {
+        if (!(s->h[seat] >> (suit * 13) & SUIT13)) continue;
+        uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
+        int top = 63 - __builtin_clzll(all);
+        if (!(s->h[P] >> (suit * 13 + top) & 1)) continue;
+        int ruffable = 0;
+        if (s->trump >= 0 && suit != s->trump)
+            for (int o = 1; o <= 3; o += 2) {
+                uint64_t oh = s->h[(seat + o) & 3];
+                if (!(oh >> (suit * 13) & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffable = 1;
+            }
+        if (ruffable) continue;
+        uint64_t r1 = 0;
+        int qp = run_tricks(s, P, &r1);
+        if (qp > q) { q = qp; best_rel = r1 | 1ull << (suit * 13 + top); }
+        break; /* the partner's run does not depend on which entry */
+    }
+    *rel |= best_rel;
     return q;
 }
 
@@ -224,6 +252,83 @@ static int sure_trumps(const State *s, int side, uint64_t *rel) {
 
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
+/* What the move ordering of a trump or grand contract knows of each hand: its highest
+ * card in each suit (-1: void) and its length. */
+typedef struct { int hi[4][4], len[4][4]; } View;
+
+static void view_of(const State *s, View *w) {
+    for (int p = 0; p < 4; p++)
+        for (int suit = 0; suit < 4; suit++) {
+            uint64_t m = s->h[p] >> (suit * 13) & SUIT13;
+            w->hi[p][suit] = m ? 63 - __builtin_clzll(m) : -1;
+            w->len[p][suit] = __builtin_popcountll(m);
+        }
+}
+
+/* Can seat y, still to play to this trick, beat a card of suit `suit` and rank `v`? */
+static inline int can_beat(const State *s, const View *w, int y, int suit, int v) {
+    if (w->len[y][s->led]) return suit == s->led && w->hi[y][s->led] > v;
+    if (s->trump < 0 || !w->len[y][s->trump]) return 0;
+    return suit != s->trump || w->hi[y][s->trump] > v;
+}
+
+/* The guess of a move's worth in a trump or grand contract, after DDS's heuristics: the
+ * leader cashes his side's top cards, leads low to a partner who holds the top card or
+ * can ruff, and avoids suits an adversary ruffs; a follower wins as cheaply as is sure,
+ * plays low when his partner's card or his partner still to play wins, and discards low
+ * from long suits, keeping his top cards. */
+static int trump_score(const State *s, const View *w, int seat, int suit, int r) {
+    if (s->ncur == 0) {
+        int P = seat ^ 2, lho = (seat + 1) & 3, rho = (seat + 3) & 3;
+        int myhi = w->hi[seat][suit], phi = w->hi[P][suit];
+        int opp = w->hi[lho][suit] > w->hi[rho][suit] ? w->hi[lho][suit] : w->hi[rho][suit];
+        int tr = s->trump;
+        int ruffed = tr >= 0 && suit != tr &&
+                     ((!w->len[lho][suit] && w->len[lho][tr]) || (!w->len[rho][suit] && w->len[rho][tr]));
+        int score;
+        if (myhi > opp && myhi >= phi) score = r == myhi ? 80 : 10 - r;
+        else if (phi > opp) score = 60 - r;
+        else if (tr >= 0 && suit != tr && !w->len[P][suit] && w->len[P][tr] &&
+                 !(!w->len[rho][suit] && w->hi[rho][tr] > w->hi[P][tr]))
+            score = 50 - r;
+        else score = -r + (w->len[lho][suit] + w->len[rho][suit] > 2 * w->len[seat][suit] ? 0 : 5);
+        if (ruffed) score -= 60;
+        return score;
+    }
+    int v = r;
+    int beats = suit == s->win_suit ? v > s->win_val : suit == s->trump;
+    int side = seat & 1;
+    int wseat = (s->leader + s->win_idx) & 3;
+    int partner_winning = (wseat & 1) == side;
+    int safe_now = 1; /* the winning card holds against the adversaries still to play */
+    for (int i = s->ncur + 1; i < 4; i++) {
+        int y = (s->leader + i) & 3;
+        if ((y & 1) != side && can_beat(s, w, y, s->win_suit, s->win_val)) safe_now = 0;
+    }
+    int ruff = suit != s->led && suit == s->trump;
+    if (partner_winning && safe_now) return ruff ? -60 - v : (suit != s->led ? 40 - v + w->len[seat][suit] * 2 - (r == w->hi[seat][suit] && r >= 10 ? 20 : 0) : 50 - v);
+    if (beats) {
+        int sure = 1;
+        for (int i = s->ncur + 1; i < 4; i++) {
+            int y = (s->leader + i) & 3;
+            if ((y & 1) != side && can_beat(s, w, y, suit, v)) sure = 0;
+        }
+        if (sure) return 100 - v;
+    }
+    /* second hand: low when the partner, last to play, wins over everything */
+    if (s->ncur == 1) {
+        int P = seat ^ 2, third = (seat + 1) & 3;
+        int best = s->win_val, bsuit = s->win_suit;
+        if (w->len[third][s->led]) { if (w->hi[third][s->led] > best && bsuit == s->led) best = w->hi[third][s->led]; }
+        else if (s->trump >= 0 && w->len[third][s->trump]) { bsuit = s->trump; best = w->hi[third][s->trump]; }
+        if (can_beat(s, w, P, bsuit, best) && !beats) return 70 - v;
+    }
+    if (beats) return 30 - v;
+    if (suit == s->led) return -v;
+    if (suit == s->trump) return -40 - v; /* a trump that does not win */
+    return -v + w->len[seat][suit] * 2 - (r == w->hi[seat][suit] && r >= 10 ? 20 : 0);
+}
+
 /* Legal moves of the seat to play, equivalent cards collapsed, best guess first. */
 static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
     int seat = (s->leader + s->ncur) & 3;
@@ -238,6 +343,8 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
     int side = seat & 1;
     int wants = s->nullo ? 0 : 1; /* does this seat's side want to win the trick? */
     int partner_winning = s->ncur > 0 && (((s->leader + s->win_idx) & 3) & 1) == side;
+    View w;
+    if (!s->nullo) view_of(s, &w);
     int n = 0;
     for (int suit = 0; suit < 4; suit++) {
         uint64_t m = legal >> (suit * 13) & SUIT13;
@@ -255,12 +362,13 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
             for (int hi = 0; hi < nh; hi++) {
                 int v = card_val(s, c, hi);
                 int score;
-                if (s->ncur == 0) {
-                    if (!s->nullo) {
-                        uint64_t all = present >> (suit * 13) & SUIT13;
-                        int top = 63 - __builtin_clzll(all);
-                        score = (r == top) ? 100 + r : 0;
-                    } else score = 0;
+                if (!s->nullo) {
+                    score = trump_score(s, &w, seat, suit, r);
+                    if (s->ncur == 0 && suit == pref_suit &&
+                        __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
+                        score = 1000;
+                } else if (s->ncur == 0) {
+                    score = 0;
                     if (suit == pref_suit &&
                         __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
                         score = 1000;
@@ -541,7 +649,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
 
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     (void)self; (void)args;
-    fprintf(stderr, "lookups %ld scans %ld chunks %u keys %u\n", lookups, scans, chunks_used, keys_used);
+
     return PyLong_FromLong(nodes);
 }
 
