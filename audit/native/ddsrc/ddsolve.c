@@ -517,6 +517,7 @@ static int search(State *s, int t, uint64_t *rel) {
         uint64_t ma = top_mask(k[0]) << 26 | top_mask(k[1]), mb = top_mask(k[2]) << 26 | top_mask(k[3]);
         uint64_t va = ca & ma, vb = cb & mb;
         Entry *e = NULL;
+        key = tt_key(lens, meta); /* again: the search below may have cleared the table */
         if (key->meta) {
             for (uint32_t ci = key->chunk; ci && !e; ci = chunks[ci].next) {
                 Chunk *ch = &chunks[ci];
