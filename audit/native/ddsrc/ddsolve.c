@@ -259,6 +259,26 @@ static int sure_trumps(const State *s, int side, uint64_t *rel) {
     return a > b ? a : b;
 }
 
+/* Bounds on the counted side's tricks from a trick boundary without searching: the quick
+ * tricks of the leader's side and the sure trump tricks of either side (trump and grand;
+ * none in a nullo). *rlo and *rhi get the cards whose ranks decide each bound. */
+static void trick_bounds(const State *s, int *lo, uint64_t *rlo, int *hi, uint64_t *rhi) {
+    *lo = 0; *hi = s->remaining; *rlo = *rhi = 0;
+    if (s->nullo) return;
+    uint64_t r = 0;
+    int q = quick_tricks(s, &r);
+    if ((s->leader & 1) == s->counted) { *lo = q; *rlo = r; }
+    else { *hi = s->remaining - q; *rhi = r; }
+    if (s->trump >= 0) {
+        r = 0;
+        int a = sure_trumps(s, s->counted, &r);
+        if (a > *lo) { *lo = a; *rlo = r; }
+        r = 0;
+        int b = s->remaining - sure_trumps(s, s->counted ^ 1, &r);
+        if (b < *hi) { *hi = b; *rhi = r; }
+    }
+}
+
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
 /* What the move ordering of a trump or grand contract knows of each hand: its highest
@@ -467,19 +487,11 @@ static int search(State *s, int t, uint64_t *rel) {
                 }
             }
         }
-        if (!s->nullo) {
-            uint64_t qrel = 0;
-            int q = quick_tricks(s, &qrel);
-            int lside = s->leader & 1;
-            if (lside == s->counted && q >= t) { *rel = qrel; return 1; }
-            if (lside != s->counted && s->remaining - q < t) { *rel = qrel; return 0; }
-            if (s->trump >= 0) {
-                uint64_t srel = 0;
-                if (sure_trumps(s, s->counted, &srel) >= t) { *rel = srel; return 1; }
-                srel = 0;
-                if (s->remaining - sure_trumps(s, s->counted ^ 1, &srel) < t) { *rel = srel; return 0; }
-            }
-        }
+        int lo, hi;
+        uint64_t rlo, rhi;
+        trick_bounds(s, &lo, &rlo, &hi, &rhi);
+        if (lo >= t) { *rel = rlo; return 1; }
+        if (hi < t) { *rel = rhi; return 0; }
     }
     Move mv[20];
     int n = gen_moves(s, mv, pref_suit, pref_rel);
@@ -666,6 +678,43 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* bounds(hands, trump, nullo, counted, leader) -> (lower, upper): the bounds the search
+ * takes without searching on the counted side's tricks from a trick boundary (hands:
+ * four masks of as many cards each). For the tests: the bounds must hold. */
+static PyObject *py_bounds(PyObject *self, PyObject *args) {
+    PyObject *hands;
+    int trump, nullo, counted, leader;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oiiii", &hands, &trump, &nullo, &counted, &leader)) return NULL;
+    State s;
+    memset(&s, 0, sizeof s);
+    if (!PySequence_Check(hands) || PySequence_Size(hands) != 4) {
+        PyErr_SetString(PyExc_ValueError, "hands: four masks");
+        return NULL;
+    }
+    int total = 0;
+    for (int p = 0; p < 4; p++) {
+        PyObject *o = PySequence_GetItem(hands, p);
+        if (!o) return NULL;
+        s.h[p] = PyLong_AsUnsignedLongLong(o);
+        Py_DECREF(o);
+        if (PyErr_Occurred()) return NULL;
+        total += __builtin_popcountll(s.h[p]);
+    }
+    if (total % 4 || __builtin_popcountll(s.h[0]) * 4 != total) {
+        PyErr_SetString(PyExc_ValueError, "hands: as many cards each");
+        return NULL;
+    }
+    s.trump = trump; s.nullo = nullo; s.counted = counted & 1;
+    s.maxside = nullo ? s.counted ^ 1 : s.counted;
+    s.leader = leader & 3;
+    s.remaining = total / 4;
+    int lo, hi;
+    uint64_t rlo, rhi;
+    trick_bounds(&s, &lo, &rlo, &hi, &rhi);
+    return Py_BuildValue("(ii)", lo, hi);
+}
+
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     (void)self; (void)args;
 
@@ -674,6 +723,7 @@ static PyObject *py_nodes(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS, "Counted tricks from the current trick on, per legal move."},
+    {"bounds", py_bounds, METH_VARARGS, "The search's bounds on the counted tricks at a trick boundary."},
     {"nodes", py_nodes, METH_NOARGS, "Nodes searched since the module was loaded."},
     {NULL, NULL, 0, NULL},
 };
