@@ -212,6 +212,75 @@ static int run_tricks(const State *s, int seat, uint64_t *rel) {
     return q;
 }
 
+/* The leader's side cashing its winners with both hands. In each suit the leader leads his
+ * cards above every adversary's, highest first, for as long as each wins and keeps him on
+ * lead (his partner following with his lowest card); then, in one suit played last, he
+ * may hand the lead to his partner (a low card to the partner's winner, or a winner the
+ * partner's lowest card overtakes) and the partner cashes his remaining winners there.
+ * Trumps first; a side suit only for as many rounds as every adversary who holds a trump
+ * can follow. Where the partner cannot follow he discards from suits not cashed (else
+ * no count), and never from the last suit's winners. */
+static int side_tricks(const State *s, uint64_t *rel) {
+    int L = s->leader, P = L ^ 2;
+    int ph1[4], extra[4], lenP[4];
+    uint64_t srel[4];
+    int total = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        int sh = suit * 13;
+        uint64_t lm = s->h[L] >> sh & SUIT13, pm = s->h[P] >> sh & SUIT13;
+        uint64_t om = (s->h[L ^ 1] | s->h[L ^ 3]) >> sh & SUIT13;
+        lenP[suit] = __builtin_popcountll(pm);
+        ph1[suit] = extra[suit] = 0;
+        int o = om ? 63 - __builtin_clzll(om) : -1;
+        srel[suit] = (uint64_t)(o < 0 ? SUIT13 : SUIT13 & ~((1ull << o) - 1)) << sh;
+        if (!lm) continue;
+        int cap = 13;
+        if (s->trump >= 0 && suit != s->trump)
+            for (int d = 1; d <= 3; d += 2) {
+                uint64_t oh = s->h[L ^ d];
+                if (!(oh >> (s->trump * 13) & SUIT13)) continue;
+                int len = __builtin_popcountll(oh >> sh & SUIT13);
+                if (len < cap) cap = len;
+            }
+        uint64_t l = lm, pp = pm;
+        int n = 0, overtaken = 0;
+        while (l && n < cap) {
+            int lc = 63 - __builtin_clzll(l);
+            int pc = pp ? __builtin_ctzll(pp) : -1;
+            if (lc < o) break;
+            if (pc > lc) { overtaken = 1; break; }
+            l &= ~(1ull << lc);
+            if (pp) pp &= pp - 1;
+            n++;
+        }
+        ph1[suit] = n;
+        total += n;
+        if (n >= cap) continue;
+        uint64_t pw = o < 0 ? pp : pp & ~((2ull << o) - 1); /* the partner's winners left */
+        int x = 0;
+        if (overtaken) x = __builtin_popcountll(pw); /* his lowest is a winner: all are */
+        else if (l && pw && 63 - __builtin_clzll(pw) > __builtin_ctzll(l)) x = __builtin_popcountll(pw);
+        if (x > cap - n) x = cap - n;
+        extra[suit] = x;
+    }
+    /* the partner discards, where he cannot follow, from suits not cashed only */
+    int discards = 0, spare = 0;
+    for (int y = 0; y < 4; y++) {
+        if (ph1[y] > lenP[y]) discards += ph1[y] - lenP[y];
+        if (ph1[y] == 0) spare += lenP[y];
+    }
+    if (discards > spare) return 0;
+    int best = 0, bsuit = -1;
+    for (int x = 0; x < 4; x++)
+        if (extra[x] > best && discards <= spare - (ph1[x] == 0 ? lenP[x] : 0)) {
+            best = extra[x];
+            bsuit = x;
+        }
+    for (int suit = 0; suit < 4; suit++)
+        if (ph1[suit] || suit == bsuit) *rel |= srel[suit];
+    return total + best;
+}
+
 /* Quick tricks of the leader's side: the leader's run of top cards, or his partner's when
  * the leader can reach him first, leading a suit whose top card the partner holds and
  * that no adversary can ruff (that trick is the first of the partner's run). */
@@ -237,6 +306,9 @@ static int quick_tricks(const State *s, uint64_t *rel) {
         if (qp > q) { q = qp; best_rel = r1 | 1ull << (suit * 13 + top); }
         break; /* the partner's run does not depend on which entry */
     }
+    uint64_t r2 = 0;
+    int q2 = side_tricks(s, &r2);
+    if (q2 > q) { q = q2; best_rel = r2; }
     *rel |= best_rel;
     return q;
 }
