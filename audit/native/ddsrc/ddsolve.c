@@ -392,7 +392,13 @@ static int trump_score(const State *s, const View *w, int seat, int suit, int r)
         else if (tr >= 0 && suit != tr && !w->len[P][suit] && w->len[P][tr] &&
                  !(!w->len[rho][suit] && w->hi[rho][tr] > w->hi[P][tr]))
             score = 50 - r;
-        else score = -r + (w->len[lho][suit] + w->len[rho][suit] > 2 * w->len[seat][suit] ? 0 : 5);
+        else {
+            /* the adversaries hold the top card: lead the top of a sequence that forces it
+             * out, else low */
+            uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
+            int second = 63 - __builtin_clzll(all & ~(1ull << (63 - __builtin_clzll(all))));
+            score = ((r == myhi && myhi == second) ? 20 : -r) + 3 * w->len[seat][suit];
+        }
         if (ruffed) score -= 60;
         return score;
     }
