@@ -651,6 +651,23 @@ static int search(State *s, int t, uint64_t *rel) {
     return result;
 }
 
+/* The positions after each move of the last call and their values (counted tricks from
+ * their own trick on): the analysis of a hand asks for the position after a move next,
+ * whose value is then known without searching. */
+#define LAST_MAX 20
+static State last_child[LAST_MAX];
+static int8_t last_value[LAST_MAX];
+static int last_n = 0;
+
+static int same_position(const State *a, const State *b) {
+    if (memcmp(a->h, b->h, sizeof a->h) || a->trump != b->trump || a->nullo != b->nullo ||
+        a->counted != b->counted || a->leader != b->leader || a->ncur != b->ncur ||
+        a->remaining != b->remaining)
+        return 0;
+    for (int i = 0; i < a->ncur; i++) if (a->cur[i] != b->cur[i]) return 0;
+    return a->ncur == 0 || (a->win_idx == b->win_idx && a->win_val == b->win_val && a->win_suit == b->win_suit);
+}
+
 /* Exact number of counted tricks from a position, by moving a null window. */
 static int exact_in(State *s, int lo, int hi, int guess) {
     if (lo < 0) lo = 0;
@@ -732,8 +749,12 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     memset(hist, 0, sizeof hist);
     /* The value of the position first; then each move's value lies on one side of it,
      * and one search says whether the move reaches it. */
-    int best = exact(&s, s.remaining / 2);
+    int best = -1;
+    for (int i = 0; i < last_n; i++)
+        if (same_position(&s, &last_child[i])) { best = last_value[i]; break; }
+    if (best < 0) best = exact(&s, s.remaining / 2);
     int is_max = (seat & 1) == s.maxside;
+    last_n = 0;
     for (uint64_t m = legal; m; m &= m - 1) {
         int c = lowbit(m);
         int nh = (nullo && c % 13 == 12) ? 2 : 1;
@@ -747,6 +768,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
             else
                 v = !search(&s, best - wv + 1, &rel) ? best
                                                      : wv + exact_in(&s, best - wv + 1, s.remaining, best - wv + 1);
+            if (last_n < LAST_MAX) { last_child[last_n] = s; last_value[last_n++] = (int8_t)(v - wv); }
             s = save;
             PyObject *item = Py_BuildValue("(iii)", c, hi, v);
             if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); Py_DECREF(out); return NULL; }
