@@ -14,16 +14,21 @@
  * the cards down to the lowest card whose rank decided the search below (a trick won by
  * rank against a card of its suit, a quick trick, the lowest card of a run collapsed into
  * one move where every move had to be searched); the smaller cards of a suit are
- * interchangeable between the hands. Its buckets are keyed by the lengths alone, so early
- * in a hand, where many positions share them, a second table keyed by the exact position
- * (each bound with its own top cards) is probed first. The tables live across calls (their
- * keys hold the contract), so the positions of one hand share them. Quick tricks (the
- * leader's run of top cards) bound trump and grand positions, and sure trump tricks
- * (trumps above all the adversaries') bound both sides in a trump contract; cards of one
- * hand with no other card between them are collapsed into one move; moves are ordered by a
- * cheap trick-winning heuristic, then by the cutoffs each card caused in this call
- * (history). In a nullo an ace in the suit led (or led) is two moves, low (below the
- * deuce) and declared high (above the king), and is never collapsed with its neighbours.
+ * interchangeable between the hands. The key (the lengths, the leader, the contract) finds
+ * all the entries stored for it, kept in chunks read in memory order, so none is evicted
+ * by another of the same lengths. The table lives across calls (its keys hold the
+ * contract), so the positions of one hand share it, and the values of the last call's
+ * moves give the next position's value when it follows one of them. Bounds without
+ * searching (trump and grand): the quick tricks of the leader's side (his run of top
+ * cards, his partner's reached through an entry, or both hands' winners cashed suit by
+ * suit) and the sure trump tricks of either side. Cards of one hand with no other card
+ * between them are collapsed into one move; moves are ordered after DDS's heuristics
+ * (cash the side's top cards, lead low to the partner's winner or ruff, avoid the
+ * adversaries' ruffs; follow with the cheapest sure winner, low behind a partner who
+ * wins; discard low from length), then by the table's best lead and the cutoffs each
+ * card caused in this call (history). In a nullo an ace in the suit led (or led) is two
+ * moves, low (below the deuce) and declared high (above the king), and is never
+ * collapsed with its neighbours.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Population counts are the search's commonest operation: use the instruction (every

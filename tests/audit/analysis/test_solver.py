@@ -73,9 +73,10 @@ def test_native_equals_exhaustive_search_on_endgames(contract: str) -> None:
 @needs_native
 @pytest.mark.parametrize("contract", ["grand", "S", "H"])
 def test_bounds_hold_against_exhaustive_search(contract: str) -> None:
-    """The search's bounds without searching (quick tricks of the leader or, through an
-    entry, of his partner; sure trump tricks of either side) never cross the true value,
-    at trick boundaries of random endgames of up to four cards a hand."""
+    """The search's bounds without searching (the quick tricks of the leader's side: his
+    run, his partner's through an entry, both hands' winners cashed; the sure trump tricks
+    of either side) never cross the true value, at trick boundaries of random endgames of
+    up to four cards a hand."""
     from audit.native import _ddsolve
 
     rng = random.Random(sum(map(ord, contract)) + 5)
