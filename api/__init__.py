@@ -12,7 +12,9 @@ from typing import Any
 import jinja2
 from flask import Flask
 
-from api.certificate import Builds
+from api.analysis import Analyses
+from api.certificate import Certificates
+from api.chat import TableChat
 from api.config import Config, load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -46,33 +48,50 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     migrate(db)
     hand_log = HandLog(cfg, db.url)
     hand_log.witnesses = WitnessBook(db, hand_log.log, cfg.witness_keys)
-    # A finished event's certificate bundle, built off the request path.
-    certificates = Builds(db, hand_log, lambda: now_iso(cfg.clock()), read_event)
+
+    def clock() -> str:
+        return now_iso(cfg.clock())  # the time as rows keep it
+
+    # A finished event's certificate bundle and analysis, built off the request path.
+    certificates = Certificates(db, hand_log, clock, read_event)
+    analyses = Analyses(db, clock, read_event)
+
+    def ended(tid: str) -> None:
+        """The event is over (or found over at start-up): build what it yields."""
+        certificates.builds.begin(tid)
+        analyses.builds.begin(tid)
+
     # The room hands the end of an event table's hand to the event (Tournaments), which
     # opens the next board in the room: the room makes it, given what it needs.
     room = Room(
         db,
         cfg,
         hand_log,
-        owner=lambda room: Tournaments(room, db, hand_log, cfg, certificates.begin),
+        owner=lambda room: Tournaments(room, db, hand_log, cfg, ended),
     )
     events = room.owner
     assert isinstance(events, Tournaments)
     recover(room)  # rows the log is ahead of, after a crash (api/room/repair.py)
     events.recover()  # then the events whose tables those hands are
-    app.extensions["fairplay"] = Services(cfg, db, hand_log, room, events, certificates)
+    table_chat = TableChat(room)  # on at a table, at an event's if it says so
+    app.extensions["fairplay"] = Services(
+        cfg, db, hand_log, room, events, certificates, analyses, table_chat
+    )
     register_error_handlers(app)
     app.before_request(check_request)  # path and query text (api/inputs.py)
-    # The certificate builds the start-up repair found start once this process serves.
-    app.before_request(certificates.serving)
+    # The builds the start-up repair found start once this process serves.
+    app.before_request(certificates.builds.serving)
+    app.before_request(analyses.builds.serving)
 
     from api.routes import (
         audits,
+        chat,
         directors,
         hands,
         log,
         meta,
         pages,
+        people,
         play,
         players,
         tables,
@@ -80,9 +99,25 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     )
     from api.routes.tournament_pages import bp as tournament_pages
 
-    for module in (meta, players, tables, hands, audits, log, pages, play, tournaments, directors):
+    for module in (
+        meta,
+        players,
+        tables,
+        hands,
+        audits,
+        log,
+        pages,
+        play,
+        people,
+        tournaments,
+        directors,
+        chat,
+    ):
         app.register_blueprint(module.bp)
     app.register_blueprint(tournament_pages)  # the event's pages (issue 12)
+    from api.routes.entrants import bp as entrants
+
+    app.register_blueprint(entrants)  # an entrant's invitations and withdrawal (issue 20)
     from api.routes.analysis import bp as analysis
 
     app.register_blueprint(analysis)  # the double-dummy analysis of an event (issue 22)

@@ -65,6 +65,9 @@ class Config:
     bot_tables: bool = False
     """Whether a registered player may open a table against three house bots the service
     runs (``POST /v1/bot-tables``, api/house.py); ``fairplay serve --demo`` turns it on."""
+    people_table_ttl: int = 86400
+    """Seconds a table of people (``POST /v1/people-tables``) waits for its four seats
+    before it expires: it leaves the lobby and can no longer be joined (api/seatings.py)."""
     bot_pace: float = 1.0
     """Seconds a house bot waits before each call or card (about a card a second)."""
     bot_pause: float = 4.0
@@ -107,6 +110,7 @@ _ENV = {
     "FAIRPLAY_REGISTER_PER_HOUR": "register_per_hour",
     "FAIRPLAY_BOT_TABLES": "bot_tables",
     "FAIRPLAY_BOT_PACE": "bot_pace",
+    "FAIRPLAY_PEOPLE_TABLE_TTL": "people_table_ttl",
     "FAIRPLAY_BOT_PAUSE": "bot_pause",
     "FAIRPLAY_MAX_STREAMS": "max_streams",
     "FAIRPLAY_WITNESS_KEYS": "witness_keys",
@@ -136,6 +140,7 @@ def _coerce(name: str, value: Any) -> Any:
         "ceremony_timeout",
         "max_streams",
         "reveal_seconds",
+        "people_table_ttl",
         *_RATES,
     )
     if name in integers and isinstance(value, str):

@@ -4,7 +4,9 @@
 it on) registers three bot players, opens a table with the person at ``S`` and the bots
 at ``N``, ``E`` and ``W``, and starts a thread in this process that plays the bots'
 seats: it commits and reveals at once, waits ``bot_pace`` seconds before each call or
-card (so a person can follow the play) and ``bot_pause`` seconds after a hand ends.
+card (so a person can follow the play) and ``bot_pause`` seconds after a hand ends. A
+bot that is a claimer's adversary answers the claim by :mod:`audit.rules.claims`'s rule
+(accepted only when it is sure from the cards an adversary may see).
 
 The bots hold no state of their own. A bot's key and its seed for each hand are derived
 from the log's key (HKDF, like the server's own seeds, ``api/hand_log.py``): the bot
@@ -43,6 +45,7 @@ from audit.errors import FairplayError
 from audit.log.events import make_event, sign_event
 from audit.log.keys import Signer
 from audit.rules.cards import Seat
+from audit.rules.claims import answer_from_view
 from audit.rules.ruleset import Ruleset
 
 __all__ = [
@@ -66,7 +69,7 @@ BOT_SEATS = (Seat.N, Seat.E, Seat.W)
 MAX_RUNNERS = 32
 """Tables whose bots one process drives at once (429 beyond)."""
 IDLE_SECONDS = 1800.0
-PERSON_LED = frozenset({"reveal", "call", "play"})
+PERSON_LED = frozenset({"reveal", "call", "play", "claim_answer"})
 """The bots' actions that count as the table's activity: a reveal waits for the person's
 commitment, a call or a play for his reveal. A commitment to a fresh hand and a timed-out
 ceremony's void do not (an abandoned table logged a void and three commits every 600 s
@@ -110,10 +113,18 @@ class House:
 
     def open_table(self, person: str, name: str) -> rows.Table:
         """Register three bots and open a table with ``person`` at S; its bots start."""
+        seats: dict[Seat, str] = {PERSON_SEAT: person, **self.register_bots(BOT_SEATS)}
+        ruleset = Ruleset.from_json({}, extensions=False).to_json()  # the defaults, written out
+        table = self.room.create_table(name, seats, ruleset, Seat.N)
+        self.ensure(table.id)
+        return table
+
+    def register_bots(self, seats: tuple[Seat, ...] | list[Seat]) -> dict[Seat, str]:
+        """Register a new house bot for each of ``seats``; their player ids by seat."""
         conn = self.room.db.connection()
         nonce = secrets.token_hex(6)
-        seats: dict[Seat, str] = {PERSON_SEAT: person}
-        for seat in BOT_SEATS:
+        out: dict[Seat, str] = {}
+        for seat in seats:
             signer = bot_signer(self.room, f"{PREFIX}{nonce}-{seat.name}")
             pid = player_id(signer.verifier())
             self.room.hand_log.register_player(pid, signer.verifier())
@@ -122,11 +133,8 @@ class House:
                     conn,
                     rows.Player(pid, f"bot {seat.name}", signer.verifier_key(), self.room.now()),
                 )
-            seats[seat] = pid
-        ruleset = Ruleset.from_json({}, extensions=False).to_json()  # the defaults, written out
-        table = self.room.create_table(name, seats, ruleset, Seat.N)
-        self.ensure(table.id)
-        return table
+            out[seat] = pid
+        return out
 
     def bots_of(self, table: rows.Table) -> list[Bot]:
         """The seats of ``table`` held by house bots (their keys re-derived and checked)."""
@@ -241,6 +249,16 @@ class House:
             self._act(hand, bot, "reveal", {"seed": seed.hex()})
             return "reveal"
         snap = room.snapshot(hand)
+        claim = None if snap is None else snap.public.get("claim")
+        if snap is not None and claim is not None:  # a claim waits: no card until answered
+            answering = [mine[s] for s in Seat if s.name in claim["waiting_for"] and s in mine]
+            if not answering:
+                return ""
+            self._sleep(room.config.bot_pace)
+            shown = {**claim, "cards": snap.held[Seat.parse(claim["claimer"])]}
+            accept = answer_from_view(snap.public, shown)
+            self._act(hand, answering[0], "claim_answer", {"accept": accept})
+            return "claim_answer"
         if snap is None or snap.to_act not in mine:
             return ""
         self._sleep(room.config.bot_pace)

@@ -106,15 +106,22 @@ def once(
     while True:
         conn = db.connection()
         with conn.transaction() as tx:
-            claimed = tx.execute(
-                "INSERT INTO api_idempotency (key, route, body_sha256, claimed_at, created_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (key, route, digest, clock(), _now()),
-            ).rowcount == 1
-            row = None if claimed else tx.one(
-                "SELECT route, body_sha256, claimed_at, answer FROM api_idempotency "
-                "WHERE key = ?",
-                (key,),
+            claimed = (
+                tx.execute(
+                    "INSERT INTO api_idempotency (key, route, body_sha256, claimed_at, created_at) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (key, route, digest, clock(), _now()),
+                ).rowcount
+                == 1
+            )
+            row = (
+                None
+                if claimed
+                else tx.one(
+                    "SELECT route, body_sha256, claimed_at, answer FROM api_idempotency "
+                    "WHERE key = ?",
+                    (key,),
+                )
             )
         if claimed:
             return _answer(db, key, work)
@@ -134,8 +141,7 @@ def once(
             # The first request's host died before it answered: release its claim (only
             # if it is still that claim) and claim the key anew.
             db.connection().execute(
-                "DELETE FROM api_idempotency WHERE key = ? AND answer IS NULL "
-                "AND claimed_at = ?",
+                "DELETE FROM api_idempotency WHERE key = ? AND answer IS NULL AND claimed_at = ?",
                 (key, claimed_at),
             )
             continue

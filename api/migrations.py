@@ -197,6 +197,89 @@ MIGRATIONS: tuple[Migration, ...] = (
                 created_at TEXT NOT NULL)""",
         ),
     ),
+    Migration.portable(
+        9,
+        "tables of people waiting for their seats; tables found by their players",
+        (
+            # api/seatings.py: a person's table until its four seats are taken. public = 1:
+            # listed in the lobby; token: the invitation's secret (a private table is joined
+            # only with it); expires_at: unix seconds after which an unfilled table is
+            # expired; opened = 1: the four are seated and api_tables holds the table.
+            """CREATE TABLE api_seatings (
+                table_id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                ruleset TEXT NOT NULL,
+                first_dealer TEXT NOT NULL,
+                public INTEGER NOT NULL,
+                token TEXT NOT NULL,
+                creator TEXT NOT NULL REFERENCES api_players(id),
+                seat_n TEXT REFERENCES api_players(id),
+                seat_e TEXT REFERENCES api_players(id),
+                seat_s TEXT REFERENCES api_players(id),
+                seat_w TEXT REFERENCES api_players(id),
+                created_at TEXT NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                opened INTEGER NOT NULL DEFAULT 0)""",
+            "CREATE INDEX api_seatings_lobby ON api_seatings (public, opened, expires_at)",
+            # "my tables" (GET /v1/players/{p}/tables): the tables where a player sits
+            "CREATE INDEX api_tables_seat_n ON api_tables (seat_n)",
+            "CREATE INDEX api_tables_seat_e ON api_tables (seat_e)",
+            "CREATE INDEX api_tables_seat_s ON api_tables (seat_s)",
+            "CREATE INDEX api_tables_seat_w ON api_tables (seat_w)",
+        ),
+    ),
+    Migration.portable(
+        10,
+        "partnership invitations of an event's entrants",
+        (
+            # api/tournament/invitations.py: a player invites a partner into an event (a
+            # code anyone may accept, or one addressed to a named player, invitee); the
+            # one who accepts is kept (accepted_by) and both then enter naming each other.
+            """CREATE TABLE api_tournament_invitations (
+                code TEXT PRIMARY KEY,
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                inviter TEXT NOT NULL,
+                invitee TEXT,
+                accepted_by TEXT,
+                created_at TEXT NOT NULL,
+                accepted_at TEXT)""",
+            "CREATE INDEX api_tournament_invitations_inviter "
+            "ON api_tournament_invitations (tournament_id, inviter)",
+        ),
+    ),
+    Migration.portable(
+        11,
+        "builds of every kind; finished events' analyses",
+        (
+            # A finished event's products are built off the request path (api/builds.py):
+            # its certificate bundle and its double-dummy analysis, one claim per kind
+            # and event. The worker building it holds the row (owner: host/pid), beats its
+            # heart (unix seconds) and writes how far it got (done of total); a row whose
+            # owner died or went quiet is taken over. The certificate builds under way
+            # move here.
+            """CREATE TABLE api_builds (
+                kind TEXT NOT NULL,
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                owner TEXT NOT NULL,
+                heartbeat DOUBLE PRECISION NOT NULL,
+                started_at TEXT NOT NULL,
+                done INTEGER,
+                total INTEGER,
+                PRIMARY KEY (kind, tournament_id))""",
+            "INSERT INTO api_builds (kind, tournament_id, owner, heartbeat, started_at) "
+            "SELECT 'certificate', tournament_id, owner, heartbeat, started_at "
+            "FROM api_certificate_builds",
+            "DROP TABLE api_certificate_builds",
+            # api/analysis.py: the cayenne-analysis/1 document of a finished event, as
+            # `fairplay analyse` gives it on the event's bundle (compact JSON), computed
+            # once; hands is how many hands it judged.
+            """CREATE TABLE api_analyses (
+                tournament_id TEXT PRIMARY KEY REFERENCES api_tournaments(id),
+                document TEXT NOT NULL,
+                hands INTEGER NOT NULL,
+                created_at TEXT NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -46,6 +46,7 @@ __all__ = [
     "player_names",
     "query_reports",
     "set_hand_count",
+    "tables_of",
     "unfinished_hands",
     "update_hand",
 ]
@@ -205,9 +206,29 @@ def get_table(conn: Connection, table_id: str) -> Table:
     return _table(row)
 
 
-def list_tables(conn: Connection, limit: int, after: str) -> list[Table]:
+_PUBLIC_TABLE = (
+    "NOT EXISTS (SELECT 1 FROM api_seatings s WHERE s.table_id = api_tables.id "
+    "AND s.public = 0) AND NOT EXISTS (SELECT 1 FROM api_tournament_tables x "
+    "WHERE x.table_id = api_tables.id AND x.private = 1)"
+)
+
+
+def list_tables(conn: Connection, limit: int, after: str, *, everyone: bool = True) -> list[Table]:
+    """Tables by id; without ``everyone``, only the public ones: neither a private table
+    of people (api/seatings.py) nor a private tournament table."""
+    where = "id > ?" if everyone else f"id > ? AND {_PUBLIC_TABLE}"
     rows = conn.all(
-        f"SELECT {_TABLE_COLS} FROM api_tables WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
+        f"SELECT {_TABLE_COLS} FROM api_tables WHERE {where} ORDER BY id LIMIT ?", (after, limit)
+    )
+    return [_table(r) for r in rows]
+
+
+def tables_of(conn: Connection, player: str, limit: int) -> list[Table]:
+    """The tables where ``player`` sits, newest first."""
+    where = " OR ".join(f"{c} = ?" for c in SEAT_COLUMNS)
+    rows = conn.all(
+        f"SELECT {_TABLE_COLS} FROM api_tables WHERE {where} ORDER BY created_at DESC, id LIMIT ?",
+        (*([player] * 4), limit),
     )
     return [_table(r) for r in rows]
 

@@ -8,7 +8,9 @@ can name its type without importing the application factory.
 
 from __future__ import annotations
 
-from api.certificate import Builds
+from api.analysis import Analyses
+from api.certificate import Certificates
+from api.chat import TableChat
 from api.config import Config
 from api.database import Database
 from api.hand_log import HandLog
@@ -28,7 +30,9 @@ class Services:
         hand_log: HandLog,
         room: Room,
         tournaments: Tournaments,
-        certificates: Builds,
+        certificates: Certificates,
+        analyses: Analyses,
+        chat: TableChat,
     ) -> None:
         self.config = config
         self.db = db
@@ -37,11 +41,16 @@ class Services:
         self.tournaments = tournaments
         self.certificates = certificates
         """The finished events' certificate bundles, built off the request path."""
+        self.analyses = analyses
+        """The finished events' double-dummy analyses, built off the request path."""
+        self.chat = chat
+        """The tables' chat (api/chat.py)."""
 
     def close(self) -> None:
         """Close this process's connections (before a fork, or at shutdown); stop streams
-        and wait for the certificate builds under way."""
+        and wait for the builds under way (certificates, analyses)."""
         self.room.changes.close()
-        self.certificates.close()
+        self.certificates.builds.close()
+        self.analyses.builds.close()
         self.db.close()
         self.hand_log.close()

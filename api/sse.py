@@ -6,7 +6,9 @@ gives the table and its players' names; then a ``state`` message is sent on conn
 after every change of the table's current hand (each logged event, a new hand, a void):
 ``{"hand": <GET .../hands/{n}>, "previous": <the hand before, when the current hand is
 new>, "cards": <GET .../seats/{seat}/cards, seat streams only>}``, with the id
-``<hand>:<next_seq>``. A comment line every ``HEARTBEAT_SECONDS`` finds a client that
+``<hand>:<next_seq>``. A ``chat`` message (:func:`api.chat.chat_state`: whether the
+table's chat is on and its latest messages) is sent on connect and after every message
+posted to the table. A comment line every ``HEARTBEAT_SECONDS`` finds a client that
 went away. After ``STREAM_SECONDS`` a ``bye`` message ends the stream; the page opens a
 new one (EventSource would reconnect by itself, but a seat's stream needs a fresh
 signature).
@@ -35,7 +37,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from api import rows
+from api import chat, rows
 from api.config import Config
 from api.database import Connection
 from api.errors import Forbidden, InvalidSignature, TooManyRequests, Unauthorized
@@ -241,6 +243,7 @@ def messages(
     yield "retry: 3000\n\n"
     yield sse("table", first)
     last: tuple[int, int, str] | None = None
+    chat_seen: int | None = None
     start = beat = time.monotonic()
     seen = room.changes.version
     while not room.changes.closed:
@@ -272,6 +275,13 @@ def messages(
             last = head
             beat = time.monotonic()
             yield state
+        try:
+            said = chat.head(room, table_id)
+            if said != chat_seen:  # the table's chat: its latest messages (api/chat.py)
+                chat_seen = said
+                yield sse("chat", chat.chat_state(room, table_id))
+        except DatabaseUnavailable:
+            pass  # said on the next wake
         now = time.monotonic()
         if now - start > seconds:
             yield sse("bye", {"reconnect": True})

@@ -30,6 +30,7 @@ from api.signing import sign_read
 from audit.log.events import event_hash, make_event, sign_event
 from audit.log.keys import Signer, Verifier
 from audit.rules.cards import Seat
+from audit.rules.claims import answer_from_view
 from audit.tournament.receipt import verify_receipt
 from shuffle.tournament import entrant_commitment
 
@@ -132,6 +133,13 @@ class TournamentBots:
     """The table numbers this bot plays at (``None``: every table where it holds a seat)."""
     seeds: dict[tuple[str, int, str], bytes] = field(default_factory=dict)
     """Round-robin ceremonies: each (table, hand, seat)'s committed seed."""
+    concede_after: int | None = None
+    """With a number, a seat of this bot on lead after that many tricks concedes the rest
+    (a claim of none of them; in a nullo, of all of them), which the adversaries' bots
+    accept: how the tests certify a claimed hand."""
+    claim_all: bool = False
+    """With ``concede_after``, claim every trick left instead (in a nullo, none), which the
+    adversaries' bots refuse unless it is sure: how the tests make a refused claim."""
 
     @property
     def origin(self) -> str:
@@ -343,6 +351,18 @@ class TournamentBots:
             kind, body = "reveal", {"seed": self.seeds[(table_id, number, seat)].hex()}
         else:
             cards = self.client.cards(ident, table_id, number, seat)
+            claim = cards.get("claim")
+            if claim is not None and claim.get("to_answer"):
+                hand = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")
+                return "claim_answer", {"accept": answer_from_view(hand["play"], claim)}
+            if phase == "playing" and self.concede_after is not None and cards["may_claim"]:
+                play = self._signed_get(ident, f"/v1/tables/{table_id}/hands/{number}")["play"]
+                done = sum(1 for t in play["tricks"] if len(t["cards"]) == 4)
+                if done == self.concede_after and play["to_act"] == seat:
+                    nullo = play["contract"] == "nullo"
+                    concede = 13 - done if nullo else 0
+                    outrageous = 0 if nullo else 13 - done
+                    return "claim", {"tricks": outrageous if self.claim_all else concede}
             if phase == "calling":
                 kind, body = "call", {"call": self.rng.choice(cards["legal_calls"])}
             else:

@@ -80,6 +80,8 @@ def audit_record(record: Record, *, alpha: float = DEFAULT_ALPHA) -> dict[str, A
             else None,
             "score": None if score is None else score.score.to_json(),
         }
+        if hand.claim is not None:
+            h["claim"] = hand.claim.to_json()
         if hand.number in ctx.stacking:
             h["stacking"] = ctx.stacking[hand.number]
         if hand.claimed is not None:

@@ -13,8 +13,10 @@ socket); each finished event's certificate bundle is fetched and checked, best o
   function alone, and the wall time of the ``node`` process.
 
 The browser's figure is measured under Node, not in Chromium: the same engine, no page.
-The browser leaves three checks to the command (drand's BLS signature, each hand's
-statistical audit, a rubber match's value), so it does a little less work than verify.
+The browser leaves one check to the command (each hand's statistical audit), so it does a
+little less work than verify. The events are dealt under version 1 (a fixed beacon): a
+version 2 event adds drand's BLS signature check, one per event, about 25-70 ms in the
+browser (docs/browser.md) and 2 ms in verify.
 
     .venv/bin/python bench/certificate_js_bench.py [--tables 2 20] [--repeat 3]
         [--save DIR | --load DIR]

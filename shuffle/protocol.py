@@ -10,6 +10,7 @@ card and the deal number. The JSON form is the record hand's ``shuffle`` object
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -237,7 +238,9 @@ def _obj(value: object, path: str, keys: frozenset[str], required: Sequence[str]
         raise ShuffleFormatError(path, "must be an object")
     for k in value:
         if not isinstance(k, str) or (k not in keys and not k.startswith("x-")):
-            raise ShuffleFormatError(_join(path, str(k)), "unknown field")
+            # a name that is not printable (a line break) quoted, so the message stays one line
+            name = k if isinstance(k, str) and k.isprintable() else json.dumps(str(k))
+            raise ShuffleFormatError(_join(path, name), "unknown field")
     for k in required:
         if k not in value:
             raise ShuffleFormatError(_join(path, k), "missing")

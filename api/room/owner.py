@@ -26,6 +26,10 @@ class TableOwner(Protocol):
         """A hand of one of its tables is over (logged and written): the event moves on."""
         ...
 
+    def chat_setting(self, table_id: str) -> bool | None:
+        """``None`` for a table that is not one of its tables; else whether its chat is on."""
+        ...
+
 
 class NoOwner:
     """A room whose tables are all its own (no tournament)."""
@@ -37,4 +41,7 @@ class NoOwner:
         raise AssertionError("no table of this room has an owner")  # pragma: no cover
 
     def hand_ended(self, table_id: str) -> None:
+        return None
+
+    def chat_setting(self, table_id: str) -> bool | None:
         return None

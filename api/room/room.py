@@ -86,8 +86,15 @@ class Room:
     # ------------------------------------------------------------------ tables
 
     def create_table(
-        self, name: str, seats: dict[Seat, str], ruleset: dict[str, Any], first_dealer: Seat
+        self,
+        name: str,
+        seats: dict[Seat, str],
+        ruleset: dict[str, Any],
+        first_dealer: Seat,
+        table_id: str | None = None,
     ) -> rows.Table:
+        """Open a table and its hand 1 (``table_id``: the id a table of people was given
+        when it was created, api/seatings.py; else a new one)."""
         conn = self.db.connection()
         ruleset_pattern(ruleset)
         if len(set(seats.values())) != 4:
@@ -100,7 +107,7 @@ class Room:
                     f"seats.{seat.name}: no player {pid!r}", details={"path": f"seats.{seat.name}"}
                 ) from None
         table = rows.Table(
-            id=rows.new_id("t"),
+            id=table_id or rows.new_id("t"),
             name=name,
             ruleset=ruleset,
             seats=seats,
@@ -311,7 +318,13 @@ class Room:
             "next_seq": hand.event_count,
             "last_hash": hand.last_hash,
             "phase": hand.phase,
-            "waiting_for": waiting_for(hand, None if state is None else state.to_act),
+            "waiting_for": waiting_for(
+                hand,
+                None if state is None else state.to_act,
+                None
+                if state is None or state.pending_claim is None
+                else state.pending_claim.to_json(),
+            ),
         }
 
     def _logged_already(self, event: dict[str, Any]) -> bool:

@@ -15,7 +15,7 @@ from api import rows
 from api.cache import Bounded
 from api.database import Connection
 from api.hand_log import HandLog
-from api.handstate import Snapshot, apply_action
+from api.handstate import RULES_KINDS, Snapshot, apply_action
 from api.signing import parse_player_key
 from audit.log.keys import Verifier
 from audit.rules.cards import CARD_TEXT, Seat, parse_card
@@ -60,7 +60,7 @@ class HandStates:
             ev = item["event"]
             if ev["seq"] >= hand.event_count:
                 break
-            if ev["type"] in ("call", "play"):
+            if ev["type"] in RULES_KINDS:
                 apply_action(state, seats[ev["actor"]], ev["type"], ev["body"])
         self.remember(key, hand.event_count, state)
         return state
@@ -86,6 +86,7 @@ class HandStates:
                 legal_plays=[]
                 if to_act is None
                 else [CARD_TEXT[c] for c in state.legal_plays(to_act)],
+                may_claim=frozenset(s for s in Seat if state.may_claim(s)),
             )
 
     def remember(self, key: tuple[str, int], count: int, state: HandState) -> None:

@@ -86,8 +86,7 @@ SCORES: Schema = {
         "records": {
             "type": "array",
             "minItems": 1,
-            "description": "a non-empty list of cayenne-record/1 documents or uploaded "
-            "record ids",
+            "description": "a non-empty list of cayenne-record/1 documents or uploaded record ids",
             "items": {"oneOf": [OBJ, {"type": "string", "pattern": "^u-"}]},
         }
     },

@@ -102,11 +102,14 @@ SIGNED_EVENT: Schema = {
         "prev": {"type": ["string", "null"]},
         "actor": {"type": "string", "description": "the player id"},
         "key": {"type": "string", "description": "the player's C2SP verifier key"},
-        "type": {"type": "string", "enum": ["commit", "reveal", "call", "play"]},
+        "type": {
+            "type": "string",
+            "enum": ["commit", "reveal", "call", "play", "claim", "claim_answer"],
+        },
         "body": {
             "type": "object",
             "description": "exactly commit: {commitment}; reveal: {seed}; call: {call}; "
-            "play: {card, ace_high?}; the JSON Schema of each type is shipped in "
+            "play: {card, ace_high?}; claim: {tricks}; claim_answer: {accept}; the JSON Schema of each type is shipped in "
             "audit/log/schema/<type>.json (docs/log.md); anything else is 400",
         },
         "time": {
@@ -172,7 +175,11 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         "server_seed": hand.server_seed if published else None,
         "deal_number": c.get("deal_number") if over else None,
     }
-    waiting = waiting_for(hand, None if state is None else state.to_act)
+    waiting = waiting_for(
+        hand,
+        None if state is None else state.to_act,
+        None if state is None else state.public.get("claim"),
+    )
     links = {
         "self": url_for("hands.get_hand", table_id=hand.table_id, number=hand.number),
         "events": url_for("hands.list_events", table_id=hand.table_id, number=hand.number),
@@ -182,7 +189,7 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         links["record"] = url_for("hands.hand_record", table_id=hand.table_id, number=hand.number)
         links["report"] = url_for("audits.get_audit", report_id=hand.report_id)
         links["proof"] = url_for("hands.hand_proof", table_id=hand.table_id, number=hand.number)
-    return {
+    out: dict[str, Any] = {
         "table": hand.table_id,
         "hand": hand.number,
         "phase": hand.phase,
@@ -201,6 +208,9 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         "finished_at": hand.finished_at,
         "links": links,
     }
+    if "board" in c:  # a duplicate event's board: its number, dealt without a ceremony
+        out["board"] = int(c["board"])
+    return out
 
 
 @bp.get("/v1/tables/<table_id>/hands")
@@ -328,6 +338,17 @@ def seat_json(hand: rows.HandRow, state: Snapshot | None, where: Seat) -> dict[s
     if state is not None and state.to_act == where:
         out["legal_calls"] = state.legal_calls
         out["legal_plays"] = state.legal_plays
+    claim = None if state is None else state.public.get("claim")
+    out["may_claim"] = state is not None and where in state.may_claim
+    out["claim"] = None
+    if state is not None and claim is not None:
+        claimer = Seat.parse(claim["claimer"])
+        out["claim"] = {
+            **claim,
+            # the claimer's cards: shown to the three other seats while the claim waits
+            "cards": state.held[claimer] if where != claimer else None,
+            "to_answer": where.name in claim["waiting_for"],
+        }
     return out
 
 

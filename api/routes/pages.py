@@ -10,6 +10,7 @@ from api import rows
 from api.routes import services
 from api.routes.hands import NUMBER, load_hand
 from api.schemas import spec
+from api.seatings import private_tables
 from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
 from audit.rules.cards import Seat, parse_card
 
@@ -67,6 +68,9 @@ def index() -> Response:
     # A duplicate tournament's tables (and their reports) are its players' own until the
     # event ends: never listed to a stranger. Newest first.
     tables = [t for t in rows.list_tables(conn, 200, "") if private(conn, t.id) is None]
+    # nor a private table of people (joined by its invitation link)
+    unlisted = private_tables(conn, [t.id for t in tables])
+    tables = [t for t in tables if t.id not in unlisted]
     tables = sorted(tables, key=lambda t: (t.created_at, t.id), reverse=True)[:50]
     reports = [
         r

@@ -36,8 +36,10 @@ from api.routes.players import check_name
 from api.routes.tables import TABLE, table_json
 from api.routes.tournaments import guard_table
 from api.schemas import NAME, Schema, param, spec
+from api.seatings import find_seating
 from api.sse import StreamSlots, check_seat_reader, messages, stream_reader
-from audit.errors import InvalidCardError
+from api.tournament import event_rows
+from audit.errors import InvalidCardError, NotFoundError
 from audit.rules.cards import Seat
 
 __all__ = [
@@ -65,6 +67,8 @@ BOT_TABLE: Schema = {
 }
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "static" / "js"
+STATIC_VENDOR = STATIC_JS.parent / "vendor"
+"""Built, not committed: npm ci, then esbuild (the Makefile's vendor stamp)."""
 SCRIPT_NAME = re.compile(r"^[a-z0-9_-]{1,40}\.js$")
 
 
@@ -89,14 +93,40 @@ def slots() -> StreamSlots:
 @spec("Make or import a key, register, sit down (player)", response="text/html")
 def play_page() -> Response:
     cfg = services().config
-    return page("play.html", self_registration=cfg.self_registration, bot_tables=cfg.bot_tables)
+    return page(
+        "play.html",
+        self_registration=cfg.self_registration,
+        bot_tables=cfg.bot_tables,
+        ttl_text=duration_text(cfg.people_table_ttl),
+    )
+
+
+def duration_text(seconds: int) -> str:
+    """``86400`` → ``"24 hours"``, ``90`` → ``"2 minutes"``: a table's time to fill."""
+    if seconds >= 7200:
+        return f"{round(seconds / 3600)} hours"
+    if seconds >= 120:
+        return f"{round(seconds / 60)} minutes"
+    return f"{seconds} seconds"
 
 
 @bp.get("/play/<table_id>")
 @spec("A table as its seated player plays it", response="text/html")
 def play_table_page(table_id: str) -> Response:
-    table = rows.get_table(services().db.connection(), table_id)
-    return page("play_table.html", table=table, log_key=services().hand_log.verifier_key())
+    conn = services().db.connection()
+    try:
+        table = rows.get_table(conn, table_id)
+    except NotFoundError:
+        # a table of people still waiting for its seats (api/seatings.py), or none (404)
+        seating = find_seating(conn, table_id)
+        if seating is None:
+            raise  # (opened, its table row being written: the page waits, then reloads)
+        return page("play_waiting.html", seating=seating, bot_tables=services().config.bot_tables)
+    place = event_rows.table_sitting(conn, table_id)  # an event's table: its round and number
+    event = None if place is None else {"id": place[0], "round": place[1], "table": place[2]}
+    return page(
+        "play_table.html", table=table, log_key=services().hand_log.verifier_key(), event=event
+    )
 
 
 @bp.get("/static/js/<name>")
@@ -107,6 +137,23 @@ def script(name: str) -> Response:
         raise NotFound(f"no script {name!r}")
     resp = send_from_directory(STATIC_JS, name, mimetype="text/javascript", max_age=60)
     resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
+@bp.get("/static/vendor/<name>")
+@spec(
+    "Third-party ES modules bundled when the service is built (the BLS12-381 library of the "
+    "browser's drand check); 404 on a service built without them",
+    response="text/javascript",
+)
+def vendor_script(name: str) -> Response:
+    """A bundle `make` builds from the pinned npm packages (docs/browser.md, "Third-party
+    code"): served from this origin like the project's own modules, never from elsewhere."""
+    if not SCRIPT_NAME.match(name) or not (STATIC_VENDOR / name).is_file():
+        raise NotFound(f"no vendored script {name!r} (built by `make` with npm)")
+    resp = send_from_directory(STATIC_VENDOR, name, mimetype="text/javascript", max_age=60)
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Cross-Origin-Resource-Policy"] = "same-origin"
     return resp
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import rows
-from api.auth import require_admin
+from api.auth import is_admin, require_admin
 from api.routes import limit_arg, request_body, services
 from api.routes.players import check_name
 from api.routes.tournaments import guard_table
@@ -114,11 +114,19 @@ def table_json(table: rows.Table) -> dict[str, Any]:
 
 
 @bp.get("/v1/tables")
-@spec("List tables", response=listing("tables", TABLE, "next_after"), query=(LIMIT, AFTER))
+@spec(
+    "List the public tables (the operator's token: every table)",
+    response=listing("tables", TABLE, "next_after"),
+    query=(LIMIT, AFTER),
+)
 def list_tables() -> Response:
     s = services()
     limit = limit_arg()
-    tables = rows.list_tables(s.db.connection(), limit, request.args.get("after", ""))
+    # A private table (of people, or a tournament's) is never listed to a stranger: only
+    # the operator sees every table; a player finds their own by GET /v1/players/{p}/tables.
+    tables = rows.list_tables(
+        s.db.connection(), limit, request.args.get("after", ""), everyone=is_admin(s.config)
+    )
     next_after = tables[-1].id if len(tables) == limit else None
     return jsonify({"tables": [table_json(t) for t in tables], "next_after": next_after})
 

@@ -22,6 +22,7 @@ from api.errors import Forbidden, NotFound, Unauthorized
 from api.routes import json_body, request_body, services
 from api.schemas import ERROR, NAME, REASON, Schema, param, spec
 from api.tournament import Tournaments, public_json
+from api.tournament.claims import refused_claims
 from audit.auditor import DEFAULT_ALPHA
 from audit.tournament.event import DUPLICATE, ROUND_ROBIN
 from audit.tournament.eventaudit import audit_records, locate
@@ -121,6 +122,11 @@ NEW_TOURNAMENT: Schema = {
             "maxLength": 200,
             "description": "at most 200 characters",
             "x-check": "text",
+        },
+        "chat": {
+            "type": "boolean",
+            "description": "the tables' chat, off unless true (docs/tournaments.md)",
+            "default": False,
         },
     },
 }
@@ -565,7 +571,8 @@ def get_records(tid: str) -> Response:
 @bp.get("/v1/tournaments/<tid>/findings")
 @spec(
     "The event's findings so far, to rule on (a director's signed read, or admin): the "
-    "event-wide audit of the finished hands, each finding with its table_id, tables and board",
+    "event-wide audit of the finished hands and the claims refused at its tables, each "
+    "finding with its table_id, tables and board",
     errors=(401, 403),
     security=("director", "admin"),
 )
@@ -586,6 +593,7 @@ def get_findings(tid: str) -> Response:
     doc = t.load(tid)
     audit = audit_records(t.records(doc), DEFAULT_ALPHA)
     out = locate(audit["findings"], doc["rounds_played"])
+    out += refused_claims(s.hand_log, doc)  # the claims refused, for a ruling
     return jsonify({"tournament": tid, "verdict": audit["verdict"], "findings": out})
 
 

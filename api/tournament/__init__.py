@@ -176,6 +176,12 @@ class Tournaments:
     def is_event_table(self, table_id: str) -> bool:
         return event_rows.is_event_table(self.desk.db.connection(), table_id)
 
+    def chat_setting(self, table_id: str) -> bool | None:
+        """``None`` for a table of no event; else whether its event turned chat on."""
+        conn = self.desk.db.connection()
+        tid = event_rows.event_of_table(conn, table_id)
+        return None if tid is None else bool(event_rows.read(conn, tid).get("chat", False))
+
     def following(self, table: rows.Table, hand: rows.HandRow) -> rows.HandRow | None:
         return rounds.following(self.desk, table, hand)
 

@@ -74,7 +74,7 @@ class Moved(StateConflict):
 class Desk:
     """One process's access to its events: the database, the log, the room, the clock.
 
-    ``on_end`` is told of every event that is over (its certificate is built then)."""
+    ``on_end`` is told of every event that is over (its certificate and analysis are built then)."""
 
     def __init__(
         self,
@@ -246,4 +246,4 @@ class Desk:
         """The event is over: its tables' hands are readable by anyone; sign the log."""
         event_rows.publish_tables(conn, tid)
         self.hand_log.sign_checkpoint()
-        self.on_end(tid)  # its certificate bundle, built in the background
+        self.on_end(tid)  # its certificate bundle and analysis, built in the background

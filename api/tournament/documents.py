@@ -3,6 +3,7 @@ finished hands' records and its standings (read from its row and its tables' han
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +19,8 @@ __all__ = [
     "board",
     "drand_of",
     "finished",
+    "finished_records",
+    "hand_rows",
     "played_boards",
     "public_json",
     "sitting",
@@ -104,6 +107,32 @@ def finished(conn: Connection, doc: dict[str, Any]) -> dict[str, list[dict[str, 
         for r in doc["rounds_played"]
         for t in r["tables"]
     }
+
+
+def hand_rows(
+    conn: Connection, tables: Sequence[str]
+) -> Iterator[tuple[str, int, str, str | None]]:
+    """Every hand of ``tables`` as ``(table, number, phase, record text)``, read a hundred
+    tables at a time (a few queries for a whole event, not one a hand)."""
+    for start in range(0, len(tables), 100):
+        part = list(tables[start : start + 100])
+        marks = ", ".join("?" * len(part))
+        for table, number, phase, record in conn.all(
+            f"SELECT table_id, number, phase, record FROM api_hands WHERE table_id IN ({marks})",
+            part,
+        ):
+            yield str(table), int(number), str(phase), None if record is None else str(record)
+
+
+def finished_records(conn: Connection, doc: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """The event's finished hands' records as ``(table, hand, record text)``, in the order
+    of its certificate bundle's ``records`` (by table, then hand)."""
+    tables = [sitting["id"] for r in doc["rounds_played"] for sitting in r["tables"]]
+    return sorted(
+        (table, number, record)
+        for table, number, phase, record in hand_rows(conn, tables)
+        if phase == "over" and record is not None
+    )
 
 
 def played_boards(conn: Connection, doc: dict[str, Any], player: str) -> set[int]:

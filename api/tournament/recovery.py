@@ -46,7 +46,7 @@ def recover(desk: Desk) -> int:
 def _recover(desk: Desk, conn: Connection, tid: str) -> bool:
     doc = desk.load(conn, tid)
     if doc["phase"] == "over":
-        desk.on_end(tid)  # a certificate build a crash interrupted (or never began)
+        desk.on_end(tid)  # builds a crash interrupted (or never began)
         return False
     version = doc["version"]
     desk.caught_up(conn, doc)

@@ -82,6 +82,11 @@ def create(desk: Desk, body: Any, by: Ruling = None) -> dict[str, Any]:
             "rounds": integer(body, "rounds", 1, default, default),
             "hands_per_match": integer(body, "hands_per_match", 1, 32),
         }
+    chat = body.get("chat", False)
+    if not isinstance(chat, bool):
+        raise bad("chat", "expected true or false")
+    if chat:  # the tables' chat, off unless turned on (written only then)
+        spec["chat"] = True
     spec |= {
         "ruleset": ruleset,
         "schedule": schedule,

@@ -4,13 +4,13 @@ certificate bundle.
 Every record is read as the auditor reads it (:func:`audit.record.codec.load_record`); a
 bundle (``cayenne-tournament-certificate-bundle/1``) holds one record per hand played.
 The bundle is not verified here (``fairplay tournament verify`` does that with the log
-key). A hand is judged when it was played out by the rules: a contract, thirteen tricks of
+key); its hands are named by the event's id, table and hand, whatever the file's name. A hand is judged when it was played out by the rules: a contract, thirteen tricks of
 four cards and no irregularity; the others are listed as skipped, with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from audit.analysis.judge import HandPlay
@@ -20,9 +20,20 @@ from audit.rules.cards import Seat, mask_of
 from audit.rules.model import HandRecord, Record
 from audit.rules.replay import contract_of, replay_hand
 
-__all__ = ["BUNDLE_FORMAT", "hands_of"]
+__all__ = ["BUNDLE_FORMAT", "event_hands", "hands_of"]
 
 BUNDLE_FORMAT = "cayenne-tournament-certificate-bundle/1"
+
+
+def _label(event: str, table: Any, hand: Any) -> str:
+    return f"{event} table {table} hand {hand}"
+
+
+def _event_id(bundle: dict[str, Any]) -> str | None:
+    cert = bundle.get("certificate")
+    event = cert.get("event") if isinstance(cert, dict) else None
+    tid = event.get("id") if isinstance(event, dict) else None
+    return tid if isinstance(tid, str) and tid else None
 
 
 def _records(source: str, doc: Any) -> Iterator[tuple[str, Any]]:
@@ -30,13 +41,13 @@ def _records(source: str, doc: Any) -> Iterator[tuple[str, Any]]:
         items = doc.get("records")
         if not isinstance(items, list):
             raise RecordError(source, "records: a bundle's records must be a list")
+        # named by the event, not the file: the service's analysis of the event is the
+        # same document (api/analysis.py, event_hands)
+        name = _event_id(doc) or source
         for n, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("record"), dict):
                 raise RecordError(source, f"records[{n}].record: must be an object")
-            yield (
-                f"{source} table {item.get('table', '?')} hand {item.get('hand', n)}",
-                item["record"],
-            )
+            yield _label(name, item.get("table", "?"), item.get("hand", n)), item["record"]
     else:
         yield source, doc
 
@@ -77,20 +88,30 @@ def hands_of(docs: Sequence[tuple[str, Any]]) -> tuple[list[HandPlay], list[str]
     """The hands of every record in ``docs`` (``(source, JSON document)`` pairs), and a
     note for each hand left out. A document that is not a record raises
     :class:`RecordError`, naming the source and the JSON path."""
+    return _hands(item for source, doc in docs for item in _records(source, doc))
+
+
+def event_hands(
+    tid: str, records: Iterable[tuple[str, int, Any]]
+) -> tuple[list[HandPlay], list[str]]:
+    """The hands of an online event's finished records, ``(table, hand, record)`` in its
+    certificate bundle's order, named as :func:`hands_of` names them in its bundle: the
+    same hands, so the same analysis."""
+    return _hands((_label(tid, table, hand), record) for table, hand, record in records)
+
+
+def _hands(items: Iterable[tuple[str, Any]]) -> tuple[list[HandPlay], list[str]]:
     plays: list[HandPlay] = []
     skipped: list[str] = []
-    for source, doc in docs:
-        for where, raw in _records(source, doc):
-            try:
-                record = load_record(raw)
-            except RecordError as exc:
-                raise RecordError(
-                    f"{where}: {exc.path}" if exc.path else where, exc.problem
-                ) from None
-            for i, hand in enumerate(record.hands):
-                got = _play(where, record, hand.number if hand.number else i + 1, hand)
-                if isinstance(got, str):
-                    skipped.append(f"{where} hand {i + 1}: {got}")
-                else:
-                    plays.append(got)
+    for where, raw in items:
+        try:
+            record = load_record(raw)
+        except RecordError as exc:
+            raise RecordError(f"{where}: {exc.path}" if exc.path else where, exc.problem) from None
+        for i, hand in enumerate(record.hands):
+            got = _play(where, record, hand.number if hand.number else i + 1, hand)
+            if isinstance(got, str):
+                skipped.append(f"{where} hand {i + 1}: {got}")
+            else:
+                plays.append(got)
     return plays, skipped

@@ -6,15 +6,27 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-__all__ = ["render_html", "render_text"]
+__all__ = ["TABLE_CSS", "render_html", "render_section", "render_text"]
 
-CSS = (
-    "body{font-family:system-ui,sans-serif;margin:0;color:#0b0c0c;background:#fff}"
-    "main{max-width:70rem;margin:0 auto;padding:1rem}"
-    "table{border-collapse:collapse;margin:.5rem 0 1.5rem;display:block;overflow-x:auto}"
+TABLE_CSS = (
+    ".wide{overflow-x:auto;margin:.5rem 0 1.5rem}"
+    "table{border-collapse:collapse}"
     "th,td{border:1px solid #505a5f;padding:.25rem .5rem;text-align:left}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".flag{font-weight:bold;color:#942514}"
+    "@media (max-width:40rem){"
+    ".wide table,.wide tbody,.wide tr,.wide th[scope=row],.wide td{display:block}"
+    ".wide thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
+    ".wide tr{border:1px solid #505a5f;margin:.4rem 0;padding:.2rem .4rem}"
+    ".wide th[scope=row],.wide td{border:none;padding:.1rem 0;white-space:normal}"
+    ".wide td[data-label]::before{content:attr(data-label) \": \";color:#505a5f}}"
+)
+"""The tables' style: on a phone each row is a block, each cell labelled by its column
+(the page never scrolls sideways); on a wider screen a table too wide scrolls inside its
+region."""
+CSS = (
+    "body{font-family:system-ui,sans-serif;margin:0;color:#0b0c0c;background:#fff}"
+    "main{max-width:70rem;margin:0 auto;padding:1rem}" + TABLE_CSS
 )
 
 
@@ -111,35 +123,37 @@ def render_text(doc: dict[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    out = ["<table><thead><tr>", *(f'<th scope="col">{escape(h)}</th>' for h in head)]
+def _table(head: list[str], rows: list[list[str]], label: str) -> str:
+    """A table in a region of its own that scrolls sideways (by keyboard too) when it is
+    wider than the page; each cell names its column for the phone's layout."""
+    out = [f'<div class="wide" role="region" tabindex="0" aria-label="{escape(label)}">']
+    out += ["<table><thead><tr>", *(f'<th scope="col">{escape(h)}</th>' for h in head)]
     out.append("</tr></thead><tbody>")
     for r in rows:
         cells = [f'<th scope="row">{escape(r[0])}</th>']
-        for c in r[1:]:
+        for h, c in zip(head[1:], r[1:], strict=True):
             cls = ' class="flag"' if c == "FLAGGED" else ""
-            cells.append(f"<td{cls}>{escape(c)}</td>")
+            cells.append(f'<td{cls} data-label="{escape(h)}">{escape(c)}</td>')
         out += ["<tr>", *cells, "</tr>"]
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
-def render_html(doc: dict[str, Any], *, title: str = "Double-dummy analysis") -> str:
+def render_section(doc: dict[str, Any], *, level: int = 2) -> str:
+    """The analysis as HTML to put in a page, its headings at ``level`` (the service's
+    page puts it under its own title)."""
+    h = f"h{level}"
     parts = [
-        "<!doctype html><html lang=en><head><meta charset=utf-8>",
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>",
-        f"<h1>{escape(title)}</h1>",
         f"<p>{escape(_settings_line(doc))}</p>",
-        "<h2>Pairs</h2>",
-        _table(PAIR_HEAD, _pair_rows(doc)),
-        "<h2>Players</h2>",
-        _table(PLAYER_HEAD, _player_rows(doc)),
+        f"<{h}>Pairs</{h}>",
+        _table(PAIR_HEAD, _pair_rows(doc), "Pairs"),
+        f"<{h}>Players</{h}>",
+        _table(PLAYER_HEAD, _player_rows(doc), "Players"),
     ]
     for p in doc["pairs"]:
         if not p["flagged"] or not p["evidence"]:
             continue
-        parts.append(f"<h2>Evidence against {escape(' & '.join(p['players']))}</h2>")
+        parts.append(f"<{h}>Evidence against {escape(' & '.join(p['players']))}</{h}>")
         rows = [
             [
                 f"{e['hand']} card {e['card']}",
@@ -154,7 +168,17 @@ def render_html(doc: dict[str, Any], *, title: str = "Double-dummy analysis") ->
             _table(
                 ["Card", "Player", "Played", "Chance best from the view", "Field in such spots"],
                 rows,
+                f"Evidence against {' & '.join(p['players'])}",
             )
         )
-    parts.append("</main></body></html>\n")
     return "".join(parts)
+
+
+def render_html(doc: dict[str, Any], *, title: str = "Double-dummy analysis") -> str:
+    """A self-contained page (``fairplay analyse --format html``)."""
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>"
+        f"<h1>{escape(title)}</h1>{render_section(doc)}</main></body></html>\n"
+    )

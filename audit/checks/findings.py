@@ -53,6 +53,10 @@ CODES: dict[str, tuple[str, str]] = {
         ERROR,
         "a hand whose structure makes play impossible (a trick of three cards, no contract)",
     ),
+    "CLAIM_INVALID": (
+        ERROR,
+        "a claim of more tricks than were left, or not agreed by both adversaries",
+    ),
     "TRICKS_OUT_OF_ORDER": (
         ERROR,
         "tricks gathered in another order than won, by the wrong side, missing or twice",

@@ -7,7 +7,8 @@ Two gates, both applied *before* an event is signed into a log:
   event at most :data:`MAX_EVENT_BYTES`. :meth:`audit.log.store.Log.append` and
   :func:`audit.log.events.sign_event` apply it.
 - :func:`check_cayenne_event`: one schema per Cayenne event type (``open``, ``commit``,
-  ``reveal``, ``call``, ``play``, ``server_reveal``, ``end``, ``void``), each the envelope
+  ``reveal``, ``call``, ``play``, ``claim``, ``claim_answer``, ``server_reveal``, ``end``,
+  ``void``, ``chat``), each the envelope
   plus the exact body of that type; nothing else is accepted. The service applies it to
   every event it receives or writes.
 
@@ -49,8 +50,21 @@ MAX_EVENT_BYTES = 65536
 service writes, a 100-table round's seating with 36 boards a table, is about 36 KiB)."""
 
 BASE_URI = "https://cayenne-fairplay.example/schema/log/"
-CAYENNE_TYPES = ("open", "commit", "reveal", "call", "play", "server_reveal", "end", "void")
-"""The event types of a Cayenne table, each with its schema ``<type>.json``."""
+CAYENNE_TYPES = (
+    "open",
+    "commit",
+    "reveal",
+    "call",
+    "play",
+    "claim",
+    "claim_answer",
+    "server_reveal",
+    "end",
+    "void",
+    "chat",
+)
+"""The event types of a Cayenne table, each with its schema ``<type>.json`` (``chat`` is
+the table's messages, in their own chain, hand ``chat``)."""
 TOURNAMENT_TYPES = (
     "tournament_create",
     "tournament_registration",

@@ -156,6 +156,8 @@ _NOT_SURE: Any = object()
 def hand_extra(raw: Any) -> Extra:
     """The :data:`Extra` of a raw hand (:data:`_NOT_SURE` when it is not readable)."""
     try:
+        if "claim" in raw:
+            return _NOT_SURE  # type: ignore[no-any-return]  # a claimed hand: Python's
         if "claimed" not in raw:
             return None
         claimed = raw["claimed"]

@@ -29,6 +29,7 @@ from audit.rules.cards import CARD_BY_TEXT, CARD_TEXT, SEAT_BY_TEXT, Card, Seat,
 from audit.rules.model import (
     HAND_FIELDS,
     Bonus,
+    Claim,
     Correction,
     GameWon,
     HandRecord,
@@ -256,6 +257,11 @@ def _score(obj: Mapping[str, Any]) -> Score:
     )
 
 
+def _claim(obj: Mapping[str, Any]) -> Claim:
+    seats = SEAT_BY_TEXT
+    return Claim(seats[obj["claimer"]], obj["tricks"], tuple(seats[s] for s in obj["agreed"]))
+
+
 def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
     by = CARD_BY_TEXT
     seats = SEAT_BY_TEXT
@@ -289,6 +295,7 @@ def _hand(index: int, h: Mapping[str, Any]) -> HandRecord:
             Penalty(p["trick"], seats[p["seat"]], p["option"]) for p in h.get("penalties", ())
         ),
         claimed=_score(h["claimed"]) if "claimed" in h else None,
+        claim=_claim(h["claim"]) if "claim" in h else None,
         shuffle=h.get("shuffle"),
         void=None if void is None else VoidDeal(void["reason"], void.get("note")),
         extra={k: v for k, v in h.items() if k not in HAND_FIELDS},
@@ -347,6 +354,8 @@ def hand_to_json(hand: HandRecord) -> dict[str, Any]:
         if not hand.claimed.has_bonuses:
             del c["bonuses"]
         obj["claimed"] = c
+    if hand.claim is not None:
+        obj["claim"] = hand.claim.to_json()
     if hand.shuffle is not None:
         obj["shuffle"] = hand.shuffle
     obj.update(hand.extra)

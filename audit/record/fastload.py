@@ -200,6 +200,8 @@ def _hand(index: int, h: Any) -> HandRecord:
             penalties = tuple(out)
         if "claimed" in h:
             claimed = _score(h["claimed"])
+        if "claim" in h:
+            raise _Reject  # a claimed hand: the full reader (codec) reads it
         if "shuffle" in h:
             shuffle = h["shuffle"]
             if type(shuffle) is not dict:

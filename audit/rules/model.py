@@ -17,6 +17,7 @@ __all__ = [
     "HAND_FIELDS",
     "VOID_REASONS",
     "Bonus",
+    "Claim",
     "Correction",
     "GameWon",
     "HandRecord",
@@ -42,6 +43,7 @@ HAND_FIELDS = frozenset(
         "collected",
         "penalties",
         "claimed",
+        "claim",
         "shuffle",
         "void",
     )
@@ -89,6 +91,27 @@ class TrickRecord:
     """Aces declared high in a nullo; ``None`` when the field is absent."""
     corrected: tuple[Correction, ...] = ()
     """Revokes corrected in time in this trick (the trick's ``corrected``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The remaining tricks claimed by a player and agreed by both adversaries
+    (docs/record-format.md, "A claim of the remaining tricks"): the hand ends there, the
+    claimer's side takes ``tricks`` of the tricks not played and the adversaries the rest.
+    The cards not played are not tricks."""
+
+    claimer: Seat
+    tricks: int
+    """How many of the tricks not played the claimer's side takes (0 concedes them all)."""
+    agreed: tuple[Seat, ...]
+    """The seats that accepted the claim (both adversaries, in the order they answered)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "claimer": self.claimer.name,
+            "tricks": self.tricks,
+            "agreed": [s.name for s in self.agreed],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +174,8 @@ class HandRecord:
     collected: tuple[Card, ...] | None = None
     penalties: tuple[Penalty, ...] = ()
     claimed: Score | None = None
+    claim: Claim | None = None
+    """Set when the hand ended by an agreed claim of the tricks not played."""
     shuffle: dict[str, Any] | None = None
     void: VoidDeal | None = None
     """Set when the deal was voided (a misdeal, a new deal): not played nor scored."""

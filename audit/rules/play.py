@@ -29,9 +29,11 @@ from audit.rules.cards import (
 )
 from audit.rules.contract import CONTRACT_BY_TEXT, Contract, unit
 from audit.rules.deal import DEFAULT_PATTERN
+from audit.rules.model import Claim
 
 __all__ = [
     "NULLO_RANK_VALUE",
+    "PendingClaim",
     "RANK_VALUE",
     "HandState",
     "Trick",
@@ -107,6 +109,31 @@ class Trick:
         return obj
 
 
+@dataclass(slots=True)
+class PendingClaim:
+    """A claim of the tricks not played, waiting for the adversaries' answers."""
+
+    claimer: Seat
+    tricks: int
+    """How many of the tricks left the claimer's side takes."""
+    left: int
+    """The tricks left to play when it was made."""
+    accepted: list[Seat] = field(default_factory=list)
+
+    @property
+    def adversaries(self) -> tuple[Seat, Seat]:
+        return self.claimer.left, self.claimer.left.partner
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "claimer": self.claimer.name,
+            "tricks": self.tricks,
+            "left": self.left,
+            "accepted": [s.name for s in self.accepted],
+            "waiting_for": [s.name for s in self.adversaries if s not in self.accepted],
+        }
+
+
 class HandState:
     """The live state of one hand at an online table.
 
@@ -135,12 +162,20 @@ class HandState:
         self.tricks: list[Trick] = []
         self.won: list[int] = [0, 0]
         self.gathered: dict[Side, list[int]] = {Side.NS: [], Side.EW: []}
+        self.pending_claim: PendingClaim | None = None
+        """A claim the adversaries have not both answered (no card may be played)."""
+        self.claim: Claim | None = None
+        """The claim both adversaries accepted: the hand ended with it."""
+        self.refused: list[dict[str, Any]] = []
+        """Every claim refused, in order: ``{claimer, tricks, left, refused_by}``."""
 
     # -- state -----------------------------------------------------------------
     @property
     def phase(self) -> str:
         if self.contract is None:
             return "calling"
+        if self.claim is not None:
+            return "over"
         if len(self.tricks) == 13 and len(self.tricks[-1].cards) == 4:
             return "over"
         return "playing"
@@ -214,7 +249,7 @@ class HandState:
 
     # -- play ------------------------------------------------------------------
     def legal_plays(self, seat: Seat) -> list[Card]:
-        if self.phase != "playing" or self.to_act != seat:
+        if self.phase != "playing" or self.to_act != seat or self.pending_claim is not None:
             return []
         trick = self.current_trick
         led = SUIT_OF[trick.cards[0]] if trick.cards else None
@@ -228,6 +263,11 @@ class HandState:
         if phase == "calling":
             raise IllegalActionError(
                 "out_of_turn", "no card may be played before the trump is made"
+            )
+        if self.pending_claim is not None:
+            raise IllegalActionError(
+                "claim_pending",
+                f"{self.pending_claim.claimer.name}'s claim waits for the adversaries' answers",
             )
         trick = self.current_trick
         expected = trick.seat_of(len(trick.cards))
@@ -262,6 +302,84 @@ class HandState:
             self.gathered[winner.side].append(len(self.tricks))
         return trick
 
+    # -- claims ----------------------------------------------------------------
+    @property
+    def tricks_played(self) -> int:
+        """The tricks complete (a trick being played is not counted)."""
+        return sum(1 for t in self.tricks if len(t.cards) == 4)
+
+    def may_claim(self, seat: Seat) -> bool:
+        """Whether ``seat`` may claim now (:meth:`claim_tricks` would accept a claim of 0)."""
+        played = self.tricks_played
+        return (
+            self.phase == "playing"
+            and self.pending_claim is None
+            and not (self.tricks and len(self.tricks[-1].cards) not in (0, 4))
+            and not any(r["claimer"] == seat.name and r["played"] == played for r in self.refused)
+        )
+
+    def claim_tricks(self, seat: Seat, tricks: int) -> PendingClaim:
+        """``seat`` claims ``tricks`` of the tricks left for its side (docs/rules.md,
+        "Claims"): between tricks, during the play, one claim at a time, and a seat whose
+        claim was refused may not claim again before another trick is played."""
+        if self.phase != "playing":
+            raise IllegalActionError("bad_claim", f"no claim while the hand is {self.phase}")
+        if self.pending_claim is not None:
+            raise IllegalActionError(
+                "claim_pending", f"{self.pending_claim.claimer.name}'s claim waits for answers"
+            )
+        if self.tricks and len(self.tricks[-1].cards) not in (0, 4):
+            raise IllegalActionError("bad_claim", "a claim is made between tricks, not during one")
+        played = self.tricks_played
+        left = 13 - played
+        if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= left:
+            raise IllegalActionError(
+                "bad_claim", f"a claim is of 0 to {left} tricks (the tricks left), not {tricks!r}"
+            )
+        if any(r["claimer"] == seat.name and r["played"] == played for r in self.refused):
+            raise IllegalActionError(
+                "bad_claim", f"{seat.name}'s claim was refused: play a trick before claiming again"
+            )
+        self.pending_claim = PendingClaim(seat, tricks, left)
+        return self.pending_claim
+
+    def answer_claim(self, seat: Seat, accept: bool) -> None:
+        """An adversary of the claimer accepts or refuses the pending claim: both accepting
+        end the hand (the claimer's side takes the tricks claimed, the other side the
+        rest); one refusal withdraws it and the play goes on."""
+        pending = self.pending_claim
+        if pending is None:
+            raise IllegalActionError("no_claim", "there is no claim to answer")
+        if seat not in pending.adversaries:
+            raise IllegalActionError(
+                "bad_answer",
+                f"only the claimer's adversaries answer {pending.claimer.name}'s claim",
+            )
+        if seat in pending.accepted:
+            raise IllegalActionError("bad_answer", f"{seat.name} has already accepted the claim")
+        if not accept:
+            self.pending_claim = None
+            self.refused.append(
+                {
+                    "claimer": pending.claimer.name,
+                    "tricks": pending.tricks,
+                    "left": pending.left,
+                    "played": 13 - pending.left,
+                    "refused_by": seat.name,
+                }
+            )
+            return
+        pending.accepted.append(seat)
+        if len(pending.accepted) < 2:
+            return
+        self.pending_claim = None
+        if self.tricks and not self.tricks[-1].cards:
+            self.tricks.pop()  # a lead due, not made: not a trick
+        side = pending.claimer.side
+        self.won[side] += pending.tricks
+        self.won[1 - side] += pending.left - pending.tricks
+        self.claim = Claim(pending.claimer, pending.tricks, tuple(pending.accepted))
+
     # -- views -----------------------------------------------------------------
     def public_state(self) -> dict[str, Any]:
         """What every spectator may see: no card that has not been played."""
@@ -281,6 +399,8 @@ class HandState:
             ],
             "tricks_won": {"NS": self.won[0], "EW": self.won[1]},
             "cards_left": {s.name: self.holdings[s].bit_count() for s in Seat},
+            "claim": None if self.pending_claim is None else self.pending_claim.to_json(),
+            "claimed": None if self.claim is None else self.claim.to_json(),
         }
 
     def to_record_hand(self) -> dict[str, Any]:
@@ -292,7 +412,9 @@ class HandState:
             "calls": [{"seat": s.name, "call": c} for s, c in self.calls],
             "tricks": [t.to_json() for t in self.tricks if t.cards],
         }
-        if self.is_over:
+        if self.claim is not None:
+            obj["claim"] = self.claim.to_json()  # the cards not played are not tricks
+        elif self.is_over:
             obj["gathered"] = {
                 "NS": list(self.gathered[Side.NS]),
                 "EW": list(self.gathered[Side.EW]),

@@ -285,7 +285,12 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
         outcome.replayable = False
         return outcome
     tricks = hand.tricks
-    if len(tricks) != 13 or any(len(t.cards) != 4 for t in tricks):
+    claim = hand.claim
+    if claim is not None and not _claim_valid(hand, irregular):
+        outcome.replayable = False
+        return outcome
+    whole = 13 if claim is None else len(tricks)
+    if len(tricks) != whole or any(len(t.cards) != 4 for t in tricks):
         bad = [i + 1 for i, t in enumerate(tricks) if len(t.cards) != 4]
         msg = (
             f"trick {bad[0]} has {len(tricks[bad[0] - 1].cards)} cards, not 4"
@@ -397,4 +402,37 @@ def replay_hand(hand: HandRecord) -> HandOutcome:
         winners.append(winner)
         won[winner & 1] += 1
         expected_leader = winner
+    if claim is not None:  # the tricks not played, as claimed and agreed
+        won[claim.claimer & 1] += claim.tricks
+        won[(claim.claimer & 1) ^ 1] += 13 - len(tricks) - claim.tricks
     return outcome
+
+
+def _claim_valid(hand: HandRecord, out: list[Irregularity]) -> bool:
+    """Whether a hand's claim can end it: no more tricks claimed than were left to play,
+    agreed by the claimer's two adversaries (else a CLAIM_INVALID irregularity)."""
+    claim = hand.claim
+    assert claim is not None
+    left = 13 - len(hand.tricks)
+    adversaries = {claim.claimer.left, claim.claimer.left.partner}
+    problem = None
+    if left < 1:
+        problem = "no trick was left to claim"
+    elif not 0 <= claim.tricks <= left:
+        problem = f"{claim.tricks} tricks claimed of the {left} left to play"
+    elif set(claim.agreed) != adversaries or len(claim.agreed) != 2:
+        problem = (
+            f"agreed by {', '.join(s.name for s in claim.agreed) or 'nobody'}, not by both "
+            f"adversaries ({', '.join(sorted(s.name for s in adversaries))})"
+        )
+    if problem is None:
+        return True
+    out.append(
+        Irregularity(
+            "CLAIM_INVALID",
+            f"{claim.claimer.name}'s claim: {problem}",
+            seat=claim.claimer,
+            evidence={"claim": claim.to_json(), "left": left},
+        )
+    )
+    return False

@@ -473,8 +473,8 @@ def score_plain(
         n = tricks[s]
         if n >= 12:
             owner = s ^ 1 if nullo else s
-            kind, word, value = ("slam", "slam", SLAM) if n == 13 else (
-                "little_slam", "little slam", LITTLE_SLAM
+            kind, word, value = (
+                ("slam", "slam", SLAM) if n == 13 else ("little_slam", "little slam", LITTLE_SLAM)
             )
             took = f"{SIDE_TEXT[s]} took {n} tricks"
             if nullo:

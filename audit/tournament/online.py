@@ -94,6 +94,7 @@ def apply(doc: dict[str, Any], kind: str, body: Mapping[str, Any]) -> dict[str, 
     logging it, and a verifier's log admitted it by its schema."""
     if kind == OPENING:
         doc |= {k: body[k] for k in SPEC_FIELDS if k in body}
+        doc["chat"] = body.get("chat") is True  # the tables' chat (api/chat.py)
     elif kind == "tournament_registration":
         doc["phase"] = "registration" if body["open"] else "closed"
     elif kind == "tournament_beacon":

@@ -12,11 +12,11 @@ last card, but not one call, card or seat before it (docs/operations.md, "Threat
 alone, as the service wrote it (``api.room.Room.record_of``): the seats from the opening,
 the deal from the ceremony's seeds (or, for a board, from the event's transcript), then
 every call and play through the rules engine, so an illegal one, or a card a player did
-not hold, is refused. :func:`event_hands` does it for every hand of an event and checks
+not hold, is refused; a claim of the tricks left ends the hand only when both adversaries'
+own signed ``claim_answer`` accept it (docs/record-format.md, "A claim of the remaining
+tricks"). :func:`event_hands` does it for every hand of an event and checks
 that every chain of a certificate bundle belongs to the event, once; :func:`check_records`
-compares the bundle's records with the derived ones, field by field. The protocol has no
-claim event: a hand ends with its thirteenth trick; a claim would have to be derived here
-too before the service could log one.
+compares the bundle's records with the derived ones, field by field.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def derive_hand(
         state = HandState(deal, dealer, cayenne, pattern)
         by_player = {p: s for s, p in seats.items()}
         for ev in chain[1:]:
-            if ev["type"] not in ("call", "play"):
+            if ev["type"] not in ("call", "play", "claim", "claim_answer"):
                 continue
             seat = by_player.get(ev["actor"])
             if seat is None:
@@ -181,6 +181,16 @@ def derive_hand(
             try:
                 if ev["type"] == "call":
                     state.call(seat, ev["body"]["call"])
+                elif ev["type"] == "claim":
+                    tricks = ev["body"]["tricks"]
+                    if isinstance(tricks, bool) or not isinstance(tricks, int):
+                        raise HandNotDerivable(f"{_where(ev)}: tricks is not a whole number")
+                    state.claim_tricks(seat, tricks)
+                elif ev["type"] == "claim_answer":
+                    accept = ev["body"]["accept"]
+                    if not isinstance(accept, bool):
+                        raise HandNotDerivable(f"{_where(ev)}: accept is not true or false")
+                    state.answer_claim(seat, accept)
                 else:
                     ace_high = ev["body"].get("ace_high", False)
                     if not isinstance(ace_high, bool):
@@ -191,7 +201,10 @@ def derive_hand(
                     raise
                 raise HandNotDerivable(f"{_where(ev)}: {exc.message}") from exc
         if not state.is_over:
-            raise HandNotDerivable(f"{_where(chain[-1])}: the hand's play is not finished")
+            raise HandNotDerivable(
+                f"{_where(chain[-1])}: the hand's play is not finished"
+                + (" (a claim no adversary accepted is not an end)" if state.pending_claim else "")
+            )
     except HandNotDerivable:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from audit.log.events import sign_event
 from audit.log.keys import Signer
 from audit.rules.cards import Seat
 
@@ -40,6 +41,8 @@ def events(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Events]:
             "mitchell": play(service, MITCHELL, 4, False),
             "robin": play(service, ROBIN, 3, False),
             "other": play(service, SMALL, 2, False),
+            # every board ends with a claim after nine tricks, accepted
+            "claimed": play(service, SMALL, 2, False, concede_after=9),
         }
         bundles = {
             k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
@@ -105,6 +108,84 @@ FORGERIES: dict[str, Callable[[Forger], str]] = {
     "a record of a table outside the event": _outside_record,
     "a record left out": _dropped_record,
 }
+
+
+def _claimed_chain(f: Forger) -> tuple[str, str]:
+    """The first hand of the bundle that ended with a claim."""
+    ev = next(e for e in f.events if e["type"] == "claim_answer")
+    return ev["table"], ev["hand"]
+
+
+def _answer_resigned(f: Forger) -> str:
+    """A claim's second acceptance signed again by the log key, as its adversary's."""
+    chain = _claimed_chain(f)
+    items = f.bundle["events"]
+    n = max(
+        i
+        for i, it in enumerate(items)
+        if it["event"]["type"] == "claim_answer"
+        and (it["event"]["table"], it["event"]["hand"]) == chain
+    )
+    items[n]["event"] = sign_event(items[n]["event"], f.signer)
+    return "signs with two keys"
+
+
+def _nobody_accepted(f: Forger) -> str:
+    """A claim's answers dropped: the hand ends on a claim nobody accepted."""
+    chain = _claimed_chain(f)
+    f.bundle["events"] = [
+        it
+        for it in f.bundle["events"]
+        if not (
+            it["event"]["type"] == "claim_answer"
+            and (it["event"]["table"], it["event"]["hand"]) == chain
+        )
+    ]
+    for n, ev in enumerate(f.chain(*chain)):  # the server's events after them, renumbered
+        if ev["seq"] != n:
+            ev["seq"] = n
+            f.mark(ev)
+    return "a claim no adversary accepted is not an end"
+
+
+def _claim_changed(f: Forger) -> str:
+    """The tricks of a claimed hand's claim changed in its record."""
+    for n, r in enumerate(f.bundle["records"]):
+        claim = r["record"]["hands"][0].get("claim")
+        if claim is not None:
+            claim["tricks"] = 1 if claim["tricks"] == 0 else claim["tricks"] - 1
+            return f"bundle.records[{n}].record.hands[0].claim.tricks"
+    raise AssertionError("no claimed hand")
+
+
+CLAIM_FORGERIES: dict[str, Callable[[Forger], str]] = {
+    "a claim's acceptance re-signed by the log key": _answer_resigned,
+    "a claim nobody accepted": _nobody_accepted,
+    "a claim's tricks changed in the record": _claim_changed,
+}
+"""Forgeries of a claimed hand (the "claimed" event), refused by both verifiers."""
+
+
+def test_a_claimed_hand_verifies_as_the_players_signed_it(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = events.bundles["claimed"]
+    claims = [r["record"]["hands"][0].get("claim") for r in bundle["records"]]
+    assert claims and all(c is not None for c in claims), claims
+    assert all(len(r["record"]["hands"][0]["tricks"]) == 9 for r in bundle["records"])
+    code, out = verify(bundle, events.key, tmp_path, capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("name", list(CLAIM_FORGERIES))
+def test_a_forged_claim_is_refused(
+    events: Events, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = Forger(events.bundles["claimed"], events.signer)
+    expected = CLAIM_FORGERIES[name](f)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "FAILED" in out and expected in out, out
 
 
 def test_the_forger_alone_changes_nothing(

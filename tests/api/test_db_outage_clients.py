@@ -274,7 +274,9 @@ def test_a_certificate_is_built_once_the_database_is_back(
     import psycopg
 
     with psycopg.connect(cluster.url, autocommit=True) as conn:
-        left = conn.execute("SELECT tournament_id FROM api_certificate_builds").fetchall()
+        left = conn.execute(
+            "SELECT tournament_id FROM api_builds WHERE kind = 'certificate'"
+        ).fetchall()
     assert left == []
     check_after(cluster, [client])
 

@@ -282,4 +282,5 @@ def test_every_event_of_a_played_hand_fits_its_schema(
         for item in c.call("GET", f"/v1/tables/{bots.table}/hands/{number}/events")["events"]:
             check_cayenne_event(item["event"])
             kinds.add(item["event"]["type"])
-    assert kinds == set(CAYENNE_TYPES)
+    # claims and the table's chat are people's: these bots never claim nor talk
+    assert kinds == set(CAYENNE_TYPES) - {"claim", "claim_answer", "chat"}

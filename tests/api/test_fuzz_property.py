@@ -248,6 +248,12 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
         return {"reason": "fuzz"}
     if route == "/v1/bot-tables":
         return {"name": "fuzz against the bots"}
+    if route == "/v1/people-tables":
+        return {"name": "fuzz people", "seat": "E", "public": True, "ruleset": {}}
+    if route.endswith("/people-tables/<table_id>/seats"):
+        return {"seat": data.draw(st.sampled_from(["N", "E", "S", "W"])), "invitation": "x"}
+    if route.endswith("/people-tables/<table_id>/bots"):
+        return {"seats": ["W"]}
     if route == "/v1/log/cosignatures":  # the log's note (no witness is configured: 403)
         return client.get("/v1/log/checkpoint").get_data(as_text=True)
     if route == "/v1/tournaments":
@@ -272,6 +278,10 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
             else {"commitment": "22" * 32, "partner": w.players["S"].id},
         )
         return sign_event(event, w.players[who].signer)
+    if route.endswith("/invitations"):  # a partner by name, or an open code
+        return data.draw(st.sampled_from([{}, {"partner_name": "N"}]))
+    if route.endswith(("/accept", "/withdraw")):
+        return {}
     if "/tournaments/" in route:
         return {
             "open": data.draw(st.booleans()),
@@ -285,6 +295,20 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
             "ns": "average",
             "ew": "average",
         }
+    if route.endswith("/chat"):  # a message to the table, signed by a seated player
+        head = client.get(f"/v1/tables/{w.table}/chat").get_json()
+        seat = data.draw(st.sampled_from(sorted(w.players)))
+        event = make_event(
+            origin=w.origin,
+            table=w.table,
+            hand="chat",
+            seq=int(head["next_seq"]),
+            prev=head["last_hash"],
+            actor=w.players[seat].id,
+            type="chat",
+            body={"text": data.draw(st.text(min_size=1, max_size=300))},
+        )
+        return sign_event(event, w.players[seat].signer)
     if route.endswith("/events"):  # the next event of the open hand (hand 2), signed
         hand = client.get(f"/v1/tables/{w.table}/hands/2").get_json()
         seat = data.draw(st.sampled_from(sorted(w.players)))
@@ -466,8 +490,12 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/audits",
         "/v1/tournaments/scores",
         "/v1/bot-tables",
+        "/v1/people-tables",
+        "/v1/people-tables/<table_id>/seats",
+        "/v1/people-tables/<table_id>/bots",
         "/v1/tables/<table_id>/hands/<int:number>/events",
         "/v1/tables/<table_id>/hands/<int:number>/void",
+        "/v1/tables/<table_id>/chat",
         "/v1/log/cosignatures",
         "/v1/directors",
         "/v1/tournaments",
@@ -479,4 +507,7 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/tournaments/<tid>/actions/<action>",
         "/v1/tournaments/<tid>/entrants",
         "/v1/tournaments/<tid>/reveals",
+        "/v1/tournaments/<tid>/invitations",
+        "/v1/tournaments/<tid>/invitations/<code>/accept",
+        "/v1/tournaments/<tid>/entrants/<pid>/withdraw",
     }

@@ -33,8 +33,8 @@ def test_identical_creates_with_one_key_make_one_event(
     turn = iter(range(8))
 
     def send() -> tuple[int, Any]:
-        status, hdrs, payload = services[next(turn) % 2].client().raw(
-            "POST", "/v1/tournaments", SPEC, headers
+        status, hdrs, payload = (
+            services[next(turn) % 2].client().raw("POST", "/v1/tournaments", SPEC, headers)
         )
         with lock:
             answers.append((status, hdrs, payload))

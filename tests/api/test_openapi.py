@@ -46,7 +46,9 @@ def test_every_route_has_its_schemas(service: Running) -> None:
             if method == "POST":
                 body = op["requestBody"]
                 assert body["required"] is (rule.endpoint not in TAKES_NO_BODY), rule.rule
-                assert len(body["content"]) == 1 and "schema" in next(iter(body["content"].values()))
+                assert len(body["content"]) == 1 and "schema" in next(
+                    iter(body["content"].values())
+                )
             else:
                 assert "requestBody" not in op, rule.rule
             ok = [s for s in op["responses"] if s.startswith("2")]

@@ -25,9 +25,12 @@ from typing import Any
 import pytest
 
 from api.bot import TableBots
+from api.client import Identity
 from audit.auditor import audit_document
 from audit.report.html import render_html
 from tests.api.conftest import Running
+from tests.api.helpers import signed_write
+from tests.api.test_analysis import answer_when
 from tests.api.test_play_browser import found, new_driver, shot, site, wait_for  # noqa: F401
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
@@ -62,12 +65,20 @@ def pages(site: Running, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     report = c.hand(bots.table, 1)["report_id"]
     _, tid, event = open_event(site, {**MITCHELL, "name": "Demo pairs"}, 6)
     event.run(timeout=180)
+    answer_when(c, f"/v1/tournaments/{tid}/analysis", 200)  # the page shows it, not its progress
     folder = tmp_path_factory.mktemp("report")
     doc = worked_example()
     (folder / "worked-example.html").write_text(render_html(audit_document(doc), doc))
     url = site.url
+    host = Identity.generate("host")
+    c.register(host, "host")
+    body = {"name": "Waiting for three", "public": True}
+    waiting = c.call(
+        "POST", "/v1/people-tables", body, signed_write(host, "/v1/people-tables", body)
+    )
     return {
         "home": f"{url}/",
+        "waiting": f"{url}/play/{waiting['id']}",
         "play": f"{url}/play",
         "table": f"{url}/tables/{bots.table}",
         "seat": f"{url}/play/{bots.table}",
@@ -79,6 +90,7 @@ def pages(site: Running, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         "board": f"{url}/tournaments/{tid}/boards/1",
         "pair": f"{url}/tournaments/{tid}/pairs/1",
         "certificate": f"{url}/tournaments/{tid}/certificate",
+        "analysis": f"{url}/tournaments/{tid}/analysis",
         "not-found": f"{url}/no/such/page",
     }
 
@@ -135,7 +147,10 @@ def test_the_home_page_links_to_play_and_a_missing_page_is_a_page(
         "fetch(href).then(r => r.text().then(t => done([r.status,"
         " r.headers.get('content-type'), t.slice(0, 4)])));"
     )
-    assert icon == [200, "image/svg+xml; charset=utf-8", "<svg"] or icon[:2] == [200, "image/svg+xml"], icon
+    assert icon == [200, "image/svg+xml; charset=utf-8", "<svg"] or icon[:2] == [
+        200,
+        "image/svg+xml",
+    ], icon
 
 
 def focused(driver: WebDriver) -> dict[str, Any]:

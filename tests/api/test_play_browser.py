@@ -305,7 +305,7 @@ def look_at_last_trick(driver: WebDriver, tmp: Path) -> dict[str, Any]:
     driver.execute_script(WATCH_ANNOUNCE)
     button = driver.find_element(By.ID, "last-trick-button")
     button.click()
-    wait_for(lambda: [e for e in found(driver, "#last-trick") if e.is_displayed()], 5)
+    wait_for(lambda: [e for e in found(driver, "#last-trick") if e.is_displayed()], 20)
     seen = dict(
         driver.execute_script(
             "const p = document.getElementById('last-trick');"

@@ -7,6 +7,7 @@ drand chain served over HTTP (tests/drandlocal.py), and the certificate verifies
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import random
 import time
@@ -134,10 +135,25 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
 
     assert certified(base) == bundle["certificate"]
     rnd = start["beacon"]["round"]
-    for other, code in (
-        (chain.round(rnd + 1).to_json(), "SHUFFLE_BEACON_INVALID"),
-        (chain.round(rnd - 1).to_json(), "SHUFFLE_BEACON_INVALID"),
-        (None, "SHUFFLE_INCOMPLETE"),
+    # and the round it names with a signature the chain did not make for it: a flipped
+    # byte, or the next round's signature (its randomness recomputed, as a forger would;
+    # the browser refuses the same: tests/js/test_verify_certificate_v2.py)
+    dealt = next(
+        i["event"]["body"]["beacon"] for i in base if i["event"]["type"] == "tournament_deal"
+    )
+    flipped = bytearray.fromhex(dealt["signature"])
+    flipped[17] ^= 0x40
+
+    def signed_with(signature: str) -> dict[str, Any]:
+        randomness = hashlib.sha256(bytes.fromhex(signature)).hexdigest()
+        return dealt | {"signature": signature, "randomness": randomness}
+
+    for other, code, where in (
+        (chain.round(rnd + 1).to_json(), "SHUFFLE_BEACON_INVALID", "beacon.round"),
+        (chain.round(rnd - 1).to_json(), "SHUFFLE_BEACON_INVALID", "beacon.round"),
+        (None, "SHUFFLE_INCOMPLETE", "beacon.signature"),
+        (signed_with(flipped.hex()), "SHUFFLE_BEACON_INVALID", "beacon.signature"),
+        (signed_with(chain.round(rnd + 1).signature), "SHUFFLE_BEACON_INVALID", "beacon.signature"),
     ):
         events = copy.deepcopy(base)
         for item in events:
@@ -149,6 +165,7 @@ def test_bots_play_an_event_dealt_from_the_drand_round_after_the_deadline(
         with pytest.raises(FairplayError) as info:
             certified(events)
         assert info.value.code == code
+        assert where in str(info.value), str(info.value)
 
 
 def test_the_deadline_fixes_who_deals_and_a_dropped_reveal_is_proven(

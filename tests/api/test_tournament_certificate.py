@@ -51,9 +51,18 @@ _start = start_service
 _stop = stop_service
 
 
-def play(service: Running, body: dict[str, Any], pairs: int, adjust: bool) -> str:
+def play(
+    service: Running,
+    body: dict[str, Any],
+    pairs: int,
+    adjust: bool,
+    concede_after: int | None = None,
+) -> str:
+    """Bots play the event ``body``; with ``concede_after``, every hand ends with a claim
+    after that many tricks, which the adversaries accept."""
     client = service.client()
     bots = TournamentBots.open(client, body, pairs, random.Random(11), BEACON)
+    bots.concede_after = concede_after
     tid = bots.tid
     if adjust:
         bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
@@ -444,7 +453,8 @@ def test_the_bundle_is_prepared_off_the_request_path(tmp_path: Path) -> None:
             assert answer["code"] == "NOT_READY" and answer["details"]["retry_after"] == 2
         conn = service.app.extensions["fairplay"].db.connection()
         claims = conn.all(
-            "SELECT owner FROM api_certificate_builds WHERE tournament_id = ?", (tid,)
+            "SELECT owner FROM api_builds WHERE kind = 'certificate' AND tournament_id = ?",
+            (tid,),
         )
         assert len(claims) == 1  # one build, however many asked
         gate.set()
@@ -454,7 +464,11 @@ def test_the_bundle_is_prepared_off_the_request_path(tmp_path: Path) -> None:
         assert first[0] == second[0] == 200 and first[2] == second[2]
         assert json.loads(first[2]) == bundle
         assert (
-            conn.one("SELECT 1 FROM api_certificate_builds WHERE tournament_id = ?", (tid,)) is None
+            conn.one(
+                "SELECT 1 FROM api_builds WHERE kind = 'certificate' AND tournament_id = ?",
+                (tid,),
+            )
+            is None
         )
     finally:
         faults.hold("certificate_build", None)

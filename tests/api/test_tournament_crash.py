@@ -260,11 +260,10 @@ def test_a_certificate_build_killed_is_built_again(
             bots.run(timeout=60)
         assert host.proc.wait(timeout=30) == -signal.SIGKILL
         conn = Database(database).connection()
-        query = "SELECT 1 FROM api_{} WHERE tournament_id = ?"
-        assert (
-            conn.one(query.format("certificate_builds"), (tid,)) is not None
-        )  # the dead build's claim
-        assert conn.one(query.format("certificates"), (tid,)) is None
+        claim = "SELECT 1 FROM api_builds WHERE kind = 'certificate' AND tournament_id = ?"
+        assert conn.one(claim, (tid,)) is not None  # the dead build's claim
+        stored = "SELECT 1 FROM api_certificates WHERE tournament_id = ?"
+        assert conn.one(stored, (tid,)) is None
 
         host = Host(database, data).wait_ready()
         hosts.append(host)
@@ -275,10 +274,67 @@ def test_a_certificate_build_killed_is_built_again(
         again = client.raw("GET", f"{path}/certificate/bundle")
         assert again[0] == 200 and again[2] == client.raw("GET", f"{path}/certificate/bundle")[2]
         assert json.loads(again[2]) == bundle
-        assert conn.one(query.format("certificate_builds"), (tid,)) is None
+        assert conn.one(claim, (tid,)) is None
         key = client.call("GET", "/v1/log/key").strip()
         code, said = tournament_verify(bundle, key, tmp_path, capsys)
         assert code == 0, said
+        conn.close()
+    finally:
+        for h in hosts:
+            h.stop()
+
+
+ANALYSED = {
+    "name": "Crash analysis",
+    "format": "pairs-duplicate",
+    "tables": 1,
+    "boards_per_round": 2,
+}
+
+
+def test_an_analysis_build_killed_mid_way_is_finished_by_the_next_host(
+    database: str, tmp_path: Path
+) -> None:
+    """The host that logs the end of an event starts analysing it and dies after the
+    first hand (``analysis_hand``): its claim is left with its progress (1 of at least 2 hands) and
+    nothing stored. The next host finds the claim's process gone, takes the build over
+    (202 with its progress meanwhile) and stores the document, which is what
+    ``fairplay analyse`` gives on the event's bundle."""
+    from api.database import Database
+    from tests.api.test_analysis import answer_when, offline_analysis, released
+
+    data = tmp_path / "data"
+    hosts: list[Host] = []
+    try:
+        host = Host(database, data, crash_at="analysis_hand").wait_ready()
+        hosts.append(host)
+        client = client_of(host)
+        bots = TournamentBots.open(client, ANALYSED, 2, random.Random(7), BEACON)
+        tid = bots.tid
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            bots.run(timeout=60)
+        assert host.proc.wait(timeout=30) == -signal.SIGKILL
+        conn = Database(database).connection()
+        claim = "SELECT done, total FROM api_builds WHERE kind = 'analysis' AND tournament_id = ?"
+        row = conn.one(claim, (tid,))
+        assert row is not None
+        done, total = row
+        assert done == 1 < total  # killed mid-way, its progress written
+        assert conn.one("SELECT 1 FROM api_analyses WHERE tournament_id = ?", (tid,)) is None
+
+        host = Host(database, data).wait_ready()
+        hosts.append(host)
+        client = host.client()
+        path = f"/v1/tournaments/{tid}/analysis"
+        status, headers, body = client.raw("GET", path)
+        assert status in (200, 202), body
+        if status == 202:
+            assert headers["retry-after"] == "2" and json.loads(body)["status"] == "building"
+        doc = json.loads(answer_when(client, path, 200)[2])
+        assert doc["hands"] == total and released(conn, tid)
+        assert {k: v for k, v in doc.items() if k != "tournament"} == offline_analysis(
+            client, tid, tmp_path
+        )
         conn.close()
     finally:
         for h in hosts:

@@ -33,6 +33,7 @@ ODD = [
     b"[]",
     b"null",
     b'{"events": "x", "hand": {}, "table": 7}',
+    b'{"\\n": 1}',  # a key that is a line break (its name would break the one line)
 ]
 
 

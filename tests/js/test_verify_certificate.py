@@ -25,7 +25,12 @@ import pytest
 from audit.log.keys import Signer
 from tests.api.conftest import Running
 from tests.api.forge import Forger
-from tests.api.test_certificate_forgery import FORGERIES, Events, _foreign_chain
+from tests.api.test_certificate_forgery import (
+    CLAIM_FORGERIES,
+    FORGERIES,
+    Events,
+    _foreign_chain,
+)
 from tests.api.test_tournament_certificate import (
     JOBS_TAMPERS,
     MITCHELL,
@@ -55,7 +60,7 @@ def _tamper(name: str) -> Case:
 def _forgery(kind: str, name: str) -> Case:
     def make(ev: Events) -> tuple[Any, str]:
         f = Forger(ev.bundles[kind], ev.signer)
-        expected = FORGERIES[name](f)
+        expected = (CLAIM_FORGERIES if kind == "claimed" else FORGERIES)[name](f)
         return f.finish(), expected
 
     return make
@@ -129,6 +134,8 @@ CASES: dict[str, Case] = {
         for kind in ("mitchell", "robin")
         for name in FORGERIES
     },
+    "genuine claimed": _genuine("claimed"),
+    **{f"forgery (claimed): {name}": _forgery("claimed", name) for name in CLAIM_FORGERIES},
     "forgery: another event's hand chain": _foreign,
     "forgery: another event's hand chain listed in a round": _foreign_in_a_round,
     "forgery: a round's seating rewritten": _seating,
@@ -214,6 +221,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
             "mitchell": lambda service: play(service, MITCHELL, 4, True),
             "robin": lambda service: play(service, ROBIN, 3, False),
             "other": lambda service: play(service, SMALL, 2, False),
+            "claimed": lambda service: play(service, SMALL, 2, False, concede_after=9),
         },
     )
     events = Events(bundles, signer)

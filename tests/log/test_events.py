@@ -67,8 +67,9 @@ JSON_VALUES = st.recursive(
     | st.booleans()
     | st.integers(-(2**53) + 1, 2**53 - 1)
     | st.text(st.characters(exclude_categories=("Cs",)), max_size=8),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 

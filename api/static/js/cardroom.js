@@ -125,7 +125,7 @@ export class TurnCue {
     const acting = mine && (hand.phase === "calling" || hand.phase === "playing");
     if (this.cue) {
       this.cue.hidden = !acting;
-      this.cue.textContent = acting ? (hand.phase === "calling" ? "Your turn: your call" : "Your turn: play a card") : "";
+      this.cue.textContent = acting ? (hand.phase === "calling" ? "Your turn: your call" : hand.play && hand.play.claim ? "Your turn: answer the claim" : "Your turn: play a card") : "";
     }
     document.body.dataset.yourTurn = acting ? "1" : "";
     const key = acting ? `${hand.hand}:${hand.next_seq}` : null;

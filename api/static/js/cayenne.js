@@ -1,7 +1,8 @@
 // A Cayenne hand derived from the players' signed events, and a duplicate board's score,
 // in the browser. The rules are audit/rules/play.py's HandState (the dealer calls or
 // passes, then his partner must call; each card from the player's own hand, in turn,
-// following suit when he can; an ace declared high only in a nullo) and
+// following suit when he can; an ace declared high only in a nullo; a claim of the
+// tricks left between tricks, ending the hand when both adversaries accept it) and
 // audit/tournament/boardscore.py's five steps for a hand the engine let through (so
 // without a revoke: the engine refuses one). A refusal names the event, as
 // audit/tournament/signed.py does.
@@ -11,6 +12,8 @@ import { trickWinner } from "./hand.js";
 import { CARD_TEXT, SEATS, cardOf } from "./shuffle.js";
 
 export const CONTRACTS = ["S", "H", "D", "C", "grand", "nullo"];
+/** The players' events the rules apply (api/handstate.py RULES_KINDS). */
+export const RULES_KINDS = ["call", "play", "claim", "claim_answer"];
 const SIDE = { N: 0, S: 0, E: 1, W: 1 };
 const suit = (c) => Math.floor(c / 13);
 const left = (seat) => SEATS[(SEATS.indexOf(seat) + 1) % 4];
@@ -35,11 +38,54 @@ export function replayHand(events, { deal, dealer, cayenne, seatOf }) {
   const gathered = [[], []];
   const won = [0, 0];
   let trick = null;
+  let pending = null; // a claim waiting for the adversaries' answers
+  let claim = null; // the claim both adversaries accepted: the hand's end
+  const refused = []; // [claimer, tricks played] of each claim refused
   for (const ev of events) {
-    if (ev.type !== "call" && ev.type !== "play") continue;
+    if (!RULES_KINDS.includes(ev.type)) continue;
     const seat = seatOf.get(ev.actor);
     if (!seat) throw notDerivable(`${where(ev)}: ${ev.actor} is not seated`);
     const body = ev.body ?? {};
+    if (claim) throw notDerivable(`${where(ev)}: the hand is over`);
+    if (ev.type === "claim") {
+      // audit/rules/play.py HandState.claim_tricks
+      const left = 13 - tricks.length;
+      if (contract === null) throw notDerivable(`${where(ev)}: no claim while the hand is calling`);
+      if (pending) throw notDerivable(`${where(ev)}: ${pending.claimer}'s claim waits for answers`);
+      if (trick) throw notDerivable(`${where(ev)}: a claim is made between tricks, not during one`);
+      if (!Number.isInteger(body.tricks) || body.tricks < 0 || body.tricks > left) {
+        throw notDerivable(`${where(ev)}: a claim is of 0 to ${left} tricks (the tricks left), not ${JSON.stringify(body.tricks)}`);
+      }
+      if (refused.some(([s, n]) => s === seat && n === tricks.length)) {
+        throw notDerivable(`${where(ev)}: ${seat}'s claim was refused: play a trick before claiming again`);
+      }
+      pending = { claimer: seat, tricks: body.tricks, left, accepted: [] };
+      continue;
+    }
+    if (ev.type === "claim_answer") {
+      // audit/rules/play.py HandState.answer_claim
+      if (!pending) throw notDerivable(`${where(ev)}: there is no claim to answer`);
+      if (seat !== left(pending.claimer) && seat !== partner(left(pending.claimer))) {
+        throw notDerivable(`${where(ev)}: only the claimer's adversaries answer ${pending.claimer}'s claim`);
+      }
+      if (pending.accepted.includes(seat)) throw notDerivable(`${where(ev)}: ${seat} has already accepted the claim`);
+      if (typeof body.accept !== "boolean") throw notDerivable(`${where(ev)}: accept is not true or false`);
+      if (!body.accept) {
+        refused.push([pending.claimer, tricks.length]);
+        pending = null;
+        continue;
+      }
+      pending.accepted.push(seat);
+      if (pending.accepted.length === 2) {
+        const side = SIDE[pending.claimer];
+        won[side] += pending.tricks;
+        won[side ^ 1] += pending.left - pending.tricks;
+        claim = { claimer: pending.claimer, tricks: pending.tricks, agreed: pending.accepted };
+        pending = null;
+      }
+      continue;
+    }
+    if (pending) throw notDerivable(`${where(ev)}: ${pending.claimer}'s claim waits for the adversaries' answers`);
     if (ev.type === "call") {
       if (contract !== null) throw notDerivable(`${where(ev)}: the trump has already been made`);
       const due = calls.length ? partner(dealer) : dealer;
@@ -87,8 +133,9 @@ export function replayHand(events, { deal, dealer, cayenne, seatOf }) {
     }
   }
   const last = events[events.length - 1];
-  if (contract === null || tricks.length !== 13 || trick) {
-    throw notDerivable(`${last ? where(last) : "a hand"}: the hand's play is not finished`);
+  if (contract === null || (tricks.length !== 13 && !claim) || trick) {
+    const why = pending ? " (a claim no adversary accepted is not an end)" : "";
+    throw notDerivable(`${last ? where(last) : "a hand"}: the hand's play is not finished${why}`);
   }
   const hand = {
     dealer,
@@ -101,8 +148,10 @@ export function replayHand(events, { deal, dealer, cayenne, seatOf }) {
       if (high.length) out.ace_high = high;
       return out;
     }),
-    gathered: { NS: gathered[0], EW: gathered[1] },
   };
+  // a claimed hand's cards not played are not tricks: no piles (signed.derive_hand)
+  if (claim) hand.claim = claim;
+  else hand.gathered = { NS: gathered[0], EW: gathered[1] };
   return { hand, contract, won, deal, cayenne };
 }
 

@@ -10,10 +10,14 @@
 // (a check that needs a failed one says so and fails too); a refusal names the field as
 // the Python verifier does.
 //
-// Not done here (each shown as "not checked in the browser", ok: null): drand's BLS
-// signature of a version 2 beacon and each hand's statistical audit (its verdict).
-// `fairplay tournament verify` checks them. A round robin's match values and each
-// rubber hand's start come from the rubber scorer (rubber.js).
+// A version 2 event's drand round: its BLS signature under the chain's key (drand.js,
+// over the vendored @noble/curves bundle; on a service built without it, shown as "not
+// checked in the browser").
+//
+// Not done here (shown as "not checked in the browser", ok: null): each hand's
+// statistical audit (its verdict), which `fairplay tournament verify` checks. A round
+// robin's match values and each rubber hand's start come from the rubber scorer
+// (rubber.js).
 
 import { VerifyError, fromBase64, sha256, subtle, toBase64, toHex } from "./bytes.js";
 import { canonicalJson } from "./canonical.js";
@@ -26,6 +30,7 @@ import { parseNote, parseVerifierKey, verifyCheckpoint, verifyNote } from "./not
 import { CARD_TEXT } from "./shuffle.js";
 import { checkRulings, grantsOf, ruledBy } from "./rulings.js";
 import { deriveRecord, difference } from "./signed.js";
+import { BlsUnavailable, chainName, loadBls, verifyRound } from "./drand.js";
 import { PyFloat, duplicateStandings, places, Frac, standingsDigest } from "./standings.js";
 import { Sheet, matchValue } from "./rubber.js";
 import { VERSION_1, VERSION_2, boardJson, checkOpenings, deriveBoards } from "./tdeals.js";
@@ -411,13 +416,27 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     ctx.v2 = v2;
     return `${boards.length} boards (${t.protocol}) from the service's seed and ${input.revealed.length} entrants' seeds, each opening its commitment`;
   });
-  await run("beacon signature", ["deals"], async () => {
+  // The round the event's signed chain names (what "deals" dealt from, when it passed),
+  // checked on its own: a forged signature fails here even when the deals fail first.
+  await run("beacon signature", ["the event"], async () => {
     if (ctx.doc.format !== DUPLICATE) return "no beacon: a rubber event";
-    if (!ctx.v2) {
+    if (ctx.doc.reveal_deadline === null) {
       const beacon = ctx.doc.beacon ? `the beacon value (${ctx.doc.beacon.source} round ${ctx.doc.beacon.round}) is the signed chain's; ` : "";
       return `${VERSION_1}: ${beacon}the log key's holder could choose the boards (docs/shuffle-protocol.md II.10)`;
     }
-    throw new NotHere(`drand round ${ctx.doc.drand.round}'s BLS signature (its number and randomness are checked under "deals")`);
+    const d = ctx.doc.drand;
+    if (!("signature" in d)) throw err("SHUFFLE_INCOMPLETE", "beacon.signature: the beacon round is not out yet");
+    let bls;
+    try {
+      bls = await (options.loadBls ?? loadBls)();
+    } catch (e) {
+      if (!(e instanceof BlsUnavailable)) throw e;
+      throw new NotHere(`drand round ${d.round}'s BLS signature (${e.message}; its number and randomness are checked under "deals")`);
+    }
+    await verifyRound(bls, d, d);
+    const name = chainName(d.public_key);
+    const whose = name ? `${name}'s key` : "the key the event's start names, which is not a League of Entropy chain's (compare it with the chain's /info)";
+    return `drand round ${d.round}'s BLS signature (${d.scheme}) verifies under ${whose}`;
   });
   await run("hands", ["the event's chains", "deals"], async () => {
     const records = new Map(ctx.given.map(([t, h, r]) => [JSON.stringify([t, h]), r]));

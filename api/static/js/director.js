@@ -69,7 +69,10 @@ async function watchTables() {
     const tr = document.createElement("tr");
     tr.dataset.table = t.id;
     const board = t.boards ? `board ${t.boards[Math.max(n, 1) - 1] ?? t.boards.at(-1)}` : `hand ${n}`;
-    const state = !hand ? "not started" : play?.contract ? `${hand.phase}: ${play.contract}` : hand.phase;
+    let state = !hand ? "not started" : play?.contract ? `${hand.phase}: ${play.contract}` : hand.phase;
+    // a claim (never its cards: the watch is the public state)
+    if (play?.claim) state += ` — claim: ${play.claim.claimer} claims ${play.claim.tricks} of ${play.claim.left}, waiting for ${play.claim.waiting_for.join(" ")}`;
+    else if (play?.claimed) state += ` — ended by ${play.claimed.claimer}'s claim of ${play.claimed.tricks}`;
     const cards = trick ? `${trick.leader} led: ${trick.cards.join(" ")}` : "";
     tr.append(
       cell(link, "Table"),

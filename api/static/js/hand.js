@@ -49,7 +49,7 @@ export const CHECKS = [
 
 const SERVER = "server";
 const SERVER_TYPES = ["open", "server_reveal", "end", "void"];
-const PLAYER_TYPES = ["commit", "reveal", "call", "play"];
+const PLAYER_TYPES = ["commit", "reveal", "call", "play", "claim", "claim_answer"];
 const SIDE = { N: "NS", S: "NS", E: "EW", W: "EW" };
 const TRUMP = { S: 0, H: 1, D: 2, C: 3 };
 
@@ -104,12 +104,43 @@ function replay(events, deal, dealer, finished) {
   let trick = [];
   const won = { NS: 0, EW: 0 };
   let plays = 0;
+  let claim = null;
+  let claimed = null;
   for (const ev of events) {
     if (ev.type === "call") {
       if (ev.body.call !== "pass") contract = ev.body.call;
       continue;
     }
+    if (ev.type === "claim") {
+      const seat = seatOf.get(ev.actor);
+      const left = 13 - (won.NS + won.EW);
+      if (!seat || trick.length || claim || !Number.isInteger(ev.body.tricks) || ev.body.tricks < 0 || ev.body.tricks > left) {
+        throw new VerifyError("TRICKS_MISMATCH", `event ${ev.seq}: not a claim the rules allow (${ev.actor}, ${JSON.stringify(ev.body.tricks)} of ${left} tricks left)`);
+      }
+      claim = { seat, tricks: ev.body.tricks, left, accepted: [] };
+      continue;
+    }
+    if (ev.type === "claim_answer") {
+      const seat = seatOf.get(ev.actor);
+      const adversaries = claim ? [SEATS[(SEATS.indexOf(claim.seat) + 1) % 4], SEATS[(SEATS.indexOf(claim.seat) + 3) % 4]] : [];
+      if (!seat || !adversaries.includes(seat) || claim.accepted.includes(seat)) {
+        throw new VerifyError("TRICKS_MISMATCH", `event ${ev.seq}: ${ev.actor} cannot answer a claim here`);
+      }
+      if (ev.body.accept !== true) {
+        claim = null;
+        continue;
+      }
+      claim.accepted.push(seat);
+      if (claim.accepted.length === 2) {
+        won[SIDE[claim.seat]] += claim.tricks;
+        won[SIDE[claim.seat] === "NS" ? "EW" : "NS"] += claim.left - claim.tricks;
+        claimed = { claimer: claim.seat, tricks: claim.tricks, agreed: claim.accepted };
+        claim = null;
+      }
+      continue;
+    }
     if (ev.type !== "play") continue;
+    if (claim || claimed) throw new VerifyError("TRICKS_MISMATCH", `event ${ev.seq}: a card played while a claim waits or after one ended the hand`);
     const seat = seatOf.get(ev.actor);
     const card = cardOf(ev.body.card);
     const at = `event ${ev.seq} (${ev.actor} plays ${JSON.stringify(ev.body.card)})`;
@@ -133,13 +164,14 @@ function replay(events, deal, dealer, finished) {
       trick = [];
     }
   }
-  if (finished) {
+  if (finished && claim) throw new VerifyError("TRICKS_MISMATCH", "the hand ended on a claim no adversary accepted");
+  if (finished && !claimed) {
     const left = SEATS.filter((s) => held[s].size > 0);
     if (left.length) {
       throw new VerifyError("DEAL_MISMATCH", `the hand ended with cards of ${left.join(", ")} never played (${left.map((s) => cardsText([...held[s]]).join(" ")).join("; ")})`);
     }
   }
-  return { won, plays, contract };
+  return { won, plays, contract, claimed };
 }
 
 /** What the players' signed events fix of a record: the seats of the opening (which
@@ -373,7 +405,8 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
     if (said.NS !== won.NS || said.EW !== won.EW) {
       throw new VerifyError("TRICKS_MISMATCH", `the server's end says NS ${said.NS}, EW ${said.EW}; the cards played give NS ${won.NS}, EW ${won.EW} (contract ${contract})`);
     }
-    return `contract ${contract}: NS took ${won.NS} tricks, EW ${won.EW}, as the server's end says`;
+    const by = ctx.replay.claimed ? ` (${ctx.replay.claimed.claimer}'s claim of ${ctx.replay.claimed.tricks} of the tricks left, agreed by ${ctx.replay.claimed.agreed.join(" and ")})` : "";
+    return `contract ${contract}: NS took ${won.NS} tricks, EW ${won.EW}${by}, as the server's end says`;
   });
   await run("cayenne card", ["commitments"], async () => {
     if (ctx.void) throw new Skip("void hand: no cayenne card was turned");
@@ -410,14 +443,16 @@ export async function verifyHandDetailed(bundle, logKeyText, lastCheckpoint = nu
     const diff =
       firstDifference(record.players, want.players, "record.players") ??
       firstDifference(h.calls, want.hands[0].calls, "record.hands[0].calls") ??
-      firstDifference(h.tricks, want.hands[0].tricks, "record.hands[0].tricks");
+      firstDifference(h.tricks, want.hands[0].tricks, "record.hands[0].tricks") ??
+      firstDifference(h.claim ?? null, ctx.replay.claimed, "record.hands[0].claim");
     if (diff) {
       throw new VerifyError(
         "RECORD_MISMATCH",
         `${diff.path}: the record says ${JSON.stringify(diff.given)}, the players' signed events give ${JSON.stringify(diff.signed)}`,
       );
     }
-    return "its seats, calls and tricks (every card, its leader, every ace declared high) are the players' signed events";
+    const claimed = ctx.replay.claimed ? ", and its claim" : "";
+    return `its seats, calls and tricks (every card, its leader, every ace declared high)${claimed} are the players' signed events`;
   });
 
   return {

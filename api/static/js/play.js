@@ -1,11 +1,13 @@
 // The /play page: make or import the player's key, register it, open a table against
-// the house bots (api/house.py). The private key stays in this browser (keys.js).
+// the house bots (api/house.py) or a table of people (people.js: create one, the lobby,
+// my tables). The private key stays in this browser (keys.js).
 
 import { fetchRetry } from "./retry.js";
+import { People } from "./people.js";
 import { createKey, forgetIdentity, importBackup, loadIdentity, readHeader, saveIdentity, writeHeader } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
-const TABLES = "cayenne-fairplay:tables";
+const people = new People();
 
 function say(id, text, bad = false) {
   const box = $(id);
@@ -34,21 +36,6 @@ async function registered(identity) {
   return r.ok;
 }
 
-function listTables() {
-  const ul = $("my-tables");
-  const tables = JSON.parse(localStorage.getItem(TABLES) ?? "[]");
-  ul.replaceChildren(
-    ...tables.map((t) => {
-      const li = document.createElement("li");
-      const a = document.createElement("a");
-      a.href = `/play/${encodeURIComponent(t)}`;
-      a.textContent = `table ${t}`;
-      li.append(a);
-      return li;
-    }),
-  );
-}
-
 async function show(identity, backup = null) {
   $("key-none").hidden = Boolean(identity);
   $("key-made").hidden = !identity;
@@ -57,6 +44,7 @@ async function show(identity, backup = null) {
   if (!identity) {
     if (reg) reg.disabled = true;
     if (bots) bots.disabled = true;
+    await people.ready(null, false);
     return;
   }
   $("player-id").textContent = identity.id;
@@ -72,6 +60,7 @@ async function show(identity, backup = null) {
     reg.textContent = known ? "Registered" : "Register my key";
   }
   if (bots) bots.disabled = !known;
+  await people.ready(identity, known);
   if (known) say("register-status", "Your key is registered with this service.");
 }
 
@@ -130,8 +119,6 @@ function main() {
         bots.disabled = false;
         return say("table-status", `Refused: ${r.doc.message ?? r.status}`, true);
       }
-      const tables = JSON.parse(localStorage.getItem(TABLES) ?? "[]");
-      localStorage.setItem(TABLES, JSON.stringify([r.doc.id, ...tables].slice(0, 20)));
       location.href = `/play/${encodeURIComponent(r.doc.id)}`;
     });
   }
@@ -139,10 +126,10 @@ function main() {
 
 async function start() {
   main(); // the controls answer from now on
+  people.wire();
   const kept = await loadIdentity();
   if (kept && !identity) identity = kept;
   await show(identity);
-  listTables();
   document.body.dataset.ready = "1";
 }
 

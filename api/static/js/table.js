@@ -6,11 +6,13 @@
 import { fetchRetry } from "./retry.js";
 import { toHex } from "./bytes.js";
 import { verifyHandDetailed } from "./hand.js";
-import { signEvent, signedStreamUrl } from "./keys.js";
+import { readHeader, signEvent, signedStreamUrl } from "./keys.js";
 import { checkPolicy, makePolicy } from "./cosignature.js";
 import { CHECKPOINT_KEY } from "./logview.js";
 import { seatCommitment } from "./shuffle.js";
 import { HandPause, LastTrickPanel, TurnCue, explanationOf } from "./cardroom.js";
+import { ClaimPanel } from "./claims.js";
+import { ChatPanel } from "./chat.js";
 
 export const SEATS = ["N", "E", "S", "W"];
 const SUITS = ["S", "H", "D", "C"];
@@ -99,6 +101,8 @@ export class TableView {
     this.live = new Set(); // hands this page saw being played: their end is paused on
     this.lastTrick = new LastTrickPanel(this);
     this.pause = new HandPause(this);
+    this.claims = new ClaimPanel(this);
+    this.chat = new ChatPanel(this);
     this.turnCue = null;
   }
 
@@ -112,6 +116,7 @@ export class TableView {
     const source = new EventSource(url);
     this.source = source;
     source.addEventListener("table", (e) => this.onTable(JSON.parse(e.data)));
+    source.addEventListener("chat", (e) => this.chat.update(JSON.parse(e.data)));
     source.addEventListener("state", (e) => {
       this.retry = 1000;
       this.onState(JSON.parse(e.data));
@@ -151,9 +156,20 @@ export class TableView {
     setTimeout(() => this.connect(), delay);
   }
 
+  /** A read of the service, signed by this page's player when there is one: a duplicate
+   * event's table and its hands are read by its four players only until the event ends. */
+  get(path) {
+    return signedGet(path, this.identity);
+  }
+
   async start() {
     if (this.identity) {
-      const table = await (await fetchRetry(`/v1/tables/${encodeURIComponent(this.tableId)}`)).json();
+      const resp = await this.get(`/v1/tables/${encodeURIComponent(this.tableId)}`);
+      const table = await resp.json();
+      if (!resp.ok) {
+        this.say(`This table cannot be read with your key: ${table.message ?? resp.status}`, true);
+        return;
+      }
       this.seat = SEATS.find((s) => table.seats[s] === this.identity.id) ?? null;
     }
     this.turnCue = new TurnCue(Boolean(this.identity && this.seat));
@@ -295,7 +311,12 @@ export class TableView {
       t.cards.slice(seen).forEach((c, k) => said.push(`${this.seatName(SEATS[(i + seen + k) % 4])} played the ${cardName(c)}.`));
       if (t.winner && !(old[n] && old[n].winner)) said.push(`${this.seatName(t.winner)} won the trick ${n + 1}.`);
     });
-    const turn = (h) => (h && (h.phase === "calling" || h.phase === "playing") ? `${h.hand}:${h.phase}:${h.waiting_for.join()}` : "");
+    const claimNow = (h) => Boolean(h && h.play && h.play.claim);
+    if (claimNow(before) && !claimNow(after) && after.hand === before.hand && after.phase === "playing") {
+      said.push("The claim was refused: the play goes on.");
+      this.say("The claim was refused: the play goes on.");
+    }
+    const turn = (h) => (h && (h.phase === "calling" || h.phase === "playing") && !claimNow(h) ? `${h.hand}:${h.phase}:${h.waiting_for.join()}` : "");
     if (turn(after) && turn(after) !== turn(before)) {
       const mine = this.seat && after.waiting_for.includes(this.seat);
       said.push(mine ? (after.phase === "calling" ? "Your turn: your call." : "Your turn: play a card.") : `${this.seatName(after.waiting_for[0])} to ${after.phase === "calling" ? "call" : "play"}.`);
@@ -312,7 +333,7 @@ export class TableView {
     const focusHand = this.keepFocus || (active && active.closest && active.closest("#my-hand, #actions") !== null);
     this.keepFocus = false;
     const play = h.play;
-    $("hand-title").textContent = `Hand ${h.hand}`;
+    $("hand-title").textContent = h.board ? `Board ${h.board}` : `Hand ${h.hand}`;
     $("phase").textContent = this.phaseText();
     const pos = this.positions();
     for (const [where, seat] of Object.entries(pos)) this.renderSeat($(`seat-${where}`), seat, where === "bottom");
@@ -321,6 +342,7 @@ export class TableView {
     this.renderScore();
     this.renderActions();
     this.lastTrick.update(h, this.previous);
+    this.claims.update(h, this.cards);
     if (this.turnCue) this.turnCue.update(h, this.waitingForMe());
     if (focusHand) this.restoreFocus(active && active.dataset ? active.dataset.card : null);
     document.body.dataset.phase = h.phase;
@@ -342,6 +364,9 @@ export class TableView {
       return `Shuffle ceremony: ${h.phase === "committing" ? "commitments" : "seeds revealed"} ${n}/4`;
     }
     if (h.phase === "calling") return mine ? "Your call" : `${this.seatName(who[0])} to call`;
+    if (h.phase === "playing" && h.play && h.play.claim) {
+      return mine ? "A claim: your answer" : `A claim: waiting for ${who.map((s) => this.seatName(s)).join(" and ")}`;
+    }
     if (h.phase === "playing") return mine ? "Your turn: play a card" : `${this.seatName(who[0])} to play`;
     if (h.phase === "void") return "This hand was void; the next is being shuffled";
     return h.phase;
@@ -468,6 +493,12 @@ export class TableView {
   }
 
   renderScore() {
+    if (this.hand.board) {
+      // a duplicate board has no rubber: it is scored against the other tables' results
+      $("score-title").textContent = "Duplicate board";
+      $("score").replaceChildren(el("p", { id: "board-scoring" }, `Board ${this.hand.board} is scored against the other tables that play it (matchpoints). Your result shows on the event's page as soon as your table has played it.`));
+      return;
+    }
     const score = this.hand.score_before ?? { points: { NS: 0, EW: 0 }, games: { NS: 0, EW: 0 } };
     const sheet = score.sheet ?? { NS: [], EW: [] };
     $("score").replaceChildren(
@@ -508,8 +539,8 @@ export class TableView {
     this.finished.add(prev.hand);
     const t = encodeURIComponent(this.tableId);
     const [record, report] = await Promise.all([
-      fetchRetry(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
-      fetchRetry(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
+      this.get(`/v1/tables/${t}/hands/${prev.hand}/record`).then((r) => r.json()),
+      this.get(`/v1/tables/${t}/hands/${prev.hand}/report`).then((r) => r.json()),
     ]);
     const rec = record.hands[0];
     const box = $("last-hand");
@@ -533,13 +564,22 @@ export class TableView {
     if (this.live.has(prev.hand)) this.pause.show(prev, lines);
     put(
       box,
-      el("h3", {}, `Hand ${prev.hand}: `, contractText(play.contract, play.cayenne), ` \u2014 N-S ${play.tricks_won.NS} tricks, E-W ${play.tricks_won.EW}`),
+      el("h3", {}, prev.board ? `Board ${prev.board}: ` : `Hand ${prev.hand}: `, contractText(play.contract, play.cayenne), ` \u2014 N-S ${play.tricks_won.NS} tricks, E-W ${play.tricks_won.EW}`),
       diagram,
       declared.length ? el("p", {}, "Aces declared high: ", declared.join(" ")) : null,
+      rec.claim
+        ? el("p", { id: "claimed-hand" }, `Ended by a claim: ${this.seatName(rec.claim.claimer)} claimed ${rec.claim.tricks} of the ${13 - rec.tricks.length} tricks left, agreed by ${rec.claim.agreed.map((s) => this.seatName(s)).join(" and ")}; the cards not played are not tricks.`)
+        : null,
       lines ? el("details", { id: "score-explained" }, el("summary", {}, "The score, step by step"), el("ol", {}, ...lines.map((l) => el("li", {}, l.reason)))) : null,
-      el("p", {}, "Audit verdict: ", el("b", { id: "verdict", class: `verdict-${verdict}` }, verdict), " \u2014 ", el("a", { href: `/reports/${report.id}` }, "report"), " \u00b7 ", el("a", { href: `/tables/${t}/hands/${prev.hand}` }, "hand page")),
+      el("p", {}, "Audit verdict: ", el("b", { id: "verdict", class: `verdict-${verdict}` }, verdict), ...(prev.board ? [] : [" \u2014 ", el("a", { href: `/reports/${report.id}` }, "report"), " \u00b7 ", el("a", { href: `/tables/${t}/hands/${prev.hand}` }, "hand page")])),
       el("div", { id: "verification" }),
     );
+    if (prev.board) {
+      // A duplicate board is dealt from the event's seeds, the service's secret until the
+      // end: it is verified with the whole event, by the certificate's check.
+      $("verification").replaceChildren(el("p", { class: "muted", id: "board-verification" }, `Board ${prev.board} is verified with the whole event: its deal comes from the event's seeds, published when the event ends, and the certificate's check ("Verify in this browser") replays every board.`));
+      return;
+    }
     if (this.logKey) await this.verify(prev.hand, record);
   }
 
@@ -554,11 +594,17 @@ export class TableView {
   }
 }
 
+/** A GET of the service, signed by `identity` (a signed read) when one is given. */
+export function signedGet(path, identity) {
+  if (!identity) return fetchRetry(path);
+  return fetchRetry(path, async () => ({ headers: { Authorization: await readHeader(identity, "GET", path) } }));
+}
+
 /** Fetch a hand's proof bundle (and, when needed, a consistency proof from the last
  * checkpoint this browser kept) and run hand.js's checks; keeps the newest checkpoint. */
 export async function verifyFinishedHand(tableId, number, logKey, record, identity, policy = null) {
   const t = encodeURIComponent(tableId);
-  const bundle = await (await fetchRetry(`/v1/tables/${t}/hands/${number}/proof`)).json();
+  const bundle = await (await signedGet(`/v1/tables/${t}/hands/${number}/proof`, identity)).json();
   const lastNote = localStorage.getItem(CHECKPOINT_KEY);
   let last = null;
   if (lastNote) {

@@ -2,8 +2,7 @@
 // the service's seed, the entrants' seeds and the beacon, as docs/shuffle-protocol.md
 // (part II) gives every byte (the Python is shuffle/tournament.py). Version 2's drand
 // round is checked here for its round number and its randomness (SHA-256 of the
-// signature); its BLS signature is not (the browser has no pairing): the offline
-// command checks it.
+// signature); its BLS signature is drand.js's (the certificate's "beacon signature").
 
 import { ctEqual, fromHex, hmacSha256, sha256, toHex, utf8 } from "./bytes.js";
 import {

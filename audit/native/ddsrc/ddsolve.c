@@ -37,6 +37,7 @@
 #endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pythread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -112,6 +113,9 @@ static long nodes = 0;
 
 
 static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
+/* The search runs without the GIL (a service's requests go on while its analysis is
+ * built in a thread), one call at a time: the tables above are shared. */
+static PyThread_type_lock search_lock = NULL;
 
 static inline int lowbit(uint64_t m) { return __builtin_ctzll(m); }
 static inline int card_val(const State *s, int card, int high) {
@@ -745,12 +749,15 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         if (!keys || !chunks) return PyErr_NoMemory();
         for (int k = 0; k <= 13; k++) mask26[k] = top_mask(k);
     }
+    if (search_lock == NULL && (search_lock = PyThread_allocate_lock()) == NULL)
+        return PyErr_NoMemory();
     /* every legal move, none collapsed, at the root */
     int seat = (s.leader + s.ncur) & 3;
     uint64_t legal = s.h[seat];
     if (s.ncur > 0 && (legal & (SUIT13 << (s.led * 13)))) legal &= SUIT13 << (s.led * 13);
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
+    int cards[64], highs[64], values[64], n = 0; /* at most 13 cards, an ace twice */
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(search_lock, WAIT_LOCK);
     memset(hist, 0, sizeof hist);
     /* The value of the position first; then each move's value lies on one side of it,
      * and one search says whether the move reaches it. */
@@ -775,10 +782,17 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
                                                      : wv + exact_in(&s, best - wv + 1, s.remaining, best - wv + 1);
             if (last_n < LAST_MAX) { last_child[last_n] = s; last_value[last_n++] = (int8_t)(v - wv); }
             s = save;
-            PyObject *item = Py_BuildValue("(iii)", c, hi, v);
-            if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); Py_DECREF(out); return NULL; }
-            Py_DECREF(item);
+            cards[n] = c; highs[n] = hi; values[n] = v; n++;
         }
+    }
+    PyThread_release_lock(search_lock);
+    Py_END_ALLOW_THREADS
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *item = Py_BuildValue("(iii)", cards[i], highs[i], values[i]);
+        if (!item) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, item);
     }
     return out;
 }

@@ -110,6 +110,10 @@ def test_a_bundles_records_are_read(tmp_path: Path) -> None:
     }
     hands, _ = hands_of([("b.json", bundle)])
     assert len(hands) == 3 and hands[0].source.startswith("b.json table 1 hand 1")
+    # a bundle that names its event: its hands are named by the event, whatever the file
+    bundle["certificate"] = {"event": {"id": "t-1"}}
+    named, _ = hands_of([("saved/elsewhere.json", bundle)])
+    assert [h.source for h in named] == [h.source.replace("b.json", "t-1") for h in hands]
     doc = analyse(hands, Settings(from_card=44, samples=3))
     assert {tuple(p["players"]) for p in doc["pairs"]} == {("Z", "Y"), ("A", "B")}
 

@@ -76,29 +76,61 @@ def must_fail(base: dict[str, Any], drand: LocalDrand, other: LocalDrand) -> lis
         return r.to_json()  # type: ignore[no-any-return]
 
     case("entrant seed altered", lambda d: d["entrants"][1].update(seed="00" * 16))
-    case("a withdrawn entrant's seed added", lambda d: d["entrants"][2].update(seed=seed(96, 64).hex()))
+    case(
+        "a withdrawn entrant's seed added",
+        lambda d: d["entrants"][2].update(seed=seed(96, 64).hex()),
+    )
     case("a revealed entrant withdrawn", lambda d: d["entrants"][0].pop("seed"))
-    case("service seed altered", lambda d: d["service"].update(seed="ff" + d["service"]["seed"][2:]))
+    case(
+        "service seed altered", lambda d: d["service"].update(seed="ff" + d["service"]["seed"][2:])
+    )
     case("deal number altered", lambda d: d["deals"][1].update(deal_number="0"))
     case("deadline moved later", lambda d: d.update(reveal_deadline=d["reveal_deadline"] + PERIOD))
-    case("deadline moved earlier, the same round", lambda d: d.update(reveal_deadline=d["reveal_deadline"] - 1))
+    case(
+        "deadline moved earlier, the same round",
+        lambda d: d.update(reveal_deadline=d["reveal_deadline"] - 1),
+    )
     case("deadline missing", lambda d: d.pop("reveal_deadline"))
     case("beacon missing", lambda d: d.pop("beacon"))
-    case("beacon round not yet out", lambda d: [d["beacon"].pop(k) for k in ("signature", "previous_signature", "randomness")])
-    case("an earlier round, validly signed", lambda d: d["beacon"].update(round_fields(drand.round(7))))
-    case("a later round, validly signed", lambda d: d["beacon"].update(round_fields(drand.round(9))))
-    case("signature of another chain's key", lambda d: d["beacon"].update(round_fields(other.round(8))))
-    case("signature altered", lambda d: d["beacon"].update(signature=d["beacon"]["signature"][:-2] + "00"))
-    case("signature altered, randomness recomputed", lambda d: d["beacon"].update(
-        signature=(sig := d["beacon"]["signature"][:-2] + "00"),
-        randomness=__import__("hashlib").sha256(bytes.fromhex(sig)).hexdigest()))
+    case(
+        "beacon round not yet out",
+        lambda d: [d["beacon"].pop(k) for k in ("signature", "previous_signature", "randomness")],
+    )
+    case(
+        "an earlier round, validly signed",
+        lambda d: d["beacon"].update(round_fields(drand.round(7))),
+    )
+    case(
+        "a later round, validly signed", lambda d: d["beacon"].update(round_fields(drand.round(9)))
+    )
+    case(
+        "signature of another chain's key",
+        lambda d: d["beacon"].update(round_fields(other.round(8))),
+    )
+    case(
+        "signature altered",
+        lambda d: d["beacon"].update(signature=d["beacon"]["signature"][:-2] + "00"),
+    )
+    case(
+        "signature altered, randomness recomputed",
+        lambda d: d["beacon"].update(
+            signature=(sig := d["beacon"]["signature"][:-2] + "00"),
+            randomness=__import__("hashlib").sha256(bytes.fromhex(sig)).hexdigest(),
+        ),
+    )
     case("previous signature altered", lambda d: d["beacon"].update(previous_signature="00" * 96))
-    case("randomness not SHA-256 of the signature", lambda d: d["beacon"].update(randomness="ab" * 32))
+    case(
+        "randomness not SHA-256 of the signature",
+        lambda d: d["beacon"].update(randomness="ab" * 32),
+    )
     case("public key swapped", lambda d: d["beacon"].update(public_key=other.chain.public_key))
     case("genesis moved", lambda d: d["beacon"].update(genesis=d["beacon"]["genesis"] + PERIOD))
     case("unknown scheme", lambda d: d["beacon"].update(scheme="bls-made-up"))
     case("signature not hex", lambda d: d["beacon"].update(signature="zz" * 96))
-    case("version 1 beacon fields", lambda d: d.update(beacon={"source": "x", "round": 8, "randomness": "00"}))
+    case(
+        "version 1 beacon fields",
+        lambda d: d.update(beacon={"source": "x", "round": 8, "randomness": "00"}),
+    )
     case("labelled version 1", lambda d: d.update(protocol=t.VERSION_1))
     case("wrong protocol", lambda d: d.update(protocol="cayenne-tournament-deals/3"))
     out = []
