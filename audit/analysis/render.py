@@ -19,7 +19,7 @@ TABLE_CSS = (
     ".wide thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
     ".wide tr{border:1px solid #505a5f;margin:.4rem 0;padding:.2rem .4rem}"
     ".wide th[scope=row],.wide td{border:none;padding:.1rem 0;white-space:normal}"
-    ".wide td[data-label]::before{content:attr(data-label) \": \";color:#505a5f}}"
+    '.wide td[data-label]::before{content:attr(data-label) ": ";color:#505a5f}}'
 )
 """The tables' style: on a phone each row is a block, each cell labelled by its column
 (the page never scrolls sideways); on a wider screen a table too wide scrolls inside its
