@@ -47,6 +47,19 @@ def _bonus_keys(score: dict[str, Any]) -> list[tuple[str, str, int]]:
     return sorted((b["side"], b["kind"], b["points"]) for b in score["bonuses"])
 
 
+def ended_by_claim(hand: dict[str, Any]) -> str | None:
+    """A report hand's ``claim`` in words (docs/record-format.md, "A claim of the remaining
+    tricks"), or ``None`` for a hand played out."""
+    claim = hand.get("claim")
+    if not claim:
+        return None
+    agreed = " and ".join(claim["agreed"])
+    return (
+        f"ended by a claim: {claim['claimer']}'s side took {claim['tricks']} of the tricks "
+        f"not played, agreed by {agreed}; the cards not played are not tricks"
+    )
+
+
 def claim_line(hand: dict[str, Any]) -> str | None:
     """The claimed score beside the true one, in a sentence; ``None`` when none was claimed."""
     agrees = claim_agrees(hand)

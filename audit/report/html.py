@@ -19,7 +19,13 @@ from typing import Any
 import jinja2
 
 from audit.record.codec import load_record
-from audit.report.explain import claim_agrees, claim_line, next_deal_pointer, score_words
+from audit.report.explain import (
+    claim_agrees,
+    claim_line,
+    ended_by_claim,
+    next_deal_pointer,
+    score_words,
+)
 from audit.report.views import Cell, SeatView, TrickRow, card_view, holding_rows
 from audit.rules.cards import Seat
 from audit.rules.explain import alpha_note
@@ -119,6 +125,7 @@ def _hand(
         else (str(list(hand.gathered[0])), str(list(hand.gathered[1]))),
         "collected": None if hand.collected is None else [card_view(c) for c in hand.collected],
         "info": {"tricks": info.get("tricks"), "explanation": info.get("explanation")},
+        "ended": ended_by_claim(info),
         "score_words": score_words(info["score"]) if info.get("score") else None,
         "claim": claim[0].upper() + claim[1:] if claim else None,
         "claim_agrees": claim_agrees(info) if claim else True,

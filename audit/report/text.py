@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
-from audit.report.explain import claim_line, next_deal_pointer
+from audit.report.explain import claim_line, ended_by_claim, next_deal_pointer
 from audit.report.sheet import contract_label, sheet_rows, side_label
 from audit.rules.cards import SEAT_BY_TEXT, Side
 from audit.rules.explain import alpha_note
@@ -154,6 +154,9 @@ def _explanations(hands: Iterable[dict[str, Any]]) -> Iterator[str]:
         if tricks:
             head += f"; tricks N-S {tricks['NS']}, E-W {tricks['EW']}"
         yield head
+        ended = ended_by_claim(h)
+        if ended:
+            yield f"    ({ended})"
         explanation = h.get("explanation")
         if explanation is None:
             yield "    - not scored: the hand cannot be replayed"

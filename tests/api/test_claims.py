@@ -110,6 +110,11 @@ def test_an_accepted_claim_ends_the_hand_and_is_certified_as_such(
     assert audit_document(record)["verdict"] == "clean"
     # the next hand opened
     assert t.hand(2)["phase"] == "committing"
+    # the hand's page and its report say how it ended
+    status, _, page = t.client.raw("GET", f"/tables/{t.id}/hands/1")
+    assert status == 200 and f"Ended by a claim: {claimer}'s side took 3 of the 5" in page.decode()
+    status, _, page = t.client.raw("GET", f"/reports/{h['report_id']}")
+    assert status == 200 and "Ended by a claim" in page.decode()
     # the hand's proof bundle and record verify offline, in Python and in the browser
     bundle = t.client.call_when_ready("GET", f"/v1/tables/{t.id}/hands/1/proof")
     vkey = t.client.call("GET", "/v1/log/key").strip()

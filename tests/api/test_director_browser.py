@@ -184,7 +184,9 @@ def _run(
         {"r-adj-round": "1", "r-adj-table": "1", "r-adj-board": "1", "r-adj-reason": "slow play"},
     )
     tables = {t["table"]: t for t in doc["rounds_played"][0]["tables"]}
+    bots.concede_after, bots.claim_all = 0, True  # a claim of all 13, which is refused
     _play_table(bots, tables[2])
+    bots.concede_after, bots.claim_all = None, False
     _act(driver, "void-board", {"r-void-board": "2", "r-void-reason": "fouled board"})
     # every table of the round, private as they are, watched live: table 2 has played
     # board 2 (its last trick shown), the others wait; no seat's cards on the page
@@ -192,11 +194,23 @@ def _run(
     assert len(live) == 3, live
     played = next(r for r in live if r.startswith("table 2"))
     assert "board 2" in played and " led: " in played, played
-    # the findings to rule on: the audit of the finished hands so far (none: the service
-    # deals every board alike; a fouled board's links: tests/api/test_directors.py)
+    # the findings to rule on: the audit of the finished hands so far is clean (the
+    # service deals every board alike; a fouled board's links: tests/api/test_directors.py)
+    # and table 2's refused claim is listed, linked to its table and board, to rule on
     driver.find_element(By.ID, "refresh-findings").click()
     said = wait_for(lambda: driver.find_element(By.ID, "findings-status").text, 20, "findings")
-    assert said == "No finding so far; the audit's verdict: clean.", said
+    assert said == "1 finding; the audit's verdict: clean.", said
+    claim = found(driver, '#findings li[data-code="CLAIM_REFUSED"]')[0]
+    hrefs = [a.get_attribute("href") for a in claim.find_elements(By.TAG_NAME, "a")]
+    assert any(h.endswith(f"/tables/{tables[2]['id']}") for h in hrefs), hrefs
+    assert any(h.endswith(f"/tournaments/{tid}/boards/2") for h in hrefs), hrefs
+    claim.find_element(By.TAG_NAME, "button").click()
+    filled = [
+        driver.find_element(By.ID, f"r-adj-{k}").get_attribute("value")
+        for k in ("round", "table", "board")
+    ]
+    assert filled == ["1", "2", "2"], filled
+    assert "refused by" in driver.find_element(By.ID, "r-adj-reason").get_attribute("value")
     shot(driver, tmp, "director-playing")
     _act(driver, "end-round", {"r-end-reason": "out of time"})
     wait_for(lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-round") == "2")

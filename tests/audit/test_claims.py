@@ -163,3 +163,19 @@ def test_the_bots_accept_only_a_claim_sure_from_the_cards_an_adversary_sees() ->
     # a nullo: only the claimer's side taking every trick left (a concession)
     assert accepts(Contract.NULLO, False, 3)
     assert not accepts(Contract.NULLO, True, 0)
+
+
+def test_the_reports_say_a_hand_ended_by_a_claim() -> None:
+    from audit.report.html import render_html
+    from audit.report.text import render_text
+
+    state = _hand()
+    _play_tricks(state, 10)
+    state.claim_tricks(Seat.N, 2)
+    state.answer_claim(Seat.E, True)
+    state.answer_claim(Seat.W, True)
+    doc = _record(state)
+    report = audit_document(doc)
+    said = "ended by a claim: N's side took 2 of the tricks not played, agreed by E and W"
+    assert said in render_text(report, doc)
+    assert "Ended by a claim: N&#39;s side took 2" in render_html(report, doc)

@@ -202,6 +202,23 @@ function linkTo(href, text) {
   return a;
 }
 
+/** A refused claim's "Rule on it": the adjustment form filled with its round, table and
+ * board and a reason naming the claim; the director chooses the scores and signs. */
+function ruleOnClaim(f) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "act";
+  button.textContent = "Rule on it";
+  button.addEventListener("click", () => {
+    $("r-adj-round").value = String(f.round);
+    $("r-adj-table").value = String(f.table);
+    $("r-adj-board").value = String(f.board);
+    $("r-adj-reason").value = `${f.evidence.claimer}'s claim of ${f.evidence.tricks} refused by ${f.evidence.refused_by}`.slice(0, 200);
+    $("r-adj-reason").focus();
+  });
+  return button;
+}
+
 /** The event's findings so far (a director's signed read), each linked to its tables
  * and its board. Asked again at most every 15 seconds, or at the director's word. */
 async function showFindings(now = false) {
@@ -217,6 +234,7 @@ async function showFindings(now = false) {
     li.append(`${f.severity}: ${f.code}: ${f.message}`);
     for (const t of f.tables) li.append(" — ", linkTo(`/tables/${encodeURIComponent(t.table_id)}`, `table ${t.table} (round ${t.round})`));
     if (f.board != null) li.append(" — ", linkTo(`/tournaments/${encodeURIComponent(doc.id)}/boards/${f.board}`, `board ${f.board}`));
+    if (f.code === "CLAIM_REFUSED" && f.board != null) li.append(" ", ruleOnClaim(f));
     return li;
   });
   $("findings").replaceChildren(...items);
