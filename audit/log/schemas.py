@@ -81,6 +81,7 @@ TOURNAMENT_TYPES = (
     "tournament_end",
     "tournament_register",
     "tournament_reveal",
+    "tournament_leave",
     "board_open",
     "director_grant",
 )
