@@ -97,6 +97,15 @@ def reveal_event(
     )
 
 
+def leave_event(
+    origin: str, tid: str, ident: Identity, registered: dict[str, Any]
+) -> dict[str, Any]:
+    """The entrant's own withdrawal before the start (its chain's event 1)."""
+    return entrant_event(
+        origin, tid, ident, "tournament_leave", 1, event_hash(registered), {"entrant": ident.id}
+    )
+
+
 @dataclass
 class Entrant:
     ident: Identity
@@ -176,12 +185,14 @@ class TournamentBots:
         state: BotState | None = None,
         prefix: str = "bot",
         reveal_seconds: int | None = None,
+        leaving: int = 0,
     ) -> Self:
         """As the director (``client`` holds the admin token): create the event ``spec``
         (the body of ``POST /v1/tournaments``), open registration, fix the ``beacon``
         (version 1 only: ``None`` on a service dealing from drand), enter ``pairs`` fresh
         pairs of bots, close registration and start (``reveal_seconds`` to the reveal
-        deadline under version 2); the bots."""
+        deadline under version 2); the bots. ``leaving`` entrants more enter first and
+        withdraw before the start, each by their own signed ``tournament_leave``."""
 
         def admin(path: str, body: dict[str, Any]) -> Any:
             return client.call("POST", path, body, client.admin())
@@ -194,6 +205,13 @@ class TournamentBots:
         if beacon is not None:
             admin(f"/v1/tournaments/{tid}/beacon", beacon)
         bots = cls(client, tid, {}, rng, state)
+        for i in range(leaving):
+            gone = Identity.generate(f"{prefix}-left{i}")
+            client.register(gone, f"{prefix}-left{i}")
+            ev = registration(bots.origin, tid, gone, gone.id + "-mate", secrets.token_bytes(32))
+            client.call("POST", f"/v1/tournaments/{tid}/entrants", ev)
+            path = f"/v1/tournaments/{tid}/entrants/{gone.id}/withdraw"
+            client.call("POST", path, leave_event(bots.origin, tid, gone, ev))
         bots.enter_pairs(pairs, prefix=prefix)
         admin(f"/v1/tournaments/{tid}/registration", {"open": False})
         start = {} if reveal_seconds is None else {"reveal_seconds": reveal_seconds}

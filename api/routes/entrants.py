@@ -9,7 +9,7 @@ from flask import Blueprint, Response, jsonify, request
 from api.auth import once, signed_reader, signed_writer
 from api.errors import Unauthorized
 from api.ratelimit import Rate, take
-from api.routes import request_body, services
+from api.routes import json_body, request_body, services
 from api.schemas import NAME, Schema, listing, spec
 from api.tournament import invitations, public_json
 
@@ -51,7 +51,10 @@ ACCEPT: Schema = {
     "additionalProperties": False,
     "properties": {},
 }
-WITHDRAW: Schema = ACCEPT
+WITHDRAW: Schema = {
+    "type": "object",
+    "description": "a tournament_leave log event signed by the entrant (docs/log.md)",
+}
 _ID = {"type": ["string", "null"]}
 INVITATION: Schema = {
     "type": "object",
@@ -154,14 +157,13 @@ def accept_invitation(tid: str, code: str) -> Response:
 
 @bp.post("/v1/tournaments/<tid>/entrants/<pid>/withdraw")
 @spec(
-    "An entrant withdraws before the start, by their own signed write: logged as "
-    "tournament_remove with that reason (they may not enter this event again)",
+    "An entrant withdraws before the start: a tournament_leave event signed by the "
+    "entrant (their chain's event 1), logged as they signed it (they may not enter this "
+    "event again)",
     body=WITHDRAW,
     errors=(401, 403, 409),
-    security="player",
 )
 def withdraw(tid: str, pid: str) -> Response:
-    request_body()
-    player = _writer()
     s = services()
-    return jsonify(public_json(invitations.withdraw(s.tournaments.desk, tid, pid, player)))
+    event = json_body("event")
+    return jsonify(public_json(invitations.withdraw(s.tournaments.desk, tid, pid, event)))

@@ -222,9 +222,11 @@ class Desk:
             link = self.hand_log.log.next_link(tid, CHAIN)
             if doc.get("head") == list(link):
                 return doc
-            chain = [e["event"] for e in self.hand_log.log.hand_events(tid, CHAIN)]
+            items = self.hand_log.log.hand_events(tid, CHAIN)
+            chain = [e["event"] for e in items]
             head = [len(chain), event_hash(chain[-1])]
-            logged = online.fold(tid, [(e["type"], e["body"]) for e in chain])
+            items = sorted([*items, *self.leaves(tid)], key=lambda e: int(e["index"]))
+            logged = online.fold(tid, online.chain_of(tid, items))
             behind = {k: v for k, v in logged.items() if k != "id" and doc.get(k) != v}
             doc |= behind
             doc["head"] = head
@@ -241,6 +243,15 @@ class Desk:
                 self.publish(conn, tid)
             return doc
         raise StateConflict("the tournament kept moving on meanwhile; read it again")
+
+    def leaves(self, tid: str) -> list[dict[str, Any]]:
+        """The entrants' own withdrawals the log holds (``{index, event}``, log order):
+        each its entrant's chain's event 1, folded with the event's own chain."""
+        return [
+            e
+            for e in self.hand_log.log.events_at(tid, entrant_chain(""), 1)
+            if e["event"]["type"] == online.LEAVE
+        ]
 
     def publish(self, conn: Connection, tid: str) -> None:
         """The event is over: its tables' hands are readable by anyone; sign the log."""

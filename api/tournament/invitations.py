@@ -10,8 +10,8 @@ naming the partner. Each keeps their own seed in their own browser: the service 
 only the two commitments, as from any registration. An invitation is a row of
 ``api_tournament_invitations`` (not a log event: the log holds the registrations).
 
-Withdrawal before the start is the director's ``tournament_remove`` taken at the
-entrant's own signed request, logged with that reason.
+Withdrawal before the start is the entrant's own signed ``tournament_leave``, the
+event after its registration in its chain: nothing but the entrant's key signs it.
 """
 
 from __future__ import annotations
@@ -21,16 +21,17 @@ from typing import Any
 
 from api import rows
 from api.database import Connection
-from api.tournament import director
-from api.tournament.chain import Desk
+from api.tournament import registration
+from api.tournament.chain import Desk, entrant_chain
 from api.tournament.checks import bad
 from api.tournament.event_rows import BEFORE_START
 from audit.errors import NotFoundError, RefusedError, StateConflict, WrongPhaseError
+from audit.log.events import event_hash
+from audit.tournament import online
 
 __all__ = [
     "ALPHABET",
     "CODE_LENGTH",
-    "WITHDRAWN_REASON",
     "accept",
     "create",
     "mine",
@@ -43,7 +44,6 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 """Crockford's base 32: no I, L, O or U, so a code read aloud or copied by hand survives."""
 CODE_LENGTH = 10
 """Ten characters, 50 bits: not guessed in the life of an event."""
-WITHDRAWN_REASON = "the entrant withdrew (their own signed request)"
 
 _COLUMNS = "code, tournament_id, inviter, invitee, accepted_by, created_at, accepted_at"
 
@@ -235,25 +235,49 @@ def accept(desk: Desk, tid: str, code: str, player: str) -> dict[str, Any]:
         return _json(conn, _row(conn, tid, code))
 
 
-def withdraw(desk: Desk, tid: str, entrant: str, player: str) -> dict[str, Any]:
-    """The entrant withdraws before the start, by their own signed request: logged as
-    ``tournament_remove`` with :data:`WITHDRAWN_REASON`; their invitations are dropped."""
-    if entrant != player:
-        raise RefusedError(
-            "an entrant withdraws by their own signed request", details={"path": "Authorization"}
-        )
+def withdraw(desk: Desk, tid: str, entrant: str, body: Any) -> dict[str, Any]:
+    """The entrant withdraws before the start by their own signed ``tournament_leave``
+    (their chain's event 1, after their registration), logged as they signed it and
+    folded into the event's state as the director's ``remove`` is; their invitations are
+    dropped. A retry of a withdrawal the log holds changes nothing."""
     conn = desk.db.connection()
-    doc = desk.load(conn, tid, entrants=False)
-    if doc["phase"] not in BEFORE_START:
-        raise WrongPhaseError(
-            f"the tournament is {doc['phase']}; an entrant withdraws before the start "
-            "(after it, the director withdraws a pair)"
+    desk.load(conn, tid, entrants=False)  # 404 before anything else
+    event = registration.signed_event(desk, conn, tid, body, online.LEAVE)
+    if event["actor"] != entrant:
+        raise RefusedError(
+            "an entrant withdraws by their own signed event", details={"path": "event.actor"}
         )
-    out = director.act(desk, tid, "remove", {"entrant": entrant, "reason": WITHDRAWN_REASON})
-    with conn.transaction():
-        conn.execute(
-            "DELETE FROM api_tournament_invitations WHERE tournament_id = ? "
-            "AND (inviter = ? OR accepted_by = ?)",
-            (tid, entrant, entrant),
-        )
-    return out
+    if event["body"]["entrant"] != entrant:
+        raise bad("event.body.entrant", "must be the entrant who withdraws")
+    with desk.lock:
+        doc = desk.current(conn, tid)
+        logged = desk.hand_log.log.hand_events(tid, entrant_chain(entrant))
+        if len(logged) > 1 and logged[1]["event"] == event:
+            if entrant not in doc.get("removed", []):  # logged before a crash
+                online.apply(doc, online.LEAVE, event["body"])
+                desk.keep(conn, doc)
+            return desk.load(conn, tid)
+        if doc["phase"] not in BEFORE_START:
+            raise WrongPhaseError(
+                f"the tournament is {doc['phase']}; an entrant withdraws before the start "
+                "(after it, the director withdraws a pair)"
+            )
+        if entrant in doc.get("removed", []):
+            raise StateConflict(
+                f"{entrant} is no longer an entrant of this tournament",
+                details={"path": "event.actor"},
+            )
+        if not logged:
+            raise bad("event.actor", f"{entrant!r} has not entered this tournament")
+        if event["seq"] != 1 or event["prev"] != event_hash(logged[0]["event"]):
+            raise bad("event.prev", "a withdrawal follows its entrant's registration (seq 1)")
+        desk.hand_log.append([event])
+        online.apply(doc, online.LEAVE, event["body"])
+        desk.keep(conn, doc)
+        with conn.transaction():
+            conn.execute(
+                "DELETE FROM api_tournament_invitations WHERE tournament_id = ? "
+                "AND (inviter = ? OR accepted_by = ?)",
+                (tid, entrant, entrant),
+            )
+        return desk.load(conn, tid)

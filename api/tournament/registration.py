@@ -38,7 +38,7 @@ from audit.tournament.movement import mitchell
 from audit.tournament.receipt import Receipt, issue
 from shuffle import tournament as deals
 
-__all__ = ["beacon", "create", "register", "registration", "reveal", "start"]
+__all__ = ["beacon", "create", "register", "registration", "reveal", "signed_event", "start"]
 
 
 def create(desk: Desk, body: Any, by: Ruling = None) -> dict[str, Any]:
@@ -177,6 +177,7 @@ def start(desk: Desk, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
         pairs: list[list[str]] = []
         paired: set[str] = set()
         removed = set(doc.get("removed", []))
+        removed |= {e["event"]["actor"] for e in desk.leaves(tid)}  # a row behind its log
         order = [pid for pid in doc["order"] if pid not in removed]
         position = {pid: n for n, pid in enumerate(order)}
         for pid in order:  # a pair forms at its second member's registration
@@ -212,7 +213,7 @@ def start(desk: Desk, tid: str, body: Any, by: Ruling = None) -> dict[str, Any]:
 # ---------------------------------------------------------------------- entrants
 
 
-def _signed(desk: Desk, conn: Connection, tid: str, body: Any, kind: str) -> dict[str, Any]:
+def signed_event(desk: Desk, conn: Connection, tid: str, body: Any, kind: str) -> dict[str, Any]:
     """An entrant's event of type ``kind``, well formed, for this event and signed by
     the registered player it names."""
     try:
@@ -245,7 +246,7 @@ def register(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
     grow with the entrants already registered (the event's document is not written)."""
     conn = desk.db.connection()
     desk.load(conn, tid, entrants=False)  # 404 before anything else
-    event = _signed(desk, conn, tid, body, "tournament_register")
+    event = signed_event(desk, conn, tid, body, "tournament_register")
     pid = event["actor"]
     if event["seq"] != 0:
         raise bad("event.seq", "a registration is its chain's event 0")
@@ -317,7 +318,7 @@ def reveal(desk: Desk, tid: str, body: Any) -> dict[str, Any]:
     deadline on and answered with a receipt signed by the log key (audit/tournament/
     receipt.py); under version 1 the deal once every paired entrant has revealed."""
     conn = desk.db.connection()
-    event = _signed(desk, conn, tid, body, "tournament_reveal")
+    event = signed_event(desk, conn, tid, body, "tournament_reveal")
     pid = event["actor"]
     with desk.lock:
         doc = desk.caught_up(conn, desk.load(conn, tid, entrants=False), entrants=False)

@@ -82,6 +82,7 @@ TOURNAMENT_TYPES = (
     "tournament_end",
     "tournament_register",
     "tournament_reveal",
+    "tournament_leave",
     "board_open",
     "director_grant",
 )

@@ -181,7 +181,7 @@ def certify(
     in log order) and its finished hands' ``records`` (by table id and hand number)."""
     chains = _item_chains(events)
     own = chains.get((tournament, EVENT_CHAIN), [])
-    doc = online.fold(tournament, [(i["event"]["type"], i["event"]["body"]) for i in own])
+    doc = online.fold(tournament, online.chain_of(tournament, events))
     if doc["phase"] != "over":
         raise TournamentError(f"tournament {tournament}: its chain has no tournament_end")
     roster, seeds = _entrants(tournament, chains)
@@ -662,8 +662,8 @@ def _recompute(
     # 4. every chain a table's of the event, once, seated as its round says
     chains = _chains(events)
     try:
-        own = chains.get((tournament, EVENT_CHAIN), [])
-        doc = online.fold(tournament, [(ev["type"], ev["body"]) for ev in own])
+        signed_events.check_entrants(tournament, chains)  # before their withdrawals fold
+        doc = online.fold(tournament, online.chain_of(tournament, events))
         signed_events.check_chains(tournament, doc, chains)
         # who ruled: each director's request signed by a key granted before the ruling
         own_items = [

@@ -23,11 +23,13 @@ from audit.tournament.score import Played, duplicate_standings, score_event
 
 __all__ = [
     "ACTIONS",
+    "LEAVE",
     "OPENING",
     "PHASES",
     "SPEC_FIELDS",
     "apply",
     "fold",
+    "chain_of",
     "initial",
     "members",
     "movement",
@@ -58,6 +60,10 @@ PHASES = ("created", "registration", "closed", "revealing", "playing", "over")
 """An event's phases, in order (docs/tournaments.md)."""
 OPENING = "tournament_create"
 """The type of an event chain's first event."""
+LEAVE = "tournament_leave"
+"""An entrant's own withdrawal before the start: signed by the entrant, its chain's
+event 1 (after its registration), not an event of the event's own chain."""
+BEFORE_START = ("created", "registration", "closed")
 
 
 def initial(tid: str) -> dict[str, Any]:
@@ -118,6 +124,14 @@ def apply(doc: dict[str, Any], kind: str, body: Mapping[str, Any]) -> dict[str, 
         for r in doc["rounds_played"]:
             if r["round"] == body["round"]:
                 r |= {"over": True, "early": body["early"], "abandoned": body["abandoned"]}
+    elif kind == LEAVE:  # the entrant's own, as the director's remove: in no pair
+        if doc["phase"] not in BEFORE_START:
+            raise TournamentError(
+                f"{body['entrant']} withdrew in phase {doc['phase']}: an entrant withdraws "
+                "before the start"
+            )
+        if body["entrant"] not in doc.get("removed", []):
+            doc["removed"] = [*doc.get("removed", []), body["entrant"]]
     elif kind.removeprefix("tournament_") in ACTIONS:
         _act(doc, kind.removeprefix("tournament_"), dict(body))
     elif kind == "tournament_end":
@@ -159,6 +173,22 @@ def fold(tid: str, bodies: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, An
             raise TournamentError(f"the event's chain opens with {kind!r}, not {OPENING}")
         apply(doc, kind, body)
     return doc
+
+
+def chain_of(tid: str, items: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """What event ``tid``'s state is folded from, ``(type, body)`` in log order: its own
+    chain's events (hand ``event``) and its entrants' withdrawals (:data:`LEAVE`, each in
+    its entrant's chain), from log items ``{index, event}`` in log order."""
+    out = []
+    for item in items:
+        ev = item["event"]
+        if ev["table"] != tid:
+            continue
+        if ev["hand"] == "event" or (
+            ev["type"] == LEAVE and str(ev["hand"]).startswith("entrant-")
+        ):
+            out.append((ev["type"], ev["body"]))
+    return out
 
 
 def members(doc: Mapping[str, Any], pair: int, rnd: int) -> list[str]:

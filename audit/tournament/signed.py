@@ -49,6 +49,7 @@ __all__ = [
     "HandNotDerivable",
     "RecordMismatch",
     "check_chains",
+    "check_entrants",
     "check_records",
     "derive_hand",
     "derive_record",
@@ -354,6 +355,33 @@ def _check_pairs(
                     f"pair {n}: {me} was removed by the director before the start",
                     details={"pair": n},
                 )
+
+
+def check_entrants(
+    tournament: str, chains: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]]
+) -> None:
+    """Every event of an entrant's chain (hand ``entrant-<player>``) is that entrant's own:
+    its registration first, then its reveal or its withdrawal (``tournament_leave``,
+    naming the entrant), nothing after a withdrawal. The log key cannot sign an
+    entrant's withdrawal, nor can another player."""
+    for (table, hand), chain in chains.items():
+        if table != tournament or not hand.startswith("entrant-"):
+            continue
+        me = hand.removeprefix("entrant-")
+        for n, ev in enumerate(chain):
+            kind, actor = ev.get("type"), ev.get("actor")
+            want = ("tournament_register",) if n == 0 else ("tournament_reveal", online.LEAVE)
+            if kind not in want:
+                raise _chain_error(table, hand, f"event {n} is {kind!r}, not one of {list(want)}")
+            if actor != me:
+                raise _chain_error(
+                    table, hand, f"its {kind} is signed by {actor}, not by the entrant {me}"
+                )
+            if n and chain[n - 1].get("type") == online.LEAVE:
+                raise _chain_error(table, hand, f"a {kind} after the entrant withdrew")
+            body = ev.get("body")
+            if kind == online.LEAVE and (not isinstance(body, dict) or body.get("entrant") != me):
+                raise _chain_error(table, hand, "a withdrawal that names another entrant")
 
 
 def _check_movement(doc: Mapping[str, Any]) -> None:

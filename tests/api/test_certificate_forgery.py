@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from audit.log.events import sign_event
+from api.client import Identity
+from audit.log.events import event_hash, sign_event
 from audit.log.keys import Signer
 from audit.rules.cards import Seat
 
@@ -43,6 +44,8 @@ def events(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Events]:
             "other": play(service, SMALL, 2, False),
             # every board ends with a claim after nine tricks, accepted
             "claimed": play(service, SMALL, 2, False, concede_after=9),
+            # one entrant more entered and withdrew by their own signed tournament_leave
+            "withdrawn": play(service, SMALL, 2, False, leaving=1),
         }
         bundles = {
             k: client.call_when_ready("GET", f"/v1/tournaments/{t}/certificate/bundle")
@@ -164,6 +167,110 @@ CLAIM_FORGERIES: dict[str, Callable[[Forger], str]] = {
     "a claim's tricks changed in the record": _claim_changed,
 }
 """Forgeries of a claimed hand (the "claimed" event), refused by both verifiers."""
+
+
+def _leave_at(f: Forger) -> int:
+    """The place in the bundle of the entrant's own signed withdrawal."""
+    return next(
+        n for n, it in enumerate(f.bundle["events"]) if it["event"]["type"] == "tournament_leave"
+    )
+
+
+def _leave_resigned(f: Forger) -> str:
+    """The entrant's withdrawal signed again by the log key, in the entrant's name."""
+    n = _leave_at(f)
+    f.bundle["events"][n]["event"] = sign_event(f.bundle["events"][n]["event"], f.signer)
+    return "signs with two keys"
+
+
+def _leave_by_the_server(f: Forger) -> str:
+    """The withdrawal signed by the log key as the server's own (the director's word in
+    the entrant's chain)."""
+    n = _leave_at(f)
+    ev = f.bundle["events"][n]["event"]
+    f.bundle["events"][n]["event"] = sign_event(ev | {"actor": "server"}, f.signer)
+    return (
+        "CHAIN_OUTSIDE_EVENT its tournament_leave is signed by server, "
+        f"not by the entrant {ev['actor']}"
+    )
+
+
+def _leave_by_another_player(f: Forger) -> str:
+    """The withdrawal signed by another player, with their own key."""
+    n = _leave_at(f)
+    ev = f.bundle["events"][n]["event"]
+    other = Identity.generate("Mallory")
+    f.bundle["events"][n]["event"] = sign_event(ev | {"actor": other.id}, other.signer)
+    return (
+        f"CHAIN_OUTSIDE_EVENT its tournament_leave is signed by {other.id}, "
+        f"not by the entrant {ev['actor']}"
+    )
+
+
+WITHDRAWAL_FORGERIES: dict[str, Callable[[Forger], str]] = {
+    "a withdrawal re-signed by the log key in the entrant's name": _leave_resigned,
+    "a withdrawal signed by the log key as the server's": _leave_by_the_server,
+    "a withdrawal signed by another player": _leave_by_another_player,
+}
+"""Forgeries of an entrant's own withdrawal (the "withdrawn" event), refused by both
+verifiers: nothing but the entrant's key signs it."""
+
+
+def test_an_entrants_own_withdrawal_verifies(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = events.bundles["withdrawn"]
+    cert = bundle["certificate"]
+    leave = next(
+        it["event"] for it in bundle["events"] if it["event"]["type"] == "tournament_leave"
+    )
+    gone = leave["actor"]
+    assert leave["hand"] == f"entrant-{gone}" and leave["seq"] == 1
+    assert gone in [r["player"] for r in cert["roster"]]
+    assert gone not in [p for pair in cert["pairs"] for p in pair["players"]]
+    assert gone not in cert["unpaired"]
+    key = next(r["key"] for r in cert["roster"] if r["player"] == gone)
+    assert leave["key"] == key
+    assert "tournament_remove" not in [it["event"]["type"] for it in bundle["events"]]
+    code, out = verify(bundle, events.key, tmp_path, capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("name", list(WITHDRAWAL_FORGERIES))
+def test_a_withdrawal_not_signed_by_its_entrant_is_refused(
+    events: Events, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = Forger(events.bundles["withdrawn"], events.signer)
+    expected = WITHDRAWAL_FORGERIES[name](f)
+    code, out = verify(f.finish(), events.key, tmp_path, capsys)
+    assert code == 1, out
+    head, _, rest = expected.partition(" ")
+    if head.isupper() and "_" in head:
+        assert head in out and rest in out, out
+    else:
+        assert expected in out, out
+
+
+def test_a_paired_entrants_withdrawal_forged_by_the_log_key_is_refused(
+    events: Events, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log key's holder drops a paired entrant by a withdrawal it signs in their
+    chain: refused, whatever the pairs of the start say."""
+    f = Forger(events.bundles["other"], events.signer)
+    me = f.bundle["certificate"]["pairs"][0]["players"][0]
+    chain = f.chain(f.tid, f"entrant-{me}")
+    fresh = {k: v for k, v in chain[-1].items() if k != "signature"}
+    fresh |= {
+        "seq": len(chain),
+        "prev": event_hash(chain[-1]),
+        "type": "tournament_leave",
+        "actor": "server",
+        "body": {"entrant": me},
+    }
+    f.bundle["events"].append({"index": 0, "event": sign_event(fresh, f.signer)})
+    code, out = verify(f.finish(recompute=False), events.key, tmp_path, capsys)
+    assert code == 1, out
+    assert "CHAIN_OUTSIDE_EVENT" in out and "signed by server, not by the entrant" in out, out
 
 
 def test_a_claimed_hand_verifies_as_the_players_signed_it(

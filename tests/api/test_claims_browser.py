@@ -302,3 +302,36 @@ def test_two_seats_chat_in_their_browsers_as_text(game: dict[str, Any]) -> None:
     width = s.execute_script("return document.documentElement.scrollWidth")
     s.set_window_size(1400, 1700)
     assert width <= 390
+
+
+@pytest.mark.parametrize("chat", [False, True])
+def test_an_events_table_has_chat_in_the_page_only_when_the_event_turned_it_on(
+    claim_site: Running, tmp_path: Path, chat: bool
+) -> None:
+    """A seated player of an event's table (the key brought to the browser by its backup
+    file): the chat panel says it is off, unless the event was created with chat on,
+    where the player writes to the table from the page."""
+    from .test_chat import _event_table
+
+    t = _event_table(claim_site, chat or None)
+    north = t.players["N"]
+    backup = tmp_path / "backup.txt"
+    backup.write_text(north.signer.private_key_text() + "\n")
+    with tempfile.TemporaryDirectory() as profile:
+        d = new_driver(profile)
+        try:
+            d.get(f"{claim_site.url}/play")
+            wait_for(lambda: d.execute_script("return document.body.dataset.ready"), 10, "page")
+            d.find_element(By.ID, "backup-file").send_keys(str(backup))
+            wait_for(lambda: d.find_element(By.ID, "player-id").text == north.id, 20, "key")
+            d.get(f"{claim_site.url}/play/{t.id}")
+            wait_for(lambda: [x for x in found(d, "#chat") if x.is_displayed()], 60, "chat")
+            off = d.find_element(By.ID, "chat-off").is_displayed()
+            form = d.find_element(By.ID, "chat-form").is_displayed()
+            assert (off, form) == (not chat, chat)
+            if chat:
+                d.find_element(By.ID, "chat-text").send_keys("Good luck, all", Keys.ENTER)
+                said = wait_for(lambda: found(d, "#chat-log li .chat-text"), 60, "the message")
+                assert said[0].text == "Good luck, all"
+        finally:
+            d.quit()

@@ -17,7 +17,8 @@ import pytest
 
 from api.client import Client, Identity
 from api.signing import sign_read
-from api.tournament_bot import TournamentBots, registration
+from api.tournament_bot import TournamentBots, leave_event, registration
+from audit.log.events import sign_event
 
 from .conftest import Running, start_service, stop_service
 from .helpers import signed_write
@@ -59,9 +60,12 @@ def new_event(client: Client, tables: int = 1, open_: bool = True) -> str:
     return tid
 
 
-def enter(client: Client, origin: str, tid: str, who: Identity, partner: str) -> None:
+def enter(
+    client: Client, origin: str, tid: str, who: Identity, partner: str
+) -> dict[str, Any]:
     event = registration(origin, tid, who, partner, secrets.token_bytes(32))
     client.call("POST", f"/v1/tournaments/{tid}/entrants", event)
+    return event
 
 
 def test_a_partner_invited_by_code_accepts_once_and_both_enter(service: Running) -> None:
@@ -130,22 +134,37 @@ def test_an_invitation_by_player_name_is_for_that_player_only(service: Running) 
 
 
 def test_an_entrant_withdraws_before_the_start_by_their_own_signature(service: Running) -> None:
+    """The withdrawal is the entrant's own signed tournament_leave, logged as signed in
+    their chain after the registration: one signed by another player, or for another
+    entrant, is refused; the event's state folds it as the director's remove."""
     client = service.client()
     tid = new_event(client)
     gus, hal = person(client, "Gus"), person(client, "Hal")
     origin = service.origin
-    enter(client, origin, tid, gus, hal.id)
+    registered = enter(client, origin, tid, gus, hal.id)
     path = f"/v1/tournaments/{tid}/entrants/{gus.id}/withdraw"
-    status, err = post(client, hal, path, {})  # not his own entry
-    assert status == 403 and err["details"]["path"] == "Authorization"
-    assert client.raw("POST", path, {})[0] == 401
-    status, doc = post(client, gus, path, {})
-    assert status == 200 and doc["removed"] == [gus.id]
+    mine = leave_event(origin, tid, gus, registered)
+    # Hal signs a withdrawal in Gus's name: refused (not Gus's key, nor Hal's chain)
+    forged = sign_event({k: v for k, v in mine.items() if k != "signature"}, hal.signer)
+    status, _, raw = client.raw("POST", path, forged)
+    assert status == 401, raw
+    hals = leave_event(origin, tid, hal, registered)  # Hal's own event, on Gus's path
+    status, _, raw = client.raw("POST", path, hals)
+    assert status == 403 and json.loads(raw)["details"]["path"] == "event.actor", raw
+    status, _, raw = client.raw("POST", f"/v1/tournaments/{tid}/entrants/{hal.id}/withdraw", hals)
+    assert status == 400 and b"has not entered" in raw, raw  # no registration to follow
+    status, _, raw = client.raw("POST", path, mine)
+    assert status == 200, raw
+    doc = json.loads(raw)
+    assert doc["removed"] == [gus.id]
     assert [e["removed"] for e in doc["entrants"]] == [True]
-    events = client.call("GET", f"/v1/tournaments/{tid}/events")["events"]
-    assert events[-1]["event"]["type"] == "tournament_remove"
-    assert "own signed request" in events[-1]["event"]["body"]["reason"]
-    # may not enter again, nor withdraw after the start
+    assert client.raw("POST", path, mine)[0] == 200  # a retry changes nothing
+    chain = client.call("GET", f"/v1/tournaments/{tid}/events?entrant={gus.id}")["events"]
+    assert [e["event"]["type"] for e in chain] == ["tournament_register", "tournament_leave"]
+    assert chain[1]["event"] == mine and chain[1]["event"]["key"] == gus.signer.verifier_key()
+    own = client.call("GET", f"/v1/tournaments/{tid}/events")["events"]
+    assert "tournament_remove" not in [e["event"]["type"] for e in own]
+    # may not enter again, nor invite
     assert (
         client.raw(
             "POST",
@@ -155,6 +174,8 @@ def test_an_entrant_withdraws_before_the_start_by_their_own_signature(service: R
         )[0]
         == 409
     )
+    status, _, raw = client.raw("POST", f"/v1/tournaments/{tid}/entrants", registered)
+    assert status == 409, raw
 
 
 def test_a_player_reads_their_own_results_during_the_event_and_no_one_elses(

@@ -475,8 +475,11 @@ def test_a_partner_invited_by_name_accepts_and_an_entrant_withdraws_in_the_page(
     wait_for(lambda: event_state(ann.driver) == "withdrawn", 20, "Ann: withdrawn")
     doc = client.call("GET", f"/v1/tournaments/{tid}")
     assert doc["removed"] == [ann.id]
-    last = client.call("GET", f"/v1/tournaments/{tid}/events")["events"][-1]["event"]
-    assert last["type"] == "tournament_remove" and last["body"]["entrant"] == ann.id
+    # her own signed withdrawal, in her chain after her registration
+    path = f"/v1/tournaments/{tid}/events?entrant={ann.id}"
+    first, last = (e["event"] for e in client.call("GET", path)["events"])
+    assert last["type"] == "tournament_leave" and last["body"]["entrant"] == ann.id
+    assert last["actor"] == ann.id and last["key"] == first["key"]
     # Bob's page says his partner has withdrawn
     wait_for(
         lambda: "has withdrawn" in bob.driver.find_element(By.ID, "entrant-state").text,

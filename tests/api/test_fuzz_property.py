@@ -280,7 +280,20 @@ def valid_body(data: st.DataObject, w: World, client: Any, route: str) -> Any:
         return sign_event(event, w.players[who].signer)
     if route.endswith("/invitations"):  # a partner by name, or an open code
         return data.draw(st.sampled_from([{}, {"partner_name": "N"}]))
-    if route.endswith(("/accept", "/withdraw")):
+    if route.endswith("/withdraw"):  # an entrant's own signed withdrawal
+        who = data.draw(st.sampled_from(sorted(w.players)))
+        leave = make_event(
+            origin=w.origin,
+            table=w.tournament,
+            hand=f"entrant-{w.players[who].id}",
+            seq=1,
+            prev="0" * 64,
+            actor=w.players[who].id,
+            type="tournament_leave",
+            body={"entrant": w.players[who].id},
+        )
+        return sign_event(leave, w.players[who].signer)
+    if route.endswith("/accept"):
         return {}
     if "/tournaments/" in route:
         return {

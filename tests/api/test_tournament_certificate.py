@@ -57,11 +57,13 @@ def play(
     pairs: int,
     adjust: bool,
     concede_after: int | None = None,
+    leaving: int = 0,
 ) -> str:
     """Bots play the event ``body``; with ``concede_after``, every hand ends with a claim
-    after that many tricks, which the adversaries accept."""
+    after that many tricks, which the adversaries accept; ``leaving`` entrants more
+    enter and withdraw before the start."""
     client = service.client()
-    bots = TournamentBots.open(client, body, pairs, random.Random(11), BEACON)
+    bots = TournamentBots.open(client, body, pairs, random.Random(11), BEACON, leaving=leaving)
     bots.concede_after = concede_after
     tid = bots.tid
     if adjust:

@@ -22,12 +22,14 @@ from typing import Any
 
 import pytest
 
+from audit.log.events import event_hash, sign_event
 from audit.log.keys import Signer
 from tests.api.conftest import Running
 from tests.api.forge import Forger
 from tests.api.test_certificate_forgery import (
     CLAIM_FORGERIES,
     FORGERIES,
+    WITHDRAWAL_FORGERIES,
     Events,
     _foreign_chain,
     house_play_without_expiry,
@@ -61,7 +63,8 @@ def _tamper(name: str) -> Case:
 def _forgery(kind: str, name: str) -> Case:
     def make(ev: Events) -> tuple[Any, str]:
         f = Forger(ev.bundles[kind], ev.signer)
-        expected = (CLAIM_FORGERIES if kind == "claimed" else FORGERIES)[name](f)
+        table = {"claimed": CLAIM_FORGERIES, "withdrawn": WITHDRAWAL_FORGERIES}.get(kind, FORGERIES)
+        expected = table[name](f)
         return f.finish(), expected
 
     return make
@@ -126,6 +129,23 @@ def _house(kind: str) -> Case:
     return make
 
 
+def _paired_leave(ev: Events) -> tuple[Any, str]:
+    """As test_a_paired_entrants_withdrawal_forged_by_the_log_key_is_refused."""
+    f = Forger(ev.bundles["other"], ev.signer)
+    me = f.bundle["certificate"]["pairs"][0]["players"][0]
+    chain = f.chain(f.tid, f"entrant-{me}")
+    fresh = {k: v for k, v in chain[-1].items() if k != "signature"}
+    fresh |= {
+        "seq": len(chain),
+        "prev": event_hash(chain[-1]),
+        "type": "tournament_leave",
+        "actor": "server",
+        "body": {"entrant": me},
+    }
+    f.bundle["events"].append({"index": 0, "event": sign_event(fresh, f.signer)})
+    return f.finish(recompute=False), "CHAIN_OUTSIDE_EVENT signed by server, not by the entrant"
+
+
 def _genuine(kind: str) -> Case:
     return lambda ev: (ev.bundles[kind], "")
 
@@ -148,6 +168,11 @@ CASES: dict[str, Case] = {
     },
     "genuine claimed": _genuine("claimed"),
     **{f"forgery (claimed): {name}": _forgery("claimed", name) for name in CLAIM_FORGERIES},
+    "genuine withdrawn": _genuine("withdrawn"),
+    **{
+        f"forgery (withdrawn): {name}": _forgery("withdrawn", name) for name in WITHDRAWAL_FORGERIES
+    },
+    "forgery: a paired entrant's withdrawal signed by the log key": _paired_leave,
     "forgery: another event's hand chain": _foreign,
     "forgery: another event's hand chain listed in a round": _foreign_in_a_round,
     "forgery: a round's seating rewritten": _seating,
@@ -236,6 +261,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
             "robin": lambda service: play(service, ROBIN, 3, False),
             "other": lambda service: play(service, SMALL, 2, False),
             "claimed": lambda service: play(service, SMALL, 2, False, concede_after=9),
+            "withdrawn": lambda service: play(service, SMALL, 2, False, leaving=1),
         },
     )
     events = Events(bundles, signer)

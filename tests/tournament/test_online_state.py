@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from audit.tournament.errors import TournamentError
-from audit.tournament.online import ACTIONS, PHASES, apply, fold, initial
+from audit.tournament.online import ACTIONS, PHASES, apply, chain_of, fold, initial
 
 SPEC = {"name": "Club night", "format": "pairs-duplicate", "tables": 2, "rounds": 1}
 ROUND = {"round": 1, "tables": [{"table": 1, "id": "t-1", "boards": [1]}], "bye": None}
@@ -97,3 +97,31 @@ def test_a_row_kept_before_removals_existed_takes_one() -> None:
 def test_a_chain_opens_with_the_event_s_creation() -> None:
     with pytest.raises(TournamentError, match="opens with 'tournament_registration'"):
         fold("e-1", CHAIN[1:])
+
+
+def test_an_entrants_own_withdrawal_folds_as_a_removal_before_the_start() -> None:
+    doc = fold("e-1", [*CHAIN[:2], ("tournament_leave", {"entrant": "g"})])
+    assert doc["removed"] == ["g"] and doc["actions"] == []  # the entrant's, not a ruling
+    assert apply(doc, "tournament_leave", {"entrant": "g"})["removed"] == ["g"]  # once
+    started = fold("e-1", CHAIN[:6])
+    with pytest.raises(TournamentError, match="withdraws before the start"):
+        apply(started, "tournament_leave", {"entrant": "a"})
+
+
+def test_the_state_is_folded_from_the_chain_and_its_entrants_withdrawals_in_log_order() -> None:
+    def item(index: int, hand: str, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {"index": index, "event": {"table": "e-1", "hand": hand, "type": kind, "body": body}}
+
+    items = [
+        item(0, "event", "tournament_create", SPEC),
+        item(1, "entrant-g", "tournament_register", {"commitment": "00", "partner": "h"}),
+        item(2, "entrant-g", "tournament_leave", {"entrant": "g"}),
+        item(3, "event", "tournament_registration", {"open": True}),
+        item(4, "entrant-h", "tournament_reveal", {"seed": "00"}),
+        {"index": 5, "event": {**item(5, "event", "x", {})["event"], "table": "e-2"}},
+    ]
+    assert chain_of("e-1", items) == [
+        ("tournament_create", SPEC),
+        ("tournament_leave", {"entrant": "g"}),
+        ("tournament_registration", {"open": True}),
+    ]

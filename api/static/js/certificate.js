@@ -34,7 +34,7 @@ import { BlsUnavailable, chainName, loadBls, verifyRound } from "./drand.js";
 import { PyFloat, duplicateStandings, places, Frac, standingsDigest } from "./standings.js";
 import { Sheet, matchValue } from "./rubber.js";
 import { VERSION_1, VERSION_2, boardJson, checkOpenings, deriveBoards } from "./tdeals.js";
-import { DUPLICATE, EVENT_CHAIN, SPEC_FIELDS, canonicalText, checkChains, fold, members, show } from "./tevent.js";
+import { DUPLICATE, EVENT_CHAIN, SPEC_FIELDS, canonicalText, chainOf, checkChains, checkEntrants, fold, members, show } from "./tevent.js";
 
 export { DUPLICATE, fold };
 
@@ -309,8 +309,8 @@ export async function verifyCertificateDetailed(bundle, keyText, options = {}) {
     return `every event is in the log's tree of size ${ctx.cp.size}`;
   });
   await run("the event's chains", ["chain", "signers"], async () => {
-    const own = ctx.chains.get(JSON.stringify([ctx.tid, EVENT_CHAIN])) ?? [];
-    ctx.doc = fold(ctx.tid, own);
+    checkEntrants(ctx.tid, ctx.chains); // before their withdrawals fold
+    ctx.doc = fold(ctx.tid, chainOf(ctx.tid, ctx.events));
     if (ctx.doc.phase !== "over") throw err("TOURNAMENT_ERROR", `tournament ${ctx.tid}: its chain has no tournament_end`);
     try {
       ctx.plan = checkChains(ctx.tid, ctx.doc, ctx.chains);

@@ -59,6 +59,16 @@ export async function register(identity, tid, partner) {
   return request("POST", `/v1/tournaments/${encodeURIComponent(tid)}/entrants`, { body: event });
 }
 
+/** Withdraw from event `tid` before its start: the entrant's own signed tournament_leave,
+ * its chain's event 1 after the logged registration. */
+export async function withdraw(identity, tid) {
+  const chain = await request("GET", `/v1/tournaments/${encodeURIComponent(tid)}/events?entrant=${encodeURIComponent(identity.id)}`);
+  const registered = chain.ok ? chain.doc.events[0]?.event : null;
+  if (!registered) return { ok: false, status: chain.status, doc: { message: "your registration is not in the log" } };
+  const event = await entrantEvent(identity, tid, 1, await eventHash(registered), "tournament_leave", { entrant: identity.id });
+  return request("POST", `/v1/tournaments/${encodeURIComponent(tid)}/entrants/${encodeURIComponent(identity.id)}/withdraw`, { body: event });
+}
+
 /** Reveal the kept seed (the chain's event 1, after the logged registration); `missing`
  * when this browser holds no seed for the entry. A version 2 receipt is kept. */
 export async function reveal(identity, tid) {

@@ -7,7 +7,7 @@
 // by reading its public state every few seconds.
 
 import { createKey, loadIdentity, saveIdentity } from "./keys.js";
-import { SEAT_NAME, entrantSeed, nameOf, opponents, pairOf, placeOf, register, reveal, request } from "./entrant.js";
+import { SEAT_NAME, entrantSeed, nameOf, opponents, pairOf, placeOf, register, reveal, request, withdraw } from "./entrant.js";
 
 const EVERY_MS = 3000;
 const box = document.getElementById("entrant");
@@ -172,7 +172,7 @@ async function accept(code) {
 function withdrawButton() {
   return el("button", { type: "button", id: "withdraw", onclick: () => {
     if (!confirm("Withdraw from this event? This key cannot enter it again.")) return;
-    act("Withdrawing\u2026", () => request("POST", `/v1/tournaments/${t}/entrants/${encodeURIComponent(state.identity.id)}/withdraw`, { body: {}, identity: state.identity }));
+    act("Withdrawing\u2026", () => withdraw(state.identity, t));
   } }, "Withdraw from this event");
 }
 

@@ -15,6 +15,30 @@ export const SPEC_FIELDS = [
   "hands_per_match", "ruleset", "schedule", "service_commitment", "pattern",
 ];
 const ACTIONS = ["substitute", "adjust", "withdraw", "void_board", "remove"];
+/** An entrant's own withdrawal before the start (online.LEAVE): its chain's event 1. */
+export const LEAVE = "tournament_leave";
+
+/** online.chain_of: the events the event's state is folded from, in log order (items
+ * {index, event} in log order): its own chain's and its entrants' withdrawals. */
+export const chainOf = (tid, items) =>
+  items.map((i) => i.event).filter((ev) => ev.table === tid && (ev.hand === EVENT_CHAIN || (ev.type === LEAVE && String(ev.hand).startsWith("entrant-"))));
+
+/** signed.check_entrants: every event of an entrant's chain is that entrant's own, its
+ * registration, then its reveal or its withdrawal (naming it), nothing after a withdrawal. */
+export function checkEntrants(tid, chains) {
+  for (const [id, chain] of chains) {
+    const [table, hand] = JSON.parse(id);
+    if (table !== tid || !hand.startsWith("entrant-")) continue;
+    const me = hand.slice("entrant-".length);
+    chain.forEach((ev, n) => {
+      const want = n === 0 ? ["tournament_register"] : ["tournament_reveal", LEAVE];
+      if (!want.includes(ev.type)) throw outside(table, hand, `event ${n} is '${ev.type}', not one of ${want.join(", ")}`);
+      if (ev.actor !== me) throw outside(table, hand, `its ${ev.type} is signed by ${ev.actor}, not by the entrant ${me}`);
+      if (n && chain[n - 1].type === LEAVE) throw outside(table, hand, `a ${ev.type} after the entrant withdrew`);
+      if (ev.type === LEAVE && (!isObject(ev.body) || ev.body.entrant !== me)) throw outside(table, hand, "a withdrawal that names another entrant");
+    });
+  }
+}
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const err = (code, message) => new VerifyError(code, message);
@@ -34,6 +58,7 @@ export function fold(tid, events) {
     substitutions: [], adjustments: [], voided: [], removed: [], actions: [], round: 0, rounds_played: [],
     service_seed: null, standings_sha256: null, phase: "created", reveal_deadline: null, drand: null,
   };
+  let started = false; // online.apply's phase past "closed": a start is folded
   events.forEach((ev, n) => {
     const kind = ev.type;
     const body = ev.body;
@@ -42,6 +67,7 @@ export function fold(tid, events) {
       for (const k of SPEC_FIELDS) if (k in body) doc[k] = body[k];
     } else if (kind === "tournament_beacon") doc.beacon = { ...body };
     else if (kind === "tournament_start") {
+      started = true;
       doc.pair_list = body.pairs;
       doc.unpaired = body.unpaired;
       if ("reveal_deadline" in body) Object.assign(doc, { reveal_deadline: body.reveal_deadline, drand: { ...body.beacon } });
@@ -55,6 +81,10 @@ export function fold(tid, events) {
       for (const r of doc.rounds_played) {
         if (r.round === body.round) Object.assign(r, { over: true, early: body.early, abandoned: body.abandoned });
       }
+    } else if (kind === LEAVE) {
+      // an entrant's own withdrawal (its chain's event 1), as the director's remove
+      if (started) throw err("TOURNAMENT_ERROR", `${body.entrant} withdrew in phase ${doc.phase}: an entrant withdraws before the start`);
+      if (!doc.removed.includes(body.entrant)) doc.removed.push(body.entrant);
     } else if (kind.startsWith("tournament_") && ACTIONS.includes(kind.slice(11))) {
       const action = kind.slice(11);
       const event = { ...body };

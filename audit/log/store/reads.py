@@ -72,6 +72,20 @@ class LogReads(LogCore):
             for i, leaf in rows
         ]
 
+    def events_at(self, table: str, prefix: str, seq: int) -> list[dict[str, Any]]:
+        """``[{"index": i, "event": {...}}, ...]``: the event ``seq`` of every hand of
+        ``table`` whose id starts with ``prefix``, in log order."""
+        with self._lock:
+            rows = self._db.query(
+                "SELECT idx, leaf FROM log_entries WHERE table_id = ? AND seq = ?"
+                " AND substr(hand_id, 1, ?) = ? ORDER BY idx",
+                (table, seq, len(prefix), prefix),
+            )
+        return [
+            {"index": int(i), "event": parse_event(as_bytes(leaf), entry=int(i))}
+            for i, leaf in rows
+        ]
+
     def count_first_events(self, table: str, prefix: str) -> int:
         """How many hands of ``table`` whose id starts with ``prefix`` the log holds (their
         first events counted in the index, none read)."""

@@ -14,42 +14,63 @@
  * the cards down to the lowest card whose rank decided the search below (a trick won by
  * rank against a card of its suit, a quick trick, the lowest card of a run collapsed into
  * one move where every move had to be searched); the smaller cards of a suit are
- * interchangeable between the hands. Its buckets are keyed by the lengths alone, so early
- * in a hand, where many positions share them, a second table keyed by the exact position
- * (each bound with its own top cards) is probed first. The tables live across calls (their
- * keys hold the contract), so the positions of one hand share them. Quick tricks (the
- * leader's run of top cards) bound trump and grand positions, and sure trump tricks
- * (trumps above all the adversaries') bound both sides in a trump contract; cards of one
- * hand with no other card between them are collapsed into one move; moves are ordered by a
- * cheap trick-winning heuristic, then by the cutoffs each card caused in this call
- * (history). In a nullo an ace in the suit led (or led) is two moves, low (below the
- * deuce) and declared high (above the king), and is never collapsed with its neighbours.
+ * interchangeable between the hands. The key (the lengths, the leader, the contract) finds
+ * all the entries stored for it, kept in chunks read in memory order, so none is evicted
+ * by another of the same lengths. The table lives across calls (its keys hold the
+ * contract), so the positions of one hand share it, and the values of the last call's
+ * moves give the next position's value when it follows one of them. Bounds without
+ * searching (trump and grand): the quick tricks of the leader's side (his run of top
+ * cards, his partner's reached through an entry, or both hands' winners cashed suit by
+ * suit) and the sure trump tricks of either side. Cards of one hand with no other card
+ * between them are collapsed into one move; moves are ordered after DDS's heuristics
+ * (cash the side's top cards, lead low to the partner's winner or ruff, avoid the
+ * adversaries' ruffs; follow with the cheapest sure winner, low behind a partner who
+ * wins; discard low from length), then by the table's best lead and the cutoffs each
+ * card caused in this call (history). In a nullo an ace in the suit led (or led) is two
+ * moves, low (below the deuce) and declared high (above the king), and is never
+ * collapsed with its neighbours.
  */
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Population counts are the search's commonest operation: use the instruction (every
+ * x86-64 processor since 2008 has it) rather than a library call. */
+#pragma GCC target("popcnt")
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pythread.h>
 #include <stdint.h>
 #include <string.h>
 
-#define TT_BITS 16 /* buckets */
-#define TT_WAYS 8
-#define TT_SIZE (1u << TT_BITS)
 #define SUIT13 0x1FFFull
 
-/* A partition-search entry: the position's suit lengths (per hand and suit), the leader,
- * the aces still out (nullo) and the contract's parameters, and, per suit, the owners of
- * its top k cards (the cards whose ranks decided the search below; the lower cards of the
- * suit are interchangeable). Any position with the same lengths and the same owners of
- * those top cards has the same bounds. */
+/* A partition-search entry: bounds on the counted side's tricks for every position of
+ * its key (the suit lengths of each hand, the leader, the aces still out in a nullo, the
+ * contract) whose owners of the top k cards of each suit are the entry's (the cards whose
+ * ranks decided the search below; the lower cards of a suit are interchangeable between
+ * the hands). The owners are compared two suits a word: (code & mask(k)) == v. */
 typedef struct {
-    uint64_t lens;
-    uint32_t meta;
-    uint32_t pat[4];
+    uint64_t va, vb; /* the owners of the top k cards of each suit, as in aligned() */
     uint8_t k[4];
-    uint8_t used;
     int8_t lb, ub;
     int8_t best_suit, best_rel; /* the lead that last decided the search, by relative rank */
 } Entry;
+
+/* The entries of one key lie in chunks of CHUNK, newest chunk first, so that a probe reads
+ * memory in order; the keys are an open-addressed table. */
+#define CHUNK 10
+typedef struct {
+    uint32_t next, n;
+    Entry e[CHUNK];
+} Chunk;
+
+typedef struct {
+    uint64_t lens;
+    uint32_t meta; /* bit 31: in use */
+    uint32_t chunk;
+} Key;
+
+#define KEY_BITS 17
+#define CHUNKS (1u << 17)
 
 typedef struct {
     uint64_t h[4];
@@ -65,20 +86,32 @@ typedef struct {
     uint64_t trick_rel; /* the winner of the trick just completed, if it won by rank */
 } State;
 
-/* The exact table: one position (all its cards' owners), with each bound's top cards. */
-#define XT_BITS 20
-typedef struct {
-    uint64_t c1, c2;
-    uint32_t meta;
-    uint8_t klb[4], kub[4];
-    int8_t lb, ub;
-    int8_t best_suit, best_rel;
-} XEntry;
+static Key *keys = NULL;
+static uint32_t keys_used = 0;
+static Chunk *chunks = NULL; /* chunk 0 is unused: 0 ends a list */
+static uint32_t chunks_used = 1;
 
-static XEntry *xt = NULL;
-static Entry *tt = NULL;
-static uint8_t *tt_next = NULL; /* round-robin victim per bucket */
+static void tt_clear(void) {
+    memset(keys, 0, sizeof(Key) << KEY_BITS);
+    keys_used = 0;
+    chunks_used = 1;
+}
+
+/* The key's slot, or the empty slot where it goes. */
+static inline Key *tt_key(uint64_t lens, uint32_t meta) {
+    uint64_t x = lens * 0x9E3779B97F4A7C15ull ^ ((uint64_t)meta + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    x ^= x >> 29;
+    uint32_t i = (uint32_t)x & ((1u << KEY_BITS) - 1);
+    meta |= 1u << 31;
+    for (;;) {
+        Key *k = &keys[i];
+        if (k->meta == 0 || (k->meta == meta && k->lens == lens)) return k;
+        i = (i + 1) & ((1u << KEY_BITS) - 1);
+    }
+}
 static long nodes = 0;
+
+
 static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
 /* The search runs without the GIL (a service's requests go on while its analysis is
  * built in a thread), one call at a time: the tables above are shared. */
@@ -120,20 +153,23 @@ static void describe(const State *s, uint32_t code[4], int n[4], uint64_t *lens,
             (uint32_t)s->nullo << 9 | (uint32_t)s->counted << 10;
 }
 
-static inline uint32_t tt_bucket(uint64_t lens, uint32_t meta) {
-    uint64_t x = lens * 0x9E3779B97F4A7C15ull ^ ((uint64_t)meta + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    x ^= x >> 29;
-    return (uint32_t)(x & (TT_SIZE - 1));
+/* The owners of all the cards, two suits a word: each suit's field is 26 bits, its top
+ * card in the highest two, so that "the owners of the top k" is a mask of the field's
+ * top 2k bits. */
+static inline void aligned(const uint32_t code[4], const int n[4], uint64_t *a, uint64_t *b) {
+    uint64_t c[4];
+    for (int suit = 0; suit < 4; suit++) c[suit] = (uint64_t)code[suit] << (2 * (13 - n[suit]));
+    *a = c[0] << 26 | c[1];
+    *b = c[2] << 26 | c[3];
 }
 
-static inline int entry_matches(const Entry *e, uint64_t lens, uint32_t meta, const uint32_t code[4],
-                                const int n[4]) {
-    if (!e->used || e->lens != lens || e->meta != meta) return 0;
-    for (int suit = 0; suit < 4; suit++) {
-        int k = e->k[suit];
-        if (k && (code[suit] >> (2 * (n[suit] - k))) != e->pat[suit]) return 0;
-    }
-    return 1;
+static inline uint64_t top_mask(int k) { return ((1ull << (2 * k)) - 1) << (26 - 2 * k); }
+
+static uint64_t mask26[14]; /* the top 2k bits of a suit's 26-bit field */
+
+static inline int entry_matches(const Entry *e, uint64_t a, uint64_t b) {
+    return (a & (mask26[e->k[0]] << 26 | mask26[e->k[1]])) == e->va &&
+           (b & (mask26[e->k[2]] << 26 | mask26[e->k[3]])) == e->vb;
 }
 
 /* The cards of the top k of each suit (as the entry fixes them), as a card mask. */
@@ -163,11 +199,10 @@ static int top_run(const State *s, int seat, int suit, uint64_t *rel) {
     return n;
 }
 
-/* Tricks the leader takes by running his top cards: trumps first, then each side suit
+/* Tricks `seat` takes on lead by running his top cards: trumps first, then each side suit
  * for as long as every adversary who still holds a trump must follow to it (so no
  * adversary's holding in another suit changes while a suit is run). */
-static int quick_tricks(const State *s, uint64_t *rel) {
-    int seat = s->leader;
+static int run_tricks(const State *s, int seat, uint64_t *rel) {
     int q = 0;
     if (s->trump >= 0) q += top_run(s, seat, s->trump, rel);
     for (int suit = 0; suit < 4; suit++) {
@@ -183,6 +218,107 @@ static int quick_tricks(const State *s, uint64_t *rel) {
         }
         q += k;
     }
+    return q;
+}
+
+/* The leader's side cashing its winners with both hands. In each suit the leader leads his
+ * cards above every adversary's, highest first, for as long as each wins and keeps him on
+ * lead (his partner following with his lowest card); then, in one suit played last, he
+ * may hand the lead to his partner (a low card to the partner's winner, or a winner the
+ * partner's lowest card overtakes) and the partner cashes his remaining winners there.
+ * Trumps first; a side suit only for as many rounds as every adversary who holds a trump
+ * can follow. Where the partner cannot follow he discards from suits not cashed (else
+ * no count), and never from the last suit's winners. */
+static int side_tricks(const State *s, uint64_t *rel) {
+    int L = s->leader, P = L ^ 2;
+    int ph1[4], extra[4], lenP[4];
+    uint64_t srel[4];
+    int total = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        int sh = suit * 13;
+        uint64_t lm = s->h[L] >> sh & SUIT13, pm = s->h[P] >> sh & SUIT13;
+        uint64_t om = (s->h[L ^ 1] | s->h[L ^ 3]) >> sh & SUIT13;
+        lenP[suit] = __builtin_popcountll(pm);
+        ph1[suit] = extra[suit] = 0;
+        int o = om ? 63 - __builtin_clzll(om) : -1;
+        srel[suit] = (uint64_t)(o < 0 ? SUIT13 : SUIT13 & ~((1ull << o) - 1)) << sh;
+        if (!lm) continue;
+        int cap = 13;
+        if (s->trump >= 0 && suit != s->trump)
+            for (int d = 1; d <= 3; d += 2) {
+                uint64_t oh = s->h[L ^ d];
+                if (!(oh >> (s->trump * 13) & SUIT13)) continue;
+                int len = __builtin_popcountll(oh >> sh & SUIT13);
+                if (len < cap) cap = len;
+            }
+        uint64_t l = lm, pp = pm;
+        int n = 0, overtaken = 0;
+        while (l && n < cap) {
+            int lc = 63 - __builtin_clzll(l);
+            int pc = pp ? __builtin_ctzll(pp) : -1;
+            if (lc < o) break;
+            if (pc > lc) { overtaken = 1; break; }
+            l &= ~(1ull << lc);
+            if (pp) pp &= pp - 1;
+            n++;
+        }
+        ph1[suit] = n;
+        total += n;
+        if (n >= cap) continue;
+        uint64_t pw = o < 0 ? pp : pp & ~((2ull << o) - 1); /* the partner's winners left */
+        int x = 0;
+        if (overtaken) x = __builtin_popcountll(pw); /* his lowest is a winner: all are */
+        else if (l && pw && 63 - __builtin_clzll(pw) > __builtin_ctzll(l)) x = __builtin_popcountll(pw);
+        if (x > cap - n) x = cap - n;
+        extra[suit] = x;
+    }
+    /* the partner discards, where he cannot follow, from suits not cashed only */
+    int discards = 0, spare = 0;
+    for (int y = 0; y < 4; y++) {
+        if (ph1[y] > lenP[y]) discards += ph1[y] - lenP[y];
+        if (ph1[y] == 0) spare += lenP[y];
+    }
+    if (discards > spare) return 0;
+    int best = 0, bsuit = -1;
+    for (int x = 0; x < 4; x++)
+        if (extra[x] > best && discards <= spare - (ph1[x] == 0 ? lenP[x] : 0)) {
+            best = extra[x];
+            bsuit = x;
+        }
+    for (int suit = 0; suit < 4; suit++)
+        if (ph1[suit] || suit == bsuit) *rel |= srel[suit];
+    return total + best;
+}
+
+/* Quick tricks of the leader's side: the leader's run of top cards, or his partner's when
+ * the leader can reach him first, leading a suit whose top card the partner holds and
+ * that no adversary can ruff (that trick is the first of the partner's run). */
+static int quick_tricks(const State *s, uint64_t *rel) {
+    int seat = s->leader, P = seat ^ 2;
+    uint64_t r0 = 0;
+    int q = run_tricks(s, seat, &r0);
+    uint64_t best_rel = r0;
+    for (int suit = 0; suit < 4; suit++) {
+        if (!(s->h[seat] >> (suit * 13) & SUIT13)) continue;
+        uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
+        int top = 63 - __builtin_clzll(all);
+        if (!(s->h[P] >> (suit * 13 + top) & 1)) continue;
+        int ruffable = 0;
+        if (s->trump >= 0 && suit != s->trump)
+            for (int o = 1; o <= 3; o += 2) {
+                uint64_t oh = s->h[(seat + o) & 3];
+                if (!(oh >> (suit * 13) & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffable = 1;
+            }
+        if (ruffable) continue;
+        uint64_t r1 = 0;
+        int qp = run_tricks(s, P, &r1);
+        if (qp > q) { q = qp; best_rel = r1 | 1ull << (suit * 13 + top); }
+        break; /* the partner's run does not depend on which entry */
+    }
+    uint64_t r2 = 0;
+    int q2 = side_tricks(s, &r2);
+    if (q2 > q) { q = q2; best_rel = r2; }
+    *rel |= best_rel;
     return q;
 }
 
@@ -204,7 +340,110 @@ static int sure_trumps(const State *s, int side, uint64_t *rel) {
     return a > b ? a : b;
 }
 
+/* Bounds on the counted side's tricks from a trick boundary without searching: the quick
+ * tricks of the leader's side and the sure trump tricks of either side (trump and grand;
+ * none in a nullo). *rlo and *rhi get the cards whose ranks decide each bound. */
+static void trick_bounds(const State *s, int *lo, uint64_t *rlo, int *hi, uint64_t *rhi) {
+    *lo = 0; *hi = s->remaining; *rlo = *rhi = 0;
+    if (s->nullo) return;
+    uint64_t r = 0;
+    int q = quick_tricks(s, &r);
+    if ((s->leader & 1) == s->counted) { *lo = q; *rlo = r; }
+    else { *hi = s->remaining - q; *rhi = r; }
+    if (s->trump >= 0) {
+        r = 0;
+        int a = sure_trumps(s, s->counted, &r);
+        if (a > *lo) { *lo = a; *rlo = r; }
+        r = 0;
+        int b = s->remaining - sure_trumps(s, s->counted ^ 1, &r);
+        if (b < *hi) { *hi = b; *rhi = r; }
+    }
+}
+
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
+
+/* What the move ordering of a trump or grand contract knows of each hand: its highest
+ * card in each suit (-1: void) and its length. */
+typedef struct { int hi[4][4], len[4][4]; } View;
+
+static void view_of(const State *s, View *w) {
+    for (int p = 0; p < 4; p++)
+        for (int suit = 0; suit < 4; suit++) {
+            uint64_t m = s->h[p] >> (suit * 13) & SUIT13;
+            w->hi[p][suit] = m ? 63 - __builtin_clzll(m) : -1;
+            w->len[p][suit] = __builtin_popcountll(m);
+        }
+}
+
+/* Can seat y, still to play to this trick, beat a card of suit `suit` and rank `v`? */
+static inline int can_beat(const State *s, const View *w, int y, int suit, int v) {
+    if (w->len[y][s->led]) return suit == s->led && w->hi[y][s->led] > v;
+    if (s->trump < 0 || !w->len[y][s->trump]) return 0;
+    return suit != s->trump || w->hi[y][s->trump] > v;
+}
+
+/* The guess of a move's worth in a trump or grand contract, after DDS's heuristics: the
+ * leader cashes his side's top cards, leads low to a partner who holds the top card or
+ * can ruff, and avoids suits an adversary ruffs; a follower wins as cheaply as is sure,
+ * plays low when his partner's card or his partner still to play wins, and discards low
+ * from long suits, keeping his top cards. */
+static int trump_score(const State *s, const View *w, int seat, int suit, int r) {
+    if (s->ncur == 0) {
+        int P = seat ^ 2, lho = (seat + 1) & 3, rho = (seat + 3) & 3;
+        int myhi = w->hi[seat][suit], phi = w->hi[P][suit];
+        int opp = w->hi[lho][suit] > w->hi[rho][suit] ? w->hi[lho][suit] : w->hi[rho][suit];
+        int tr = s->trump;
+        int ruffed = tr >= 0 && suit != tr &&
+                     ((!w->len[lho][suit] && w->len[lho][tr]) || (!w->len[rho][suit] && w->len[rho][tr]));
+        int score;
+        if (myhi > opp && myhi >= phi) score = r == myhi ? 80 : 10 - r;
+        else if (phi > opp) score = 60 - r;
+        else if (tr >= 0 && suit != tr && !w->len[P][suit] && w->len[P][tr] &&
+                 !(!w->len[rho][suit] && w->hi[rho][tr] > w->hi[P][tr]))
+            score = 50 - r;
+        else {
+            /* the adversaries hold the top card: lead the top of a sequence that forces it
+             * out, else low */
+            uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
+            int second = 63 - __builtin_clzll(all & ~(1ull << (63 - __builtin_clzll(all))));
+            score = ((r == myhi && myhi == second) ? 20 : -r) + 3 * w->len[seat][suit];
+        }
+        if (ruffed) score -= 60;
+        return score;
+    }
+    int v = r;
+    int beats = suit == s->win_suit ? v > s->win_val : suit == s->trump;
+    int side = seat & 1;
+    int wseat = (s->leader + s->win_idx) & 3;
+    int partner_winning = (wseat & 1) == side;
+    int safe_now = 1; /* the winning card holds against the adversaries still to play */
+    for (int i = s->ncur + 1; i < 4; i++) {
+        int y = (s->leader + i) & 3;
+        if ((y & 1) != side && can_beat(s, w, y, s->win_suit, s->win_val)) safe_now = 0;
+    }
+    int ruff = suit != s->led && suit == s->trump;
+    if (partner_winning && safe_now) return ruff ? -60 - v : (suit != s->led ? 40 - v + w->len[seat][suit] * 2 - (r == w->hi[seat][suit] && r >= 10 ? 20 : 0) : 50 - v);
+    if (beats) {
+        int sure = 1;
+        for (int i = s->ncur + 1; i < 4; i++) {
+            int y = (s->leader + i) & 3;
+            if ((y & 1) != side && can_beat(s, w, y, suit, v)) sure = 0;
+        }
+        if (sure) return 100 - v;
+    }
+    /* second hand: low when the partner, last to play, wins over everything */
+    if (s->ncur == 1) {
+        int P = seat ^ 2, third = (seat + 1) & 3;
+        int best = s->win_val, bsuit = s->win_suit;
+        if (w->len[third][s->led]) { if (w->hi[third][s->led] > best && bsuit == s->led) best = w->hi[third][s->led]; }
+        else if (s->trump >= 0 && w->len[third][s->trump]) { bsuit = s->trump; best = w->hi[third][s->trump]; }
+        if (can_beat(s, w, P, bsuit, best) && !beats) return 70 - v;
+    }
+    if (beats) return 30 - v;
+    if (suit == s->led) return -v;
+    if (suit == s->trump) return -40 - v; /* a trump that does not win */
+    return -v + w->len[seat][suit] * 2 - (r == w->hi[seat][suit] && r >= 10 ? 20 : 0);
+}
 
 /* Legal moves of the seat to play, equivalent cards collapsed, best guess first. */
 static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
@@ -220,6 +459,8 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
     int side = seat & 1;
     int wants = s->nullo ? 0 : 1; /* does this seat's side want to win the trick? */
     int partner_winning = s->ncur > 0 && (((s->leader + s->win_idx) & 3) & 1) == side;
+    View w;
+    if (!s->nullo) view_of(s, &w);
     int n = 0;
     for (int suit = 0; suit < 4; suit++) {
         uint64_t m = legal >> (suit * 13) & SUIT13;
@@ -237,12 +478,13 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
             for (int hi = 0; hi < nh; hi++) {
                 int v = card_val(s, c, hi);
                 int score;
-                if (s->ncur == 0) {
-                    if (!s->nullo) {
-                        uint64_t all = present >> (suit * 13) & SUIT13;
-                        int top = 63 - __builtin_clzll(all);
-                        score = (r == top) ? 100 + r : 0;
-                    } else score = 0;
+                if (!s->nullo) {
+                    score = trump_score(s, &w, seat, suit, r);
+                    if (s->ncur == 0 && suit == pref_suit &&
+                        __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
+                        score = 1000;
+                } else if (s->ncur == 0) {
+                    score = 0;
                     if (suit == pref_suit &&
                         __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
                         score = 1000;
@@ -308,51 +550,35 @@ static int search(State *s, int t, uint64_t *rel) {
     if (t <= 0) return 1;
     if (t > s->remaining) return 0;
     nodes++;
-    Entry *bucket = NULL;
-    XEntry *xe = NULL;
-    uint64_t xc1 = 0, xc2 = 0;
-    uint32_t xmeta = 0;
+    Key *key = NULL;
+    int at_boundary = 0;
     uint32_t code[4], meta = 0;
+    uint64_t ca = 0, cb = 0;
     int nsuit[4];
     uint64_t lens = 0;
     int pref_suit = -1, pref_rel = -1;
     if (s->ncur == 0) {
+        at_boundary = 1;
         describe(s, code, nsuit, &lens, &meta);
-        xmeta = meta | 1u << 31 | (uint32_t)nsuit[0] << 11 | (uint32_t)nsuit[1] << 15 |
-                (uint32_t)nsuit[2] << 19 | (uint32_t)nsuit[3] << 23;
-        xc1 = code[0] | (uint64_t)code[1] << 32;
-        xc2 = code[2] | (uint64_t)code[3] << 32;
-        {
-            uint64_t x = xc1 * 0x9E3779B97F4A7C15ull ^ (xc2 + xmeta) * 0xC2B2AE3D27D4EB4Full;
-            x ^= x >> 31;
-            xe = &xt[x & ((1u << XT_BITS) - 1)];
-        }
-        if (xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2) {
-            if (xe->lb >= t) { *rel = top_cards(s, xe->klb); return 1; }
-            if (xe->ub < t) { *rel = top_cards(s, xe->kub); return 0; }
-            pref_suit = xe->best_suit; pref_rel = xe->best_rel;
-        }
-        bucket = &tt[(size_t)tt_bucket(lens, meta) * TT_WAYS];
-        for (int i = 0; i < TT_WAYS; i++) {
-            Entry *e = &bucket[i];
-            if (!entry_matches(e, lens, meta, code, nsuit)) continue;
-            if (e->lb >= t) { *rel = top_cards(s, e->k); return 1; }
-            if (e->ub < t) { *rel = top_cards(s, e->k); return 0; }
-            if (pref_suit < 0) { pref_suit = e->best_suit; pref_rel = e->best_rel; }
-        }
-        if (!s->nullo) {
-            uint64_t qrel = 0;
-            int q = quick_tricks(s, &qrel);
-            int lside = s->leader & 1;
-            if (lside == s->counted && q >= t) { *rel = qrel; return 1; }
-            if (lside != s->counted && s->remaining - q < t) { *rel = qrel; return 0; }
-            if (s->trump >= 0) {
-                uint64_t srel = 0;
-                if (sure_trumps(s, s->counted, &srel) >= t) { *rel = srel; return 1; }
-                srel = 0;
-                if (s->remaining - sure_trumps(s, s->counted ^ 1, &srel) < t) { *rel = srel; return 0; }
+        key = tt_key(lens, meta);
+        aligned(code, nsuit, &ca, &cb);
+        if (key->meta) {
+            for (uint32_t ci = key->chunk; ci; ci = chunks[ci].next) {
+                Chunk *ch = &chunks[ci];
+                for (uint32_t j = ch->n; j-- > 0;) {
+                    Entry *e = &ch->e[j];
+                    if (!entry_matches(e, ca, cb)) continue;
+                    if (e->lb >= t) { *rel = top_cards(s, e->k); return 1; }
+                    if (e->ub < t) { *rel = top_cards(s, e->k); return 0; }
+                    if (pref_suit < 0) { pref_suit = e->best_suit; pref_rel = e->best_rel; }
+                }
             }
         }
+        int lo, hi;
+        uint64_t rlo, rhi;
+        trick_bounds(s, &lo, &rlo, &hi, &rhi);
+        if (lo >= t) { *rel = rlo; return 1; }
+        if (hi < t) { *rel = rhi; return 0; }
     }
     Move mv[20];
     int n = gen_moves(s, mv, pref_suit, pref_rel);
@@ -379,42 +605,54 @@ static int search(State *s, int t, uint64_t *rel) {
         acc |= crel;
     }
     *rel = acc;
-    if (bucket != NULL) {
+    if (at_boundary) {
         uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
         uint8_t k[4];
-        uint32_t pat[4];
         for (int suit = 0; suit < 4; suit++) {
             uint64_t present = all >> (suit * 13) & SUIT13;
             uint64_t w = acc >> (suit * 13) & present;
             k[suit] = w ? (uint8_t)__builtin_popcountll(present >> __builtin_ctzll(w)) : 0;
-            pat[suit] = k[suit] ? code[suit] >> (2 * (nsuit[suit] - k[suit])) : 0;
         }
-        if (!(xe->meta == xmeta && xe->c1 == xc1 && xe->c2 == xc2)) {
-            xe->meta = xmeta; xe->c1 = xc1; xe->c2 = xc2;
-            xe->lb = 0; xe->ub = (int8_t)s->remaining;
-            memset(xe->klb, 0, 4); memset(xe->kub, 0, 4);
-        }
-        if (result) { if (xe->lb < t) { xe->lb = (int8_t)t; memcpy(xe->klb, k, 4); } }
-        else { if (xe->ub > t - 1) { xe->ub = (int8_t)(t - 1); memcpy(xe->kub, k, 4); } }
+        uint64_t ma = top_mask(k[0]) << 26 | top_mask(k[1]), mb = top_mask(k[2]) << 26 | top_mask(k[3]);
+        uint64_t va = ca & ma, vb = cb & mb;
         Entry *e = NULL;
-        for (int i = 0; i < TT_WAYS; i++) {
-            Entry *x = &bucket[i];
-            if (x->used && x->lens == lens && x->meta == meta && !memcmp(x->k, k, 4) &&
-                !memcmp(x->pat, pat, sizeof pat)) { e = x; break; }
+        key = tt_key(lens, meta); /* again: the search below may have cleared the table */
+        if (key->meta) {
+            for (uint32_t ci = key->chunk; ci && !e; ci = chunks[ci].next) {
+                Chunk *ch = &chunks[ci];
+                for (uint32_t j = 0; j < ch->n; j++) {
+                    Entry *x = &ch->e[j];
+                    if (!memcmp(x->k, k, 4) && x->va == va && x->vb == vb) { e = x; break; }
+                }
+            }
         }
         if (e == NULL) {
-            size_t b = (size_t)(bucket - tt) / TT_WAYS;
-            e = &bucket[tt_next[b]];
-            tt_next[b] = (uint8_t)((tt_next[b] + 1) % TT_WAYS);
-            e->used = 1; e->lens = lens; e->meta = meta;
-            memcpy(e->k, k, 4); memcpy(e->pat, pat, sizeof pat);
+            if (chunks_used + 1 >= CHUNKS || keys_used >= (3u << KEY_BITS) / 4) { /* full: start again */
+                tt_clear();
+                key = tt_key(lens, meta);
+            }
+            if (!key->meta) {
+                key->lens = lens; key->meta = meta | 1u << 31; key->chunk = 0;
+                keys_used++;
+            }
+            if (!key->chunk || chunks[key->chunk].n == CHUNK) {
+                uint32_t ci = chunks_used++;
+                chunks[ci].next = key->chunk;
+                chunks[ci].n = 0;
+                key->chunk = ci;
+            }
+            Chunk *ch = &chunks[key->chunk];
+            e = &ch->e[ch->n++];
+            memcpy(e->k, k, 4);
+            e->va = va; e->vb = vb;
             e->lb = 0; e->ub = (int8_t)s->remaining;
+            e->best_suit = -1; e->best_rel = -1;
         }
         if (n > 0) {
             int c = mv[decided].card, suit = c / 13;
             uint64_t sall = all >> (suit * 13) & SUIT13;
-            e->best_suit = xe->best_suit = (int8_t)suit;
-            e->best_rel = xe->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
+            e->best_suit = (int8_t)suit;
+            e->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
         }
         if (result) { if (e->lb < t) e->lb = (int8_t)t; }
         else { if (e->ub > t - 1) e->ub = (int8_t)(t - 1); }
@@ -422,9 +660,27 @@ static int search(State *s, int t, uint64_t *rel) {
     return result;
 }
 
+/* The positions after each move of the last call and their values (counted tricks from
+ * their own trick on): the analysis of a hand asks for the position after a move next,
+ * whose value is then known without searching. */
+#define LAST_MAX 20
+static State last_child[LAST_MAX];
+static int8_t last_value[LAST_MAX];
+static int last_n = 0;
+
+static int same_position(const State *a, const State *b) {
+    if (memcmp(a->h, b->h, sizeof a->h) || a->trump != b->trump || a->nullo != b->nullo ||
+        a->counted != b->counted || a->leader != b->leader || a->ncur != b->ncur ||
+        a->remaining != b->remaining)
+        return 0;
+    for (int i = 0; i < a->ncur; i++) if (a->cur[i] != b->cur[i]) return 0;
+    return a->ncur == 0 || (a->win_idx == b->win_idx && a->win_val == b->win_val && a->win_suit == b->win_suit);
+}
+
 /* Exact number of counted tricks from a position, by moving a null window. */
-static int exact(State *s, int guess) {
-    int lo = 0, hi = s->remaining; /* lo <= value <= hi */
+static int exact_in(State *s, int lo, int hi, int guess) {
+    if (lo < 0) lo = 0;
+    if (hi > s->remaining) hi = s->remaining;
     if (guess < lo) guess = lo;
     if (guess > hi) guess = hi;
     while (lo < hi) {
@@ -437,6 +693,8 @@ static int exact(State *s, int guess) {
     }
     return lo;
 }
+
+static int exact(State *s, int guess) { return exact_in(s, 0, s->remaining, guess); }
 
 /* solve(hands, trump, nullo, counted, leader, trick, trick_high) ->
  *   list of (card, high, counted tricks from the current trick on)
@@ -485,11 +743,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         s.h[seat] |= 1ull << c;
         play(&s, c, hi);
     }
-    if (tt == NULL) {
-        tt = (Entry *)PyMem_RawCalloc((size_t)TT_SIZE * TT_WAYS, sizeof(Entry));
-        tt_next = (uint8_t *)PyMem_RawCalloc(TT_SIZE, 1);
-        xt = (XEntry *)PyMem_RawCalloc((size_t)1 << XT_BITS, sizeof(XEntry));
-        if (!tt || !tt_next || !xt) return PyErr_NoMemory();
+    if (keys == NULL) {
+        keys = (Key *)PyMem_RawCalloc((size_t)1 << KEY_BITS, sizeof(Key));
+        chunks = (Chunk *)PyMem_RawMalloc((size_t)CHUNKS * sizeof(Chunk));
+        if (!keys || !chunks) return PyErr_NoMemory();
+        for (int k = 0; k <= 13; k++) mask26[k] = top_mask(k);
     }
     if (search_lock == NULL && (search_lock = PyThread_allocate_lock()) == NULL)
         return PyErr_NoMemory();
@@ -501,17 +759,29 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(search_lock, WAIT_LOCK);
     memset(hist, 0, sizeof hist);
-    int guess = s.remaining / 2;
+    /* The value of the position first; then each move's value lies on one side of it,
+     * and one search says whether the move reaches it. */
+    int best = -1;
+    for (int i = 0; i < last_n; i++)
+        if (same_position(&s, &last_child[i])) { best = last_value[i]; break; }
+    if (best < 0) best = exact(&s, s.remaining / 2);
+    int is_max = (seat & 1) == s.maxside;
+    last_n = 0;
     for (uint64_t m = legal; m; m &= m - 1) {
         int c = lowbit(m);
         int nh = (nullo && c % 13 == 12) ? 2 : 1;
         for (int hi = 0; hi < nh; hi++) {
             State save = s;
             int w = play(&s, c, hi);
-            int v = (w == s.counted ? 1 : 0);
-            v += exact(&s, guess - v);
+            int wv = (w == s.counted ? 1 : 0), v;
+            uint64_t rel;
+            if (is_max)
+                v = search(&s, best - wv, &rel) ? best : wv + exact_in(&s, 0, best - wv - 1, best - wv - 1);
+            else
+                v = !search(&s, best - wv + 1, &rel) ? best
+                                                     : wv + exact_in(&s, best - wv + 1, s.remaining, best - wv + 1);
+            if (last_n < LAST_MAX) { last_child[last_n] = s; last_value[last_n++] = (int8_t)(v - wv); }
             s = save;
-            guess = v;
             cards[n] = c; highs[n] = hi; values[n] = v; n++;
         }
     }
@@ -527,13 +797,52 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* bounds(hands, trump, nullo, counted, leader) -> (lower, upper): the bounds the search
+ * takes without searching on the counted side's tricks from a trick boundary (hands:
+ * four masks of as many cards each). For the tests: the bounds must hold. */
+static PyObject *py_bounds(PyObject *self, PyObject *args) {
+    PyObject *hands;
+    int trump, nullo, counted, leader;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oiiii", &hands, &trump, &nullo, &counted, &leader)) return NULL;
+    State s;
+    memset(&s, 0, sizeof s);
+    if (!PySequence_Check(hands) || PySequence_Size(hands) != 4) {
+        PyErr_SetString(PyExc_ValueError, "hands: four masks");
+        return NULL;
+    }
+    int total = 0;
+    for (int p = 0; p < 4; p++) {
+        PyObject *o = PySequence_GetItem(hands, p);
+        if (!o) return NULL;
+        s.h[p] = PyLong_AsUnsignedLongLong(o);
+        Py_DECREF(o);
+        if (PyErr_Occurred()) return NULL;
+        total += __builtin_popcountll(s.h[p]);
+    }
+    if (total % 4 || __builtin_popcountll(s.h[0]) * 4 != total) {
+        PyErr_SetString(PyExc_ValueError, "hands: as many cards each");
+        return NULL;
+    }
+    s.trump = trump; s.nullo = nullo; s.counted = counted & 1;
+    s.maxside = nullo ? s.counted ^ 1 : s.counted;
+    s.leader = leader & 3;
+    s.remaining = total / 4;
+    int lo, hi;
+    uint64_t rlo, rhi;
+    trick_bounds(&s, &lo, &rlo, &hi, &rhi);
+    return Py_BuildValue("(ii)", lo, hi);
+}
+
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     (void)self; (void)args;
+
     return PyLong_FromLong(nodes);
 }
 
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS, "Counted tricks from the current trick on, per legal move."},
+    {"bounds", py_bounds, METH_VARARGS, "The search's bounds on the counted tricks at a trick boundary."},
     {"nodes", py_nodes, METH_NOARGS, "Nodes searched since the module was loaded."},
     {NULL, NULL, 0, NULL},
 };

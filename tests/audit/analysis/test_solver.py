@@ -72,6 +72,35 @@ def test_native_equals_exhaustive_search_on_endgames(contract: str) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("contract", ["grand", "S", "H"])
+def test_bounds_hold_against_exhaustive_search(contract: str) -> None:
+    """The search's bounds without searching (the quick tricks of the leader's side: his
+    run, his partner's through an entry, both hands' winners cashed; the sure trump tricks
+    of either side) never cross the true value, at trick boundaries of random endgames of
+    up to four cards a hand."""
+    from audit.native import _ddsolve
+
+    rng = random.Random(sum(map(ord, contract)) + 5)
+    decisive = 0
+    for _ in range(200):
+        deal = random_deal(rng)
+        leader = rng.choice("NESW")
+        played = random_play(rng, deal, contract, leader, 4 * rng.randint(9, 12))
+        pos = position(deal, contract, leader, played)
+        trump = pos.contract.trump
+        lo, hi = _ddsolve.bounds(
+            list(pos.hands), -1 if trump is None else trump, 0, pos.counted, int(pos.leader)
+        )
+        values = solve_python(pos).values()
+        best = max(values) if pos.to_play & 1 == pos.counted else min(values)
+        true = best - pos.won
+        assert lo <= true <= hi, (deal, contract, leader, played, lo, hi, true)
+        remaining = pos.hands[0].bit_count()
+        decisive += lo > 0 or hi < remaining
+    assert decisive > 50  # the bounds are not vacuous
+
+
+@needs_native
 def test_threads_searching_at_once_get_what_one_gets_alone() -> None:
     """The C search lets go of the GIL (a service's requests go on while it analyses an
     event in a thread): four threads solving at once find every value one thread found
