@@ -123,6 +123,24 @@ def live_clock(driver: WebDriver) -> str:
     return got
 
 
+def stalled_robin(client: Any) -> list[dict[str, Any]]:
+    """The clocked round robin, with its first dealer stalled, played to its end without a
+    browser: its tables."""
+    bots = Stalling.open(client, ROBIN, 2, random.Random(3), BEACON)
+    bots.reveal_all(client.call("GET", f"/v1/tournaments/{bots.tid}"))
+    doc = wait_for(
+        "round 1",
+        lambda: (d := client.call("GET", f"/v1/tournaments/{bots.tid}"))["rounds_played"] and d,
+    )
+    sitting = doc["rounds_played"][0]["tables"][0]
+    dealer = client.call("GET", f"/v1/tables/{sitting['id']}/hands/1")["dealer"]
+    bots.stalled = sitting["seats"][dealer]
+    bots.run(timeout=120)
+    doc = client.call("GET", f"/v1/tournaments/{bots.tid}")
+    assert doc["phase"] == "over", doc["phase"]
+    return [t for r in doc["rounds_played"] for t in r["tables"]]
+
+
 def test_the_table_shows_every_seats_clock_and_the_house_taking_a_silent_seat(
     site: Running, browser: WebDriver, tmp_path: Path
 ) -> None:
@@ -219,8 +237,8 @@ def test_the_hand_page_verifier_accepts_the_house_after_the_expiry(
         for r in client.call("GET", f"/v1/tournaments/{e['id']}")["rounds_played"]
         for t in r["tables"]
     ]
-    if not done:
-        pytest.skip("the clocked round robin of the test above did not run")
+    if not done:  # the test above did not run in this process: a robin of its own, headless
+        done = stalled_robin(client)
     table = done[0]["id"]
     path = f"/v1/tables/{table}/hands/1"
     events = [i["event"] for i in client.call("GET", f"{path}/events")["events"]]

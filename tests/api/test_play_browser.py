@@ -206,6 +206,9 @@ def played(
     sound_default = (toggle.is_selected(), browser.execute_script(f"return {SOUND_STORE}"))
     toggle.click()
     browser.execute_script(f"window.cayenneTable.pause.holdMs = {PAUSE_MS}")
+    # every state the page draws is sampled as it is drawn, as well as by the loop below: a
+    # loaded machine's loop may look only when it is the person's turn
+    browser.execute_script(RECORD_CUES)
     cues: list[dict[str, Any]] = []
     last_trick: dict[str, Any] = {}
     shots = {"calling": False, "playing": False}
@@ -239,6 +242,7 @@ def played(
         time.sleep(0.15)
     wait_for(lambda: found(browser, "#verify-result"), 30, "verification")
     time.sleep(0.5)
+    cues.extend(browser.execute_script("return window.cueLog"))
     traffic.drain()
     shot(browser, tmp, "04-verified")
     pause = pause_shown(browser, tmp)
@@ -272,6 +276,14 @@ return {phase: document.body.dataset.phase, hand: document.body.dataset.hand,
   cue: !cue.hidden && cue.offsetHeight > 0, text: cue.textContent,
   tones: Number(document.body.dataset.tones || 0),
   announce: document.getElementById('announce').textContent};
+"""
+
+RECORD_CUES = f"""
+const table = window.cayenneTable;
+const draw = table.render.bind(table);
+const sample = () => {{ {SAMPLE_CUE} }};
+window.cueLog = [];
+table.render = () => {{ draw(); window.cueLog.push(sample()); }};
 """
 
 
