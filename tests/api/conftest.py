@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,8 +70,17 @@ def _pg_schema_url(pg_url: str) -> tuple[str, str]:
 def _drop_schema(pg_url: str, schema: str) -> None:
     import psycopg
 
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    # A service's last background work (a clock's lease, a build) may still hold a lock in
+    # the schema as it is dropped; PostgreSQL then ends one side as a deadlock: drop again.
+    for attempt in range(5):
+        try:
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            return
+        except psycopg.errors.DeadlockDetected:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
 
 
 def start_service(data_dir: Path, database: str = "sqlite", **settings: Any) -> Running:

@@ -119,6 +119,15 @@ def widths_at(driver: WebDriver, tmp: Path, name: str, at: str = "") -> list[tup
     return out
 
 
+def click_found(driver: WebDriver, css: str) -> bool:
+    """Clicks the first element ``css`` finds, if any (in :func:`wait_for`: an element the
+    page redrew between finding and clicking is looked for again)."""
+    elements = found(driver, css)
+    if elements:
+        elements[0].click()
+    return bool(elements)
+
+
 @pytest.fixture(scope="module")
 def played(
     site: Running, browsers: dict[str, WebDriver], tmp_path_factory: pytest.TempPathFactory
@@ -144,17 +153,16 @@ def played(
         d = browsers[name]
         d.get(link)
         if name == "dan":  # no key yet: sent to /play, and brought back once registered
-            back = wait_for(lambda d=d: found(d, '#who a[href="/play"]'), 60, "to /play")  # type: ignore[misc]
-            back[0].click()
+            wait_for(lambda d=d: click_found(d, '#who a[href="/play"]'), 60, "to /play")  # type: ignore[misc]
             ids[name] = sign_up(site, d, name, reload=False)
-            wait_for(lambda d=d: found(d, "#invited a"), 60, "the way back")[0].click()  # type: ignore[misc]
+            wait_for(lambda d=d: click_found(d, "#invited a"), 60, "the way back")  # type: ignore[misc]
             wait_for(lambda d=d: "#invite=" in d.current_url, 60, "back at the table")  # type: ignore[misc]
         seat = SEAT_OF[name]
         wait_for(lambda d=d, s=seat: found(d, f'button.sit[data-seat="{s}"]'), 60, "a seat")  # type: ignore[misc]
         traffic[name].drain()
         if name == "dan":
             shot(d, tmp, "03-invitee")
-        d.find_element(By.CSS_SELECTOR, f'button.sit[data-seat="{seat}"]').click()
+        wait_for(lambda d=d, s=seat: click_found(d, f'button.sit[data-seat="{s}"]'), 30, "sat")  # type: ignore[misc]
         if name != "dan":
             left = str(3 - ("bob", "cat").index(name) - 1)
             wait_for(lambda left=left: waiting_for(ann) == left, 60, f"ann sees {left} left")  # type: ignore[misc]

@@ -78,7 +78,7 @@ def _race(url: str, start: Any, results: Any) -> None:
 
 
 def test_two_processes_starting_at_once_apply_each_migration_once(db_url: str) -> None:
-    ctx = multiprocessing.get_context("fork")
+    ctx = multiprocessing.get_context("spawn")
     start = ctx.Barrier(2)
     results = ctx.Queue()
     procs = [ctx.Process(target=_race, args=(db_url, start, results)) for _ in range(2)]
