@@ -3,7 +3,9 @@
 // player) before its commitment is sent; the signed registration and reveal
 // (audit/log/schema/tournament_register.json, tournament_reveal.json) signed by the
 // player's own key (keys.js); and where the entrant plays now, read from the event's
-// public state. Shared by the event's page (eventpage.js) and its tables (tplay.js).
+// public state. Shared by the event's page (eventpage.js) and its tables (tplay.js), for
+// both kinds of event: a duplicate's sitting plays its `boards`, a round robin's plays a
+// match of `hands` hands (each dealt by its own shuffle ceremony, no boards).
 
 import { fromHex, toHex } from "./bytes.js";
 import { eventHash } from "./events.js";
@@ -92,7 +94,9 @@ export function pairOf(doc, pid) {
 }
 
 /** Where `pid` sits in the event's latest round: {round, over, table, id, seat, boards,
- * ns, ew, side, against (pair number), seats}, or null (no round, or sitting out). */
+ * hands, ns, ew, side, against (pair number), seats}, or null (no round). `boards` is a
+ * duplicate sitting's (empty in a round robin), `hands` a round robin's match length (0
+ * in a duplicate); `table` is null when the pair sits out the round. */
 export function placeOf(doc, pid) {
   const r = (doc.rounds_played ?? []).at(-1);
   if (!r) return null;
@@ -100,7 +104,7 @@ export function placeOf(doc, pid) {
     const seat = Object.keys(t.seats).find((s) => t.seats[s] === pid);
     if (!seat) continue;
     const side = seat === "N" || seat === "S" ? "NS" : "EW";
-    return { round: r.round, over: r.over, table: t.table, id: t.id, seat, boards: t.boards ?? [], ns: t.ns, ew: t.ew, side, against: side === "NS" ? t.ew : t.ns, seats: t.seats };
+    return { round: r.round, over: r.over, table: t.table, id: t.id, seat, boards: t.boards ?? [], hands: t.hands ?? 0, ns: t.ns, ew: t.ew, side, against: side === "NS" ? t.ew : t.ns, seats: t.seats };
   }
   return { round: r.round, over: r.over, table: null };
 }
@@ -113,6 +117,16 @@ export async function nameOf(pid) {
     names.set(pid, r.ok ? r.doc.name : pid);
   }
   return names.get(pid);
+}
+
+/** Whether the event is a rubber round robin (matches of hands, no boards). */
+export const isRobin = (doc) => doc.format === "rubber-round-robin";
+
+/** What a sitting plays, for a sentence: "boards 3, 4" or "a match of 2 hands". */
+export function sittingPlays(sitting) {
+  if (sitting.boards && sitting.boards.length) return `boards ${sitting.boards.join(", ")}`;
+  const n = sitting.hands ?? 0;
+  return `a match of ${n} hand${n === 1 ? "" : "s"}`;
 }
 
 export const SEAT_NAME = { N: "North", E: "East", S: "South", W: "West" };

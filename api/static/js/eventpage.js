@@ -2,12 +2,14 @@
 // a partner (a link or code, or their player name) or accept an invitation, enter (the
 // seed kept in this browser before its commitment is sent), withdraw before the start,
 // reveal the seed when the event asks for it, then "now: round r, table t, seat X,
-// against ..." and off to the table, and the entrant's own results by signed reads.
+// against ..." and off to the table, and the entrant's own results by signed reads: a
+// duplicate's boards, or a round robin's matches (a sitting there plays `hands` hands,
+// not boards; docs/browser.md).
 // Every action is signed by the person's own key (keys.js); the panel follows the event
 // by reading its public state every few seconds.
 
 import { createKey, loadIdentity, saveIdentity } from "./keys.js";
-import { SEAT_NAME, entrantSeed, nameOf, opponents, pairOf, placeOf, register, reveal, request, withdraw } from "./entrant.js";
+import { SEAT_NAME, entrantSeed, isRobin, nameOf, opponents, pairOf, placeOf, register, reveal, request, sittingPlays, withdraw } from "./entrant.js";
 
 const EVERY_MS = 3000;
 const box = document.getElementById("entrant");
@@ -17,7 +19,7 @@ const tid = box.dataset.event;
 const t = encodeURIComponent(tid);
 const inviteInUrl = new URLSearchParams(location.search).get("invite");
 
-const state = { identity: null, known: false, doc: null, invitations: [], linked: null, card: null, tableDone: false, revealed: null, missingSeed: false, backup: null };
+const state = { identity: null, known: false, doc: null, invitations: [], linked: null, card: null, tableDone: false, handNow: 0, revealed: null, missingSeed: false, backup: null };
 let shown = "";
 let busy = false;
 
@@ -79,10 +81,18 @@ async function read() {
   }
   const place = phase === "playing" ? placeOf(state.doc, me.id) : null;
   state.tableDone = false;
+  state.handNow = 0;
   if (place && place.table && !place.over) {
     const r = await request("GET", `/v1/tables/${encodeURIComponent(place.id)}/hands`, { identity: me });
-    const boards = place.boards.filter((b) => !(state.doc.voided ?? []).includes(b));
-    state.tableDone = r.ok && r.doc.hands.filter((h) => h.phase === "over").length >= boards.length;
+    const over = r.ok ? r.doc.hands.filter((h) => h.phase === "over").length : 0;
+    if (isRobin(state.doc)) {
+      // a match is over when its hands are (a voided hand is dealt again: not counted)
+      state.tableDone = r.ok && over >= place.hands;
+      state.handNow = Math.min(over + 1, place.hands);
+    } else {
+      const boards = place.boards.filter((b) => !(state.doc.voided ?? []).includes(b));
+      state.tableDone = r.ok && over >= boards.length;
+    }
   }
 }
 
@@ -225,9 +235,12 @@ async function playingPanel(doc, me) {
   const out = [];
   if (doc.phase === "revealing") {
     if (state.missingSeed) {
-      out.push(el("p", { id: "entrant-state", "data-state": "no-seed", class: "status bad" }, `This browser does not hold your seed for this event: open this page in the browser where you entered${deadline(doc)}, or your pair is withdrawn when the boards are dealt.`));
+      out.push(el("p", { id: "entrant-state", "data-state": "no-seed", class: "status bad" }, `This browser does not hold your seed for this event: open this page in the browser where you entered${deadline(doc)}, or your pair is withdrawn ${isRobin(doc) ? "when round 1 starts" : "when the boards are dealt"}.`));
     } else if (entry && entry.revealed) {
-      out.push(el("p", { id: "entrant-state", "data-state": "revealed" }, `Your seed is revealed. The boards are dealt ${doc.reveal_deadline ? `after the reveal deadline (${when(doc.reveal_deadline)})` : "once every entrant has revealed"}; then round 1 starts and this page takes you to your table.`));
+      const after = doc.reveal_deadline ? `after the reveal deadline (${when(doc.reveal_deadline)})` : "once every entrant has revealed";
+      out.push(el("p", { id: "entrant-state", "data-state": "revealed" }, isRobin(doc)
+        ? `Your seed is revealed. Round 1 starts ${after}, and this page takes you to your table; there each hand is dealt by its own shuffle ceremony, which your table's page does for you.`
+        : `Your seed is revealed. The boards are dealt ${after}; then round 1 starts and this page takes you to your table.`));
     } else {
       out.push(el("p", { id: "entrant-state", "data-state": "revealing" }, `The event has started: this page reveals your seed now${deadline(doc)}. Keep it open.`));
     }
@@ -239,19 +252,46 @@ async function playingPanel(doc, me) {
       out.push(el("p", { id: "entrant-state", "data-state": "sitting-out" }, `Round ${place ? place.round : 1}: your pair sits out this round. This page takes you to your table when the next round starts.`));
     } else if (place.over || state.tableDone) {
       const last = place.round >= doc.rounds;
-      out.push(el("p", { id: "entrant-state", "data-state": "between" }, `Round ${place.round} of ${doc.rounds}: your table has finished its boards. ${last ? "The results are published when every table has finished." : `Round ${place.round + 1} starts when every table has finished; this page then takes you to your next table.`}`));
+      out.push(el("p", { id: "entrant-state", "data-state": "between" }, `Round ${place.round} of ${doc.rounds}: your table has finished its ${isRobin(doc) ? "match" : "boards"}. ${last ? "The results are published when every table has finished." : `Round ${place.round + 1} starts when every table has finished; this page then takes you to your next table.`}`));
     } else {
       const against = await opponents(place);
       out.push(
-        el("p", { id: "now", "data-state": "now", "data-table": place.id }, el("b", {}, "Now: "), `round ${place.round}, table ${place.table}, seat ${SEAT_NAME[place.seat]} (${place.seat}), against ${against} (pair ${place.against}); boards ${place.boards.join(", ")}.`),
+        el("p", { id: "now", "data-state": "now", "data-table": place.id }, el("b", {}, "Now: "), `round ${place.round}, table ${place.table}, seat ${SEAT_NAME[place.seat]} (${place.seat}), against ${against} (pair ${place.against}); ${sittingPlays(place)}${state.handNow ? ` (hand ${state.handNow} of ${place.hands} now)` : ""}.`),
         el("p", {}, el("a", { id: "go-to-table", class: "button", href: `/play/${encodeURIComponent(place.id)}` }, "Go to your table")),
       );
     }
   } else {
     out.push(el("p", { id: "entrant-state", "data-state": "over" }, "The event is over. ", el("a", { href: `/tournaments/${t}/certificate`, id: "to-certificate" }, "Its certificate"), ": verify it in this browser."));
   }
-  out.push(resultsTable(pair));
+  out.push(isRobin(doc) ? await matchesTable(doc, pair) : resultsTable(pair));
   return out;
+}
+
+/** A round robin's own results: the pair card's matches (those with a finished hand),
+ * each with its opponents, the hands finished and the match value from this pair's side. */
+async function matchesTable(doc, pair) {
+  const rows = state.card ? state.card.results : [];
+  const head = el("h4", {}, `Your matches (pair ${pair})`);
+  if (!rows.length) return el("div", { id: "my-results" }, head, el("p", { class: "muted" }, "No hand of yours is finished yet: your match shows here as soon as your table has played its first hand."));
+  const sittingOf = (m) => (doc.rounds_played ?? []).find((r) => r.round === m.round)?.tables.find((s) => String(s.table) === String(m.table));
+  const lines = [];
+  for (const m of rows) {
+    const s = sittingOf(m);
+    const ns = s ? s.ns === pair : false;
+    const other = s ? (ns ? s.ew : s.ns) : null;
+    const who = (await Promise.all((ns ? m.ew : m.ns).map(nameOf))).join(" \u2013 ");
+    const value = ns ? m.ns_value : -m.ns_value;
+    lines.push(el("tr", { "data-match": `${m.round}-${m.table}` },
+      el("td", { "data-label": "round" }, String(m.round)),
+      el("td", { "data-label": "table" }, String(m.table)),
+      el("td", { "data-label": "against" }, other ? `pair ${other}: ${who}` : who),
+      el("td", { "data-label": "side" }, ns ? "NS" : "EW"),
+      el("td", { "data-label": "hands" }, `${m.hands}${s && s.hands ? ` of ${s.hands}` : ""}`),
+      el("td", { "data-label": "match value", class: "num" }, value > 0 ? `+${value}` : String(value))));
+  }
+  return el("div", { id: "my-results" }, head,
+    el("table", { class: "reflow" }, el("tr", {}, ...["round", "table", "against", "side", "hands", "match value"].map((h) => el("th", {}, h))), ...lines),
+    el("p", { class: "muted" }, "A match's value is your side's total score on its rubber score sheet less your opponents', over the hands finished so far. A round robin's tables are public, as are its matches."));
 }
 
 function resultsTable(pair) {

@@ -1,10 +1,11 @@
-// A duplicate event's table in /play/{t} (docs/browser.md, "Entering and playing an
-// event"): the event, the round and the board in play above the table, and between
+// An event's table in /play/{t} (docs/browser.md, "Entering and playing an event"): the
+// event, the round and the board in play (a duplicate) or the hand of the match (a round
+// robin) above the table, and between
 // rounds what comes next; then the page moves on by itself, to the player's next table
 // or, once the event is over, to its results. It follows the event's public state; the
 // table itself is table.js's (signed reads and the seat's own stream).
 
-import { SEAT_NAME, opponents, placeOf, request } from "./entrant.js";
+import { SEAT_NAME, isRobin, opponents, placeOf, request } from "./entrant.js";
 
 export const EVERY_MS = 3000;
 export const MOVE_AFTER_MS = 6000;
@@ -25,6 +26,7 @@ export class EventTable {
     this.doc = null;
     this.leaving = null;
     this.shown = "";
+    this.handsOver = 0; // a round robin's table: its hands over, by a read of its hands
   }
 
   async start() {
@@ -36,6 +38,7 @@ export class EventTable {
       const r = await request("GET", `/v1/tournaments/${encodeURIComponent(this.event.id)}`);
       if (r.ok) {
         this.doc = r.doc;
+        if (isRobin(r.doc)) await this.countHands();
         await this.draw();
       }
     } catch (err) {
@@ -44,27 +47,51 @@ export class EventTable {
     if (!this.leaving) setTimeout(() => this.tick(), EVERY_MS);
   }
 
-  /** This table's sitting in its round, and whether its boards are all played. */
+  /** A round robin's table: how many of its hands are over (a voided hand is dealt
+   * again, so the match is over when `hands` of them are, not at a hand's number). */
+  async countHands() {
+    const r = await request("GET", `/v1/tables/${encodeURIComponent(this.view.tableId)}/hands`, { identity: this.view.identity });
+    if (r.ok) this.handsOver = r.doc.hands.filter((h) => h.phase === "over").length;
+  }
+
+  /** This table's sitting in its round, and whether all it plays is played: a
+   * duplicate's boards, or a round robin's match of `hands` hands. */
   here() {
     const r = this.doc.rounds_played.find((x) => x.round === this.event.round);
     const sitting = r ? r.tables.find((x) => x.id === this.view.tableId) : null;
-    const boards = sitting ? sitting.boards.filter((b) => !(this.doc.voided ?? []).includes(b)) : [];
     const h = this.view.hand;
+    if (isRobin(this.doc)) {
+      const n = sitting ? sitting.hands : 0;
+      const done = Boolean(r && r.over) || Boolean(n && this.handsOver >= n);
+      return { r, sitting, boards: [], hands: n, done };
+    }
+    const boards = sitting ? sitting.boards.filter((b) => !(this.doc.voided ?? []).includes(b)) : [];
     const done = Boolean(r && r.over) || Boolean(h && h.phase === "over" && boards.length && h.board === boards.at(-1));
-    return { r, sitting, boards, done };
+    return { r, sitting, boards, hands: 0, done };
+  }
+
+  /** "This round's boards: 3, 4 — now board 4 (2 of 2)", or for a round robin "This
+   * round's match: 2 hands — now hand 1 of 2". */
+  plays(boards, hands) {
+    const h = this.view.hand;
+    if (isRobin(this.doc)) {
+      const live = h && h.phase !== "over" && h.phase !== "void";
+      const k = Math.min(this.handsOver + (live ? 1 : 0), hands);
+      return `This round's match: ${hands} hand${hands === 1 ? "" : "s"}${k ? ` \u2014 ${live ? `now hand ${k} of ${hands}` : `${k} of ${hands} played`}` : ""}`;
+    }
+    const k = h && h.board ? boards.indexOf(h.board) + 1 : 0;
+    const now = k ? ` \u2014 now board ${h.board} (${k} of ${boards.length})` : "";
+    return `This round's board${boards.length === 1 ? "" : "s"}: ${boards.join(", ")}${now}`;
   }
 
   async draw() {
     const doc = this.doc;
     const me = this.view.identity;
-    const { sitting, boards, done } = this.here();
-    const h = this.view.hand;
+    const { sitting, boards, hands, done } = this.here();
     const parts = [el("h3", { id: "event-title" }, el("a", { href: `/tournaments/${encodeURIComponent(doc.id)}` }, doc.name), ` \u2014 round ${this.event.round} of ${doc.rounds}, table ${this.event.table}`)];
     if (sitting && this.view.seat) {
       const place = { seat: this.view.seat, side: "NS".includes(this.view.seat) ? "NS" : "EW", seats: sitting.seats };
-      const k = h && h.board ? boards.indexOf(h.board) + 1 : 0;
-      const now = k ? ` \u2014 now board ${h.board} (${k} of ${boards.length})` : "";
-      parts.push(el("p", { id: "event-seat" }, `You play ${SEAT_NAME[this.view.seat]} (${this.view.seat}) against ${await opponents(place)}. This round's board${boards.length === 1 ? "" : "s"}: ${boards.join(", ")}${now}.`));
+      parts.push(el("p", { id: "event-seat" }, `You play ${SEAT_NAME[this.view.seat]} (${this.view.seat}) against ${await opponents(place)}. ${this.plays(boards, hands)}.`));
     }
     let next = null;
     let state = "playing";
