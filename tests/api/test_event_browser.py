@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,8 +175,12 @@ def at_table(p: Person) -> str | None:
     return url.rsplit("/", 1)[1] if "/play/t-" in url else None
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+@contextmanager
+def event_site(
+    tmp_path_factory: pytest.TempPathFactory, names: tuple[str, ...] = PEOPLE
+) -> Iterator[tuple[Running, dict[str, Person]]]:
+    """A service of its own (people register themselves) and a Chromium for each name,
+    each with its own profile, so its own key; all closed at the end."""
     from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -192,20 +196,26 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     service = Running(app, f"http://127.0.0.1:{server.server_port}", server)
-    shots = tmp_path_factory.mktemp("event-screens")
     with ExitStack() as stack:
         people: dict[str, Person] = {}
-        for name in PEOPLE:
+        for name in names:
             profile = stack.enter_context(tempfile.TemporaryDirectory())
             driver = new_driver(profile)
             stack.callback(driver.quit)
             driver.set_window_size(1000, 1100)
             people[name] = Person(name, driver, PageTraffic(driver))
         try:
-            yield play_the_event(service, people, shots)
+            yield service, people
         finally:
             server.shutdown()
             app.extensions["fairplay"].close()
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    shots = tmp_path_factory.mktemp("event-screens")
+    with event_site(tmp_path_factory) as (service, people):
+        yield play_the_event(service, people, shots)
 
 
 def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> Played:
@@ -399,38 +409,44 @@ def test_each_sees_their_own_results_during_the_event_and_no_one_elses(played: P
 
 def test_no_page_receives_another_seats_cards_before_they_are_played(played: Played) -> None:
     for p in played.people.values():
-        traffic = p.traffic
-        dealt: dict[tuple[str, int], set[str]] = {}
-        states = [json.loads(m) for m in traffic.messages]
-        states = [m for m in states if "hand" in m]
-        assert states, p.name
-        for msg in states:
-            hand, cards = msg["hand"], msg["cards"]
-            own = set(cards["dealt"] or [])
-            dealt.setdefault((hand["table"], hand["hand"]), set()).update(own)
-            allowed = set(own)
-            if hand["play"]:
-                allowed.add(hand["play"]["cayenne"])
-                allowed |= {c for t in hand["play"]["tricks"] for c in t["cards"]}
-            leaked = set(CARD.findall(json.dumps({"hand": hand, "cards": cards}))) - allowed
-            assert not leaked, (p.name, hand["hand"], hand["phase"], leaked)
-        assert all(len(v) >= 12 for v in dealt.values()), (p.name, dealt)
-        for url, body in traffic.bodies:
-            path = url.split("?")[0]
-            if path.endswith(("/record", "/proof", "/report")) or "/certificate" in path:
-                continue  # a finished hand's, fetched after its end; the event's, at the end
-            doc = json.loads(body)
-            listed = doc.get("hands") if isinstance(doc, dict) else None
-            hands = listed if isinstance(listed, list) else [doc]
-            for h in hands:
-                if not isinstance(h, dict) or "phase" not in h:
-                    continue
-                allowed = set(dealt.get((h.get("table", ""), h.get("hand", 0)), set()))
-                if h.get("play"):
-                    allowed.add(h["play"]["cayenne"])
-                    allowed |= {c for t in h["play"]["tricks"] for c in t["cards"]}
-                leaked = set(CARD.findall(json.dumps(h))) - allowed
-                assert not leaked or h["phase"] == "over", (p.name, url, leaked)
+        no_unplayed_cards(p)
+
+
+def no_unplayed_cards(p: Person) -> None:
+    """Every stream message and JSON body ``p``'s pages received holds no card of another
+    seat before it was played (a hand's own end, record or proof aside)."""
+    traffic = p.traffic
+    dealt: dict[tuple[str, int], set[str]] = {}
+    states = [json.loads(m) for m in traffic.messages]
+    states = [m for m in states if "hand" in m]
+    assert states, p.name
+    for msg in states:
+        hand, cards = msg["hand"], msg["cards"]
+        own = set(cards["dealt"] or [])
+        dealt.setdefault((hand["table"], hand["hand"]), set()).update(own)
+        allowed = set(own)
+        if hand["play"]:
+            allowed.add(hand["play"]["cayenne"])
+            allowed |= {c for t in hand["play"]["tricks"] for c in t["cards"]}
+        leaked = set(CARD.findall(json.dumps({"hand": hand, "cards": cards}))) - allowed
+        assert not leaked, (p.name, hand["hand"], hand["phase"], leaked)
+    assert all(len(v) >= 12 for v in dealt.values()), (p.name, dealt)
+    for url, body in traffic.bodies:
+        path = url.split("?")[0]
+        if path.endswith(("/record", "/proof", "/report")) or "/certificate" in path:
+            continue  # a finished hand's, fetched after its end; the event's, at the end
+        doc = json.loads(body)
+        listed = doc.get("hands") if isinstance(doc, dict) else None
+        hands = listed if isinstance(listed, list) else [doc]
+        for h in hands:
+            if not isinstance(h, dict) or "phase" not in h:
+                continue
+            allowed = set(dealt.get((h.get("table", ""), h.get("hand", 0)), set()))
+            if h.get("play"):
+                allowed.add(h["play"]["cayenne"])
+                allowed |= {c for t in h["play"]["tricks"] for c in t["cards"]}
+            leaked = set(CARD.findall(json.dumps(h))) - allowed
+            assert not leaked or h["phase"] == "over", (p.name, url, leaked)
 
 
 def test_the_pages_fit_a_phone(played: Played) -> None:
