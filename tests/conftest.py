@@ -29,9 +29,34 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+FIRST = (
+    "tests/js/test_verify_certificate_robin.py",
+    "tests/api/test_event_browser.py",
+    "tests/api/test_people_browser.py",
+    "tests/api/test_pages_a11y.py",
+    "tests/js/test_verify_certificate_rulings.py",
+    "tests/api/test_fuzz.py",
+    "tests/api/test_db_outage.py",
+    "tests/api/test_claims_browser.py",
+    "tests/api/test_clock_browser.py",
+    "tests/api/test_tournament_crash.py",
+    "tests/api/test_tournaments.py",
+    "tests/js/test_verify_certificate.py",
+    "tests/api/test_play_browser.py",
+    "tests/api/test_db_outage_clients.py",
+    "tests/api/test_tournament_pages.py",
+)
+"""The modules whose tests (or whose shared fixtures) take longest, run first: pytest-xdist
+hands work out in the order collected, and one of these started last would hold the whole
+suite up while the other workers stand idle (docs/performance.md)."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``long`` run only when chosen (``pytest -m long``), so that ``make test``
-    stays bounded while ``slow`` tests still run in it."""
+    """The longest modules first (:data:`FIRST`), the rest in their order. Tests marked
+    ``long`` run only when chosen (``pytest -m long``), so that ``make test`` stays bounded
+    while ``slow`` tests still run in it."""
+    rank = {path: n for n, path in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(FIRST)))
     if "long" in (config.getoption("markexpr") or ""):
         return
     skip = pytest.mark.skip(reason="a long fuzz run: select it with `pytest -m long`")

@@ -104,7 +104,9 @@ def _run(
     who = wait_for(lambda: driver.find_element(By.ID, "director-id").text, 10, "the key")
     key = driver.find_element(By.ID, "public-key").text
     assert who.startswith("d-") and key.startswith("tom+")
-    assert "Not granted" in driver.find_element(By.ID, "grant-status").text
+    # the grant's status is asked of the service once the key is made
+    status = wait_for(lambda: driver.find_element(By.ID, "grant-status").text, 10, "the status")
+    assert "Not granted" in status, status
 
     # not granted yet: the service refuses the ruling, and the page says so
     driver.find_element(By.ID, "create-event").click()
@@ -117,7 +119,9 @@ def _run(
     assert granted["director"] == who
     driver.refresh()
     wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), 10, "page")
-    assert "has granted" in driver.find_element(By.ID, "grant-status").text
+    wait_for(
+        lambda: "has granted" in driver.find_element(By.ID, "grant-status").text, 10, "granted"
+    )
 
     # the form refuses what the API refuses, next to the field, with a summary at the top
     _fill(driver, "c-name", "Console pairs")
