@@ -39,6 +39,7 @@ FIRST = (
     "tests/api/test_db_outage.py",
     "tests/api/test_claims_browser.py",
     "tests/api/test_clock_browser.py",
+    "tests/api/test_robin_browser.py",
     "tests/api/test_tournament_crash.py",
     "tests/api/test_tournaments.py",
     "tests/js/test_verify_certificate.py",
