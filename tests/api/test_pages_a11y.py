@@ -204,7 +204,7 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
     wait_for(lambda: "/play/t-" in driver.current_url, 10, "the table page")
     # the pause after the hand holds until the keyboard continues it (the axe check that
     # comes first may take longer than the pause's few seconds on a loaded machine)
-    wait_for(lambda: driver.execute_script("return window.cayenneTable"), 10, "the table")
+    wait_for(lambda: driver.execute_script("return Boolean(window.cayenneTable)"), 10, "the table")
     driver.execute_script("window.cayenneTable.pause.holdMs = 120000")
     played = 0
     announced: list[str] = []
