@@ -2,8 +2,9 @@
 server's warnings and expiries, and the house playing a seat whose time ran out.
 
 An event's time control (``clock`` of ``POST /v1/tournaments``: ``seconds`` per board and
-seat, ``warning`` seconds before the end) is copied into each hand's row when the hand
-opens (``api_hands.clock``), with the seats' time used so far. A seat's clock runs while
+seat, ``warning`` seconds before the end), or an ordinary table's own (``clock`` of ``POST
+/v1/tables`` and ``POST /v1/people-tables``, kept in the table's row), is copied into each
+hand's row when the hand opens (``api_hands.clock``), with the seats' time used so far. A seat's clock runs while
 the hand waits for its call or card: each action charges the seat that acted with the
 time since the hand last moved (``since``), in the same row write as the action, so the
 clock survives a restart and is the same on every host (it is the rows', never one
@@ -32,6 +33,7 @@ from api.errors import BadRequest
 from audit.rules.cards import Seat
 
 __all__ = [
+    "CLOCK",
     "apply_event",
     "charge",
     "control_of",
@@ -44,9 +46,35 @@ log = logging.getLogger(__name__)
 
 MAX_SECONDS = 86400
 
+CLOCK: dict[str, Any] = {
+    "type": "object",
+    "description": "the time control: seconds per board (a rubber table: per hand) for each "
+    "seat, and the remaining seconds at which a seat is warned (default a fifth); a seat "
+    'out of time is played by the house (docs/tournaments.md, "The clock")',
+    "x-error": "clock: expected an object {seconds, warning?}, nothing else",
+    "required": ["seconds"],
+    "additionalProperties": False,
+    "properties": {
+        "seconds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_SECONDS,
+            "description": f"a whole number of seconds per board, 1 to {MAX_SECONDS}",
+        },
+        "warning": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_SECONDS,
+            "description": "a whole number of seconds, 0 to clock.seconds",
+        },
+    },
+}
+"""The request's ``clock`` (api/schemas.py), in :func:`control_of`'s words; a warning
+longer than the seconds is refused by :func:`control_of` itself."""
+
 
 def control_of(spec: object) -> dict[str, int] | None:
-    """The time control of an event's spec (``clock``: ``{"seconds": S, "warning": W}``,
+    """The time control of an event's or a table's spec (``clock``: ``{"seconds": S, "warning": W}``,
     S seconds per board and seat, 1 to 86400; W, the remaining seconds at which the seat
     is warned, 0 to S, default a fifth of S); ``None`` when the spec has none."""
     if spec is None:

@@ -298,6 +298,18 @@ MIGRATIONS: tuple[Migration, ...] = (
                 until DOUBLE PRECISION NOT NULL)""",
         ),
     ),
+    Migration.portable(
+        13,
+        "the time control of an ordinary table",
+        (
+            # api/clock.py: an ordinary table's own time control (JSON: seconds, warning),
+            # copied into each of its hands' rows when the hand opens; NULL for none (an
+            # event's tables take their event's). A table of people keeps it from its
+            # creation until its four are seated and the table opens.
+            "ALTER TABLE api_tables ADD COLUMN clock TEXT",
+            "ALTER TABLE api_seatings ADD COLUMN clock TEXT",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -146,6 +146,9 @@ class Table:
     first_dealer: Seat
     hand_count: int
     created_at: str
+    clock: dict[str, int] | None = None
+    """The table's own time control (api/clock.py: seconds, warning), ``None`` for none;
+    an event's tables have none of their own (theirs is the event's)."""
 
     def seat_of(self, player_id: str) -> Seat | None:
         for seat, pid in self.seats.items():
@@ -162,11 +165,12 @@ class Table:
             "first_dealer": self.first_dealer.name,
             "hands": self.hand_count,
             "created_at": self.created_at,
+            "clock": self.clock,
         }
 
 
 _TABLE_COLS = (
-    "id, name, ruleset, seat_n, seat_e, seat_s, seat_w, first_dealer, hand_count, created_at"
+    "id, name, ruleset, seat_n, seat_e, seat_s, seat_w, first_dealer, hand_count, created_at, clock"
 )
 
 
@@ -179,13 +183,14 @@ def _table(row: Row) -> Table:
         first_dealer=Seat.parse(row[7]),
         hand_count=int(row[8]),
         created_at=row[9],
+        clock=None if row[10] is None else json.loads(row[10]),
     )
 
 
 def insert_table(conn: Connection, table: Table, *, if_absent: bool = False) -> None:
     """Insert the table's row (``if_absent``: unless another request inserted it)."""
     conn.execute(
-        f"INSERT INTO api_tables ({_TABLE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        f"INSERT INTO api_tables ({_TABLE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         + (" ON CONFLICT DO NOTHING" if if_absent else ""),
         (
             table.id,
@@ -195,6 +200,7 @@ def insert_table(conn: Connection, table: Table, *, if_absent: bool = False) -> 
             table.first_dealer.name,
             table.hand_count,
             table.created_at,
+            None if table.clock is None else json.dumps(table.clock),
         ),
     )
 

@@ -65,6 +65,8 @@ class Seating:
     """Unix seconds after which a seating not yet full has expired."""
     opened: bool
     """Whether the four are seated and the table (its hand 1) is open."""
+    clock: dict[str, int] | None = None
+    """The table's time control (api/clock.py), given to the table when it opens."""
 
     def status(self, now: float) -> str:
         """``"open"`` (playing), ``"expired"`` (never filled), or ``"waiting"``."""
@@ -86,7 +88,7 @@ class Seating:
 
 _COLS = (
     "table_id, name, ruleset, first_dealer, public, token, creator, "
-    "seat_n, seat_e, seat_s, seat_w, created_at, expires_at, opened"
+    "seat_n, seat_e, seat_s, seat_w, created_at, expires_at, opened, clock"
 )
 
 
@@ -103,12 +105,13 @@ def _seating(row: Row) -> Seating:
         created_at=row[11],
         expires_at=float(row[12]),
         opened=bool(row[13]),
+        clock=None if row[14] is None else json.loads(row[14]),
     )
 
 
 def insert_seating(conn: Connection, s: Seating) -> None:
     conn.execute(
-        f"INSERT INTO api_seatings ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO api_seatings ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             s.id,
             s.name,
@@ -121,6 +124,7 @@ def insert_seating(conn: Connection, s: Seating) -> None:
             s.created_at,
             s.expires_at,
             int(s.opened),
+            None if s.clock is None else json.dumps(s.clock),
         ),
     )
 

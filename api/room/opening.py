@@ -37,7 +37,8 @@ class Openings:
         self.config = config
         self.hand_log = hand_log
         self.time_control = time_control
-        """A table's time control (api/clock.py), copied into each of its hands' rows."""
+        """An event table's time control (api/clock.py), copied into each of its hands'
+        rows as an ordinary table's own (``table.clock``) is."""
 
     def now(self) -> str:
         return rows.now_iso(self.config.clock())
@@ -55,7 +56,7 @@ class Openings:
         ceremony_extra: dict[str, Any],
     ) -> rows.HandRow:
         """The row of a hand before its first event: no commitment, seed or card yet."""
-        control = self.time_control(table.id)
+        control = table.clock if table.clock is not None else self.time_control(table.id)
         dealt = phase == "calling"  # a duplicate board: its seats' clocks run at once
         return rows.HandRow(
             table_id=table.id,

@@ -94,9 +94,11 @@ class Room:
         ruleset: dict[str, Any],
         first_dealer: Seat,
         table_id: str | None = None,
+        clock: dict[str, int] | None = None,
     ) -> rows.Table:
         """Open a table and its hand 1 (``table_id``: the id a table of people was given
-        when it was created, api/seatings.py; else a new one)."""
+        when it was created, api/seatings.py; else a new one) under the time control
+        ``clock`` (api/clock.py: copied into each of its hands' rows), or none."""
         conn = self.db.connection()
         ruleset_pattern(ruleset)
         if len(set(seats.values())) != 4:
@@ -116,6 +118,7 @@ class Room:
             first_dealer=first_dealer,
             hand_count=1,
             created_at=self.now(),
+            clock=clock,
         )
         hand = self.open_hand(table, 1, ZERO_SCORE, first_dealer, 0)
         self.hand_log.append(hand.pending)
@@ -133,7 +136,8 @@ class Room:
         return known
 
     def time_control(self, table_id: str) -> dict[str, int] | None:
-        """A table's time control (it never changes: cached per process)."""
+        """An event table's time control, its event's (it never changes: cached per
+        process); an ordinary table's own is in its row (``rows.Table.clock``)."""
         known = self._controls.get(table_id)
         if known is None:
             known = (self.owner.time_control(table_id),)

@@ -21,6 +21,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 
 from api import rows
 from api.auth import once, signed_reader, signed_writer
+from api.clock import CLOCK, control_of
 from api.config import Config
 from api.database import Connection
 from api.errors import Conflict, Forbidden, Unauthorized
@@ -28,6 +29,7 @@ from api.ratelimit import Rate, take
 from api.routes import limit_arg, request_body, services
 from api.routes.play import house, slots
 from api.routes.players import check_name
+from api.routes.tables import TIME_CONTROL
 from api.schemas import LIMIT, NAME, OBJ, SEAT, Schema, listing, param, spec
 from api.seatings import (
     EXPIRED,
@@ -66,7 +68,8 @@ bp = Blueprint("people", __name__)
 _SEAT_FIELD: Schema = {**SEAT, "description": "one of N, E, S, W"}
 NEW_PEOPLE_TABLE: Schema = {
     "type": "object",
-    "x-error": "the body must be an object {name?, seat?, public?, ruleset?, first_dealer?}",
+    "x-error": "the body must be an object {name?, seat?, public?, ruleset?, first_dealer?, "
+    "clock?}",
     "additionalProperties": False,
     "properties": {
         "name": {**NAME, "default": "table"},
@@ -84,6 +87,7 @@ NEW_PEOPLE_TABLE: Schema = {
             "x-check": "ruleset",
         },
         "first_dealer": {**_SEAT_FIELD, "default": "N"},
+        "clock": CLOCK,
     },
 }
 JOIN: Schema = {
@@ -129,6 +133,7 @@ SEATING: Schema = {
         "status": {"type": "string", "enum": ["waiting", "open", "expired"]},
         "created_at": {"type": "string"},
         "expires_at": {"type": "string"},
+        "clock": TIME_CONTROL,
         "invitation": {"type": "string", "description": "to the table's seated players only"},
         "links": OBJ,
     },
@@ -144,6 +149,7 @@ MY_TABLE: Schema = {
         "seats": {"type": "object"},
         "hands": {"type": "integer"},
         "created_at": {"type": "string"},
+        "clock": TIME_CONTROL,
         "links": OBJ,
     },
 }
@@ -176,6 +182,7 @@ def seating_json(conn: Connection, s: Seating, now: float, invitation: bool) -> 
         "status": s.status(now),
         "created_at": s.created_at,
         "expires_at": rows.now_iso(s.expires_at),
+        "clock": s.clock,
         "links": {
             "self": f"/v1/people-tables/{s.id}",
             "play": f"/play/{s.id}",
@@ -221,7 +228,9 @@ def _open_if_full(s: Seating) -> None:
     if seats is None or not mark_opened(conn, s.id):
         return
     try:
-        srv.room.create_table(fresh.name, seats, fresh.ruleset, fresh.first_dealer, s.id)
+        srv.room.create_table(
+            fresh.name, seats, fresh.ruleset, fresh.first_dealer, s.id, clock=fresh.clock
+        )
     except BaseException:
         unmark_opened(conn, s.id)
         raise
@@ -253,6 +262,7 @@ def create_people_table() -> tuple[Response, int, dict[str, str]]:
     seat = Seat.parse(body.get("seat", "S"))
     ruleset = Ruleset.from_json(body.get("ruleset", {}), extensions=False).to_json()
     first_dealer = Seat.parse(body.get("first_dealer", "N"))
+    control = control_of(body.get("clock"))
     now = srv.config.clock()
     rate = Rate(srv.config.register_burst, srv.config.register_per_hour)
     take(conn, "people-table", request.remote_addr or "unknown", rate, now)
@@ -271,6 +281,7 @@ def create_people_table() -> tuple[Response, int, dict[str, str]]:
         created_at=rows.now_iso(now),
         expires_at=now + srv.config.people_table_ttl,
         opened=False,
+        clock=control,
     )
     with conn.transaction():
         insert_seating(conn, seating)
@@ -532,6 +543,7 @@ def my_tables(player_id: str) -> Response:
                 "names": rows.player_names(conn, list(t.seats.values())),
                 "hands": t.hand_count,
                 "created_at": t.created_at,
+                "clock": t.clock,
                 "links": {"play": f"/play/{t.id}", "table": f"/v1/tables/{t.id}"},
             }
         )

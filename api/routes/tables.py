@@ -8,6 +8,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import rows
 from api.auth import is_admin, require_admin
+from api.clock import CLOCK, control_of
 from api.routes import limit_arg, request_body, services
 from api.routes.players import check_name
 from api.routes.tournaments import guard_table
@@ -18,6 +19,7 @@ from audit.rules.ruleset import Ruleset
 __all__ = [
     "NEW_TABLE",
     "TABLE",
+    "TIME_CONTROL",
     "bp",
     "create_table",
     "get_table",
@@ -27,6 +29,13 @@ __all__ = [
 ]
 
 bp = Blueprint("tables", __name__)
+
+TIME_CONTROL: Schema = {
+    "type": ["object", "null"],
+    "description": "the table's time control (an event's table: its event's), null for none",
+    "required": ["seconds", "warning"],
+    "properties": {"seconds": {"type": "integer"}, "warning": {"type": "integer"}},
+}
 
 TABLE: Schema = {
     "type": "object",
@@ -49,6 +58,7 @@ TABLE: Schema = {
         "hands": {"type": "integer"},
         "current_hand": {"type": "integer"},
         "created_at": {"type": "string"},
+        "clock": TIME_CONTROL,
         "links": OBJ,
     },
 }
@@ -75,6 +85,7 @@ NEW_TABLE: Schema = {
             "x-check": "ruleset",
         },
         "first_dealer": {**SEAT, "default": "N", "x-check": "seat"},
+        "clock": CLOCK,
     },
 }
 
@@ -96,13 +107,16 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     seats = {seat: body["seats"][seat.name] for seat in Seat}
     ruleset = Ruleset.from_json(body.get("ruleset", {}), extensions=False).to_json()
     first_dealer = Seat.parse(body.get("first_dealer", "N"))
-    table = s.room.create_table(name, seats, ruleset, first_dealer)
+    control = control_of(body.get("clock"))
+    table = s.room.create_table(name, seats, ruleset, first_dealer, clock=control)
     location = url_for("tables.get_table", table_id=table.id)
     return jsonify(table_json(table)), 201, {"Location": location}
 
 
 def table_json(table: rows.Table) -> dict[str, Any]:
     out = table.to_json()
+    if table.clock is None:  # an event's table: its event's time control, if any
+        out["clock"] = services().room.time_control(table.id)
     out["current_hand"] = table.hand_count
     out["links"] = {
         "self": url_for("tables.get_table", table_id=table.id),

@@ -16,6 +16,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 
 from api import idempotency
 from api.auth import director_reader, once, require_admin, signed_director, signed_reader
+from api.clock import CLOCK
 from api.database import Connection
 from api.directors import granted
 from api.errors import Forbidden, NotFound, Unauthorized
@@ -123,18 +124,7 @@ NEW_TOURNAMENT: Schema = {
             "description": "at most 200 characters",
             "x-check": "text",
         },
-        "clock": {
-            "type": "object",
-            "description": "the time control: seconds per board (a rubber table: per hand) "
-            "for each seat, and the remaining seconds at which a seat is warned (default a "
-            "fifth); a seat out of time is played by the house (docs/tournaments.md)",
-            "required": ["seconds"],
-            "additionalProperties": False,
-            "properties": {
-                "seconds": {"type": "integer", "minimum": 1, "maximum": 86400},
-                "warning": {"type": "integer", "minimum": 0, "maximum": 86400},
-            },
-        },
+        "clock": CLOCK,
         "chat": {
             "type": "boolean",
             "description": "the tables' chat, off unless true (docs/tournaments.md)",
