@@ -33,6 +33,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("people_browser")]
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
 
 from tests.api.test_play_browser import CARD, Traffic, found, new_driver, shot, wait_for  # noqa: E402
 
@@ -275,14 +276,27 @@ def test_a_public_table_is_joined_from_the_lobby_and_my_tables_come_from_the_ser
     assert "/play/t-" not in cat.current_url
     cat.find_element(By.ID, "nt-name").send_keys("Open to all")
     cat.find_element(By.CSS_SELECTOR, 'input[name="nt-who"][value="public"]').click()
+    # a clock the service refuses (no such choice on the form): said next to the clock
+    cat.execute_script(
+        "const s = document.getElementById('nt-clock'); s.add(new Option('0 s', '0'));"
+        "s.value = '0';"
+    )
+    cat.find_element(By.ID, "create-table").click()
+    error = wait_for(lambda: cat.find_element(By.ID, "nt-clock-error").text, 60, "clock error")
+    assert error.startswith("clock.seconds:"), error
+    assert cat.find_element(By.ID, "nt-name-error").text == ""
+    Select(cat.find_element(By.ID, "nt-clock")).select_by_value("120")  # 2 minutes a hand
     cat.find_element(By.ID, "create-table").click()
     wait_for(lambda: "/play/t-" in cat.current_url, 60, "cat's table")
     public = cat.current_url.split("/play/", 1)[1].split("#", 1)[0]
+    clock = {"seconds": 120, "warning": 24}  # the warning: the service's default, a fifth
+    assert site.client().call("GET", f"/v1/people-tables/{public}")["clock"] == clock
     wait_for(lambda: waiting_for(cat) == "3", 60)
     bob.get(f"{site.url}/play")
     item = wait_for(lambda: found(bob, f'#lobby li[data-table="{public}"] a'), 60, "the lobby")[0]
     text = bob.find_element(By.CSS_SELECTOR, f'#lobby li[data-table="{public}"]').text
     assert "Open to all" in text and "3 open seats" in text and "cat" in text
+    assert "clock: 2 min a hand per seat" in text
     mine = {
         li.get_attribute("data-table"): li.get_attribute("data-status")
         for li in wait_for(lambda: found(bob, "#my-tables li[data-table]"), 60, "my tables")
@@ -308,3 +322,4 @@ def test_a_public_table_is_joined_from_the_lobby_and_my_tables_come_from_the_ser
             "the table",
         )  # type: ignore[misc]
     assert site.client().hand(public, 1)["hand"] == 1
+    assert site.client().call("GET", f"/v1/tables/{public}")["clock"] == clock

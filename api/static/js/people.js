@@ -32,6 +32,14 @@ export function rulesText(ruleset) {
   return `${pattern}; a game won at 7 counts ${r.seven_is ?? "single"}; revoke penalty: ${r.default_penalty ?? "tricks"}`;
 }
 
+/** A table's time control in a few words: "clock: 2 min a hand per seat", or "no clock". */
+export function clockText(clock) {
+  if (!clock) return "no clock";
+  const s = clock.seconds;
+  const amount = s % 60 === 0 ? `${s / 60} min` : `${s} s`;
+  return `clock: ${amount} a hand per seat`;
+}
+
 /** Who sits where: "N Ann · E (open) · S Bob · W (open)". */
 export function seatsText(seats, names = {}) {
   return SEATS.map((s) => `${s} ${seats[s] ? names[seats[s]] ?? seats[s] : "(open)"}`).join(" \u00b7 ");
@@ -55,7 +63,7 @@ function link(href, text) {
   return a;
 }
 
-const FIELDS = { name: "nt-name", seat: "nt-seat", public: "nt-public", ruleset: "nt-pattern", "ruleset.deal_pattern": "nt-pattern", "ruleset.seven_is": "nt-seven", "ruleset.default_penalty": "nt-penalty" };
+const FIELDS = { name: "nt-name", seat: "nt-seat", public: "nt-public", ruleset: "nt-pattern", "ruleset.deal_pattern": "nt-pattern", "ruleset.seven_is": "nt-seven", "ruleset.default_penalty": "nt-penalty", clock: "nt-clock", "clock.seconds": "nt-clock", "clock.warning": "nt-clock" };
 
 /** The create form's error: next to its field, and in the summary at the top. */
 function showError(message, path) {
@@ -127,12 +135,15 @@ export class People {
     if (pattern !== "4,4,5") ruleset.deal_pattern = pattern.split(",").map(Number);
     if ($("nt-seven").value !== "single") ruleset.seven_is = $("nt-seven").value;
     if ($("nt-penalty").value !== "tricks") ruleset.default_penalty = $("nt-penalty").value;
-    return {
+    const body = {
       name: $("nt-name").value.trim(),
       seat: $("nt-seat").value,
       public: document.querySelector('input[name="nt-who"]:checked').value === "public",
       ruleset,
     };
+    const seconds = $("nt-clock").value;
+    if (seconds) body.clock = { seconds: Number(seconds) }; // the warning: the service's default
+    return body;
   }
 
   async create() {
@@ -166,7 +177,7 @@ export class People {
           link(`/play/${encodeURIComponent(t.id)}`, `${t.name}`),
           ` \u2014 ${t.open_seats.length} open seat${t.open_seats.length === 1 ? "" : "s"} (${t.open_seats.map((s) => SEAT_NAME[s]).join(", ")}); `,
           seatsText(t.seats, t.names),
-          `; ${rulesText(t.ruleset)}; created ${when(t.created_at)}`,
+          `; ${rulesText(t.ruleset)}; ${clockText(t.clock)}; created ${when(t.created_at)}`,
         ]);
         li.dataset.table = t.id;
         return li;
@@ -197,6 +208,7 @@ export class People {
           link(t.links.invite ?? t.links.play, t.name),
           ` \u2014 you sit ${SEAT_NAME[t.seat]}; ${STATUS[t.status] ?? t.status}`,
           t.status === "open" ? `, hand ${t.hands}` : "",
+          t.clock ? `; ${clockText(t.clock)}` : "",
           t.created_at ? `; created ${when(t.created_at)}` : "",
         ]);
         li.dataset.table = t.id;
