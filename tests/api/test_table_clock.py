@@ -234,7 +234,10 @@ def test_a_stalled_seat_at_a_table_of_people_is_warned_expired_and_played_by_the
     assert "signers" in failed(verdict), verdict["checks"]
 
 
-def test_an_administrators_table_copies_its_clock_into_every_hand(service: Running) -> None:
+def test_an_administrators_table_copies_its_clock_into_every_hand(
+    make_service: Callable[..., Running], backend: str
+) -> None:
+    service = make_service(backend)  # the table's clock column on both databases
     c = service.client()
     players = {s: Identity.generate(f"clock-{s}") for s in "NESW"}
     for s, ident in players.items():
