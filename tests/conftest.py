@@ -17,6 +17,8 @@ from hypothesis import settings
 # loaded machine (0.25 ms when Hypothesis ran it again) failed the run as "flaky", and a
 # timing is a benchmark's to judge (bench/), not a test's.
 settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
+# The same holds for a developer's `make test-fast` beside other work: no deadline there either.
+settings.register_profile("default", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
