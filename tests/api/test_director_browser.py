@@ -90,6 +90,30 @@ def test_a_director_runs_a_whole_event_from_the_console(
             driver.quit()
 
 
+class Held(Exception):
+    """The bots' answer to a claim, held back."""
+
+
+class Holding(TournamentBots):
+    """Bots that, while ``hold_answers``, leave a claim unanswered."""
+
+    hold_answers = False
+
+    def _action(
+        self, table_id: str, number: int, seat: str, ident: Any, phase: str
+    ) -> tuple[str, dict[str, Any]]:
+        kind, body = super()._action(table_id, number, seat, ident, phase)
+        if kind == "claim_answer" and self.hold_answers:
+            raise Held
+        return kind, body
+
+    def _step(self, origin: str, sitting: dict[str, Any], *, once: bool = False) -> bool:
+        try:
+            return super()._step(origin, sitting, once=once)
+        except Held:
+            return False
+
+
 def _run(
     site: Running,  # noqa: F811
     driver: WebDriver,
@@ -159,7 +183,7 @@ def _run(
             "r-beacon-randomness": BEACON["randomness"],
         },
     )
-    bots = TournamentBots(client, tid, {}, random.Random(5), None)
+    bots = Holding(client, tid, {}, random.Random(5), None)
     bots.enter_pairs(1, prefix="gone")
     gone = next(p for p, e in bots.entrants.items() if e.ident.signer.name == "gone0a")
     driver.refresh()
@@ -189,6 +213,17 @@ def _run(
     )
     tables = {t["table"]: t for t in doc["rounds_played"][0]["tables"]}
     bots.concede_after, bots.claim_all = 0, True  # a claim of all 13, which is refused
+    bots.hold_answers = True  # ... once the console has shown it waiting for its answer
+    _play_table(bots, tables[2])
+    waiting = wait_for(
+        lambda: [
+            r.text for r in found(driver, "#live-tables tr[data-table]") if " claims " in r.text
+        ],
+        20,
+        "the claim in the watch",
+    )[0]
+    assert waiting.startswith("table 2") and "claims 13 of 13, waiting for" in waiting, waiting
+    bots.hold_answers = False
     _play_table(bots, tables[2])
     bots.concede_after, bots.claim_all = None, False
     _act(driver, "void-board", {"r-void-board": "2", "r-void-reason": "fouled board"})
