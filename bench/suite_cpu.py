@@ -49,12 +49,19 @@ def main(argv: list[str] | None = None) -> int:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
     pg_before = postmaster_children_seconds(args.postgres) if args.postgres else 0.0
     start = time.monotonic()
-    code = subprocess.call(command)
-    while True:  # the orphans reparented here (Chromium's renderers and the like)
+    # The orphans reparented here (Chromium's renderers and the like) are reaped as they end,
+    # not only after the command: a dead process left a zombie looks alive to whoever checks
+    # its pid (a certificate build taken over from a killed host waits for its claim's
+    # process to be gone, and waited for ever under this script before).
+    main_pid = subprocess.Popen(command).pid
+    code = 0
+    while True:
         try:
-            os.wait()
+            pid, status = os.wait()
         except ChildProcessError:
             break
+        if pid == main_pid:
+            code = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     line = f"user {usage.ru_utime:.1f} s, system {usage.ru_stime:.1f} s, wall {wall:.0f} s"

@@ -312,7 +312,7 @@ def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> 
             ]
             if all(s == "waiting" for s in states):
                 break
-            time.sleep(0.1)
+            time.sleep(0.3)
         # between rounds: their table is done, the bots' is not; own results already shown
         seen[f"between-{rnd}"] = ann.driver.find_element(By.ID, "event-next").text
         seen[f"between-{rnd}-widths"] = at_sizes(ann.driver, shots, f"06-between-round-{rnd}")

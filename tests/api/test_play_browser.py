@@ -170,7 +170,7 @@ def wait_for(what: Callable[[], Any], timeout: float = 30, message: str = "") ->
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting: {message}")
-        time.sleep(0.1)
+        time.sleep(0.25)
 
 
 def found(driver: WebDriver, css: str) -> list[Any]:
