@@ -10,7 +10,6 @@ import json
 import random
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 from api.tournament_bot import TournamentBots
 
 from .conftest import Running, start_service, stop_service
+from .test_clock import wait_for
 from .test_play_browser import new_driver, shot
 from .test_tournament_certificate import BEACON
 
@@ -60,16 +60,6 @@ class Stalling(TournamentBots):
             return super()._step(origin, sitting, once=once)
         except Stall:
             return False
-
-
-def wait_for(what: str, test: Any, timeout: float = 60.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = test()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"not seen in {timeout} s: {what}")
 
 
 @pytest.fixture(scope="module")

@@ -218,6 +218,20 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
         yield play_the_event(service, people, shots)
 
 
+def round_one(client: Any, tid: str, timeout: float, message: str) -> dict[str, Any]:
+    """The event's document once it plays its first round."""
+    doc: dict[str, Any] = wait_for(
+        lambda: (
+            (d := client.call("GET", f"/v1/tournaments/{tid}"))["phase"] == "playing"
+            and d["rounds_played"]
+            and d
+        ),
+        timeout,
+        message,
+    )
+    return doc
+
+
 def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> Played:
     client = service.client()
     tid = str(client.call("POST", "/v1/tournaments", SPEC, client.admin())["id"])
@@ -262,15 +276,7 @@ def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> 
         "the people's pages reveal their seeds",
     )
     bots.reveal_all(client.call("GET", f"/v1/tournaments/{tid}"))
-    doc = wait_for(
-        lambda: (
-            (d := client.call("GET", f"/v1/tournaments/{tid}"))["phase"] == "playing"
-            and d["rounds_played"]
-            and d
-        ),
-        30,
-        "the deal",
-    )
+    doc = round_one(client, tid, 30, "the deal")
     seen["pairs"] = doc["pair_list"]
     origin = bots.origin
     for rnd in (1, 2):

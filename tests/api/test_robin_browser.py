@@ -39,6 +39,7 @@ from tests.api.test_event_browser import (
     invite,
     make_key,
     no_unplayed_cards,
+    round_one,
     signed_in_page,
 )
 from tests.api.test_play_browser import found, shot, wait_for
@@ -100,15 +101,8 @@ def play_the_robin(service: Running, people: dict[str, Person], shots: Path) -> 
         wait_for(lambda p=p: event_state(p.driver) == "paired", 30, f"{p.name}: paired")
     _admin(client, f"/v1/tournaments/{tid}/registration", {"open": False})
     _admin(client, f"/v1/tournaments/{tid}/start", {})
-    doc = wait_for(  # the pages reveal the seeds; round 1 starts
-        lambda: (
-            (d := client.call("GET", f"/v1/tournaments/{tid}"))["phase"] == "playing"
-            and d["rounds_played"]
-            and d
-        ),
-        60,
-        "the pages reveal their seeds and round 1 starts",
-    )
+    # the pages reveal the seeds; round 1 starts
+    doc = round_one(client, tid, 60, "the pages reveal their seeds and round 1 starts")
     seen["pairs"] = doc["pair_list"]
     sitting = doc["rounds_played"][0]["tables"][0]
     table = sitting["id"]

@@ -41,16 +41,6 @@ STALLED = "S"
 """The seat whose player takes part in the deal, then never calls nor plays."""
 
 
-def wait_for(what: str, test: Callable[[], Any], timeout: float = 30.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = test()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"not seen in {timeout} s: {what}")
-
-
 def drive(
     c: Client,
     origin: str,
