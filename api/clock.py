@@ -4,8 +4,8 @@ server's warnings and expiries, and the house playing a seat whose time ran out.
 An event's time control (``clock`` of ``POST /v1/tournaments``: ``seconds`` per board and
 seat, ``warning`` seconds before the end), or an ordinary table's own (``clock`` of ``POST
 /v1/tables`` and ``POST /v1/people-tables``, kept in the table's row), is copied into each
-hand's row when the hand opens (``api_hands.clock``), with the seats' time used so far. A seat's clock runs while
-the hand waits for its call or card: each action charges the seat that acted with the
+hand's row when the hand opens (``api_hands.clock``), with the seats' time used so far. A
+seat's clock runs while the hand waits for its call or card: each action charges the seat that acted with the
 time since the hand last moved (``since``), in the same row write as the action, so the
 clock survives a restart and is the same on every host (it is the rows', never one
 process's memory).
@@ -74,8 +74,8 @@ longer than the seconds is refused by :func:`control_of` itself."""
 
 
 def control_of(spec: object) -> dict[str, int] | None:
-    """The time control of an event's or a table's spec (``clock``: ``{"seconds": S, "warning": W}``,
-    S seconds per board and seat, 1 to 86400; W, the remaining seconds at which the seat
+    """The time control of an event's or a table's spec (``clock``: ``{"seconds": S,
+    "warning": W}``, S seconds per board and seat, 1 to 86400; W, the remaining seconds at which the seat
     is warned, 0 to S, default a fifth of S); ``None`` when the spec has none."""
     if spec is None:
         return None
