@@ -5,9 +5,9 @@ An event's time control (``clock`` of ``POST /v1/tournaments``: ``seconds`` per 
 seat, ``warning`` seconds before the end), or an ordinary table's own (``clock`` of ``POST
 /v1/tables`` and ``POST /v1/people-tables``, kept in the table's row), is copied into each
 hand's row when the hand opens (``api_hands.clock``), with the seats' time used so far. A
-seat's clock runs while the hand waits for its call or card: each action charges the seat that acted with the
-time since the hand last moved (``since``), in the same row write as the action, so the
-clock survives a restart and is the same on every host (it is the rows', never one
+seat's clock runs while the hand waits for its call or card: each action charges the seat
+that acted with the time since the hand last moved (``since``), in the same row write as
+the action, so the clock survives a restart and is the same on every host (it is the rows', never one
 process's memory).
 
 The service's timer is :class:`api.clock_runner.ClockRunner`: one thread per process,
