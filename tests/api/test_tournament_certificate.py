@@ -385,7 +385,9 @@ def _certify_again(bundle: dict[str, Any], key: str) -> dict[str, Any]:
 def _moved_trick(b: dict[str, Any]) -> None:
     """A trick of the first record gathered by the other side: the audit finds it."""
     gathered = b["records"][0]["record"]["hands"][0]["gathered"]
-    gathered["EW"].append(gathered["NS"].pop())
+    # from a side that took one (the bots' play is drawn afresh: NS may have taken none)
+    side, other = ("NS", "EW") if gathered["NS"] else ("EW", "NS")
+    gathered[other].append(gathered[side].pop())
 
 
 def _unreadable_record(b: dict[str, Any]) -> None:
