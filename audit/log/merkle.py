@@ -247,6 +247,14 @@ def inclusion_proof(entries: Sequence[bytes], index: int) -> list[bytes]:
     return proof_from_nodes(ranges, _levels(entries))
 
 
+def inclusion_proofs(entries: Sequence[bytes]) -> list[list[bytes]]:
+    """The audit path of every entry, the tree hashed once (``inclusion_proof`` for each
+    index hashes the whole tree again: quadratic in the entries)."""
+    nodes = _levels(entries)
+    size = len(entries)
+    return [proof_from_nodes(inclusion_ranges(n, size), nodes) for n in range(size)]
+
+
 def consistency_proof(entries: Sequence[bytes], size1: int) -> list[bytes]:
     """The consistency proof PROOF(size1, D[0:n]) from the first ``size1`` entries."""
     ranges = consistency_ranges(size1, len(entries))

@@ -94,12 +94,10 @@ class Forger:
         checkpoint = Checkpoint(
             self.bundle["certificate"]["origin"], len(leaves), merkle.root_hash(leaves)
         ).sign(self.signer)
-        levels = leaves
+        proofs = merkle.inclusion_proofs(leaves)
         for n, item in enumerate(self.bundle["events"]):
             item["index"] = n
-            item["inclusion"] = [
-                base64.b64encode(h).decode() for h in merkle.inclusion_proof(levels, n)
-            ]
+            item["inclusion"] = [base64.b64encode(h).decode() for h in proofs[n]]
         self.bundle["checkpoint"] = checkpoint
         self.bundle["certificate"]["checkpoint"] = checkpoint
         cert = self._certify() if recompute else self.bundle["certificate"]
@@ -132,11 +130,10 @@ def forge_hand_bundle(bundle: dict[str, Any], signer: Signer, end_body: dict[str
     fresh = {k: v for k, v in end.items() if k != "signature"} | {"body": end_body}
     forged["events"][-1]["event"] = sign_event(fresh, signer)
     leaves = [canonical_json(item["event"]) for item in forged["events"]]
+    proofs = merkle.inclusion_proofs(leaves)
     for n, item in enumerate(forged["events"]):
         item["index"] = n
-        item["inclusion"] = [
-            base64.b64encode(h).decode() for h in merkle.inclusion_proof(leaves, n)
-        ]
+        item["inclusion"] = [base64.b64encode(h).decode() for h in proofs[n]]
     forged["checkpoint"] = Checkpoint(forged["origin"], len(leaves), merkle.root_hash(leaves)).sign(
         signer
     )

@@ -147,6 +147,9 @@ def test_frontier_matches_root_hash() -> None:
             assert merkle.proof_from_nodes(ranges, stored) == merkle.inclusion_proof(
                 entries[:size], index
             )
+        assert merkle.inclusion_proofs(entries[:size]) == [
+            merkle.inclusion_proof(entries[:size], index) for index in range(size)
+        ]
         for size1 in sorted({1, min(3, size), size}):
             ranges = merkle.consistency_ranges(size1, size)
             assert merkle.proof_from_nodes(ranges, stored) == merkle.consistency_proof(
