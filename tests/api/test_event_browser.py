@@ -149,6 +149,24 @@ def invite(p: Person) -> tuple[str, str]:
     return link.get_attribute("href"), code
 
 
+LOOK = """
+return {
+  url: location.href,
+  state: document.body.dataset.eventState ?? null,
+  click: document.querySelector('#actions button.call, #my-hand button.playable') !== null,
+};
+"""
+"""What :func:`look` reads in one call: a loop that polled the page with a WebDriver command
+for each thing it asked (the URL, the state, a call, a card) spent most of its CPU (the
+driver's and the browser's) on the polling."""
+
+
+def look(p: Person) -> dict[str, Any]:
+    """The page's URL, its event state and whether :func:`act` has a click to make, read by
+    one command."""
+    return dict(p.driver.execute_script(LOOK))
+
+
 def act(p: Person) -> bool:
     """One click for the person if their page waits for one; whether one was made."""
     d = p.driver
@@ -307,16 +325,17 @@ def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> 
         shot_taken = False
         while True:  # the people play their board by clicking
             assert time.monotonic() < deadline, f"round {rnd} not played in time"
+            states = []
+            acted = False
             for p in people.values():
                 p.traffic.drain()
-                act(p)
+                view = look(p)
+                if view["click"]:
+                    acted = act(p) or acted
+                states.append(view["state"])
             if not shot_taken and rnd == 1 and found(ann.driver, "#my-hand button.playable"):
                 shot_taken = bool(at_sizes(ann.driver, shots, "05-tournament-table"))
-            states = [
-                p.driver.execute_script("return document.body.dataset.eventState")
-                for p in people.values()
-            ]
-            if all(s == "waiting" for s in states):
+            if not acted and all(s == "waiting" for s in states):
                 break
             time.sleep(0.3)
         # between rounds: their table is done, the bots' is not; own results already shown
