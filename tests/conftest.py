@@ -7,6 +7,7 @@ naming its source and licence, so a fresh clone runs every test on its own.
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from hypothesis import settings
@@ -29,6 +30,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "xdist_group(name): the tests of a module that share its fixtures run in one worker"
         " (make test: pytest-xdist, --dist loadgroup)",
     )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Quit the Chromiums the browser tests of this process lent each other."""
+    browsers = sys.modules.get("tests.api.test_play_browser")
+    if browsers is not None:
+        browsers.close_pool()
 
 
 FIRST = (

@@ -9,7 +9,6 @@ The build is held after its first hand (api/faults.py) until the page has been s
 from __future__ import annotations
 
 import random
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from api import faults
 from api.tournament_bot import TournamentBots
 from tests.api.test_analysis import HANDS, Gate
-from tests.api.test_play_browser import new_driver, shot, wait_for
+from tests.api.test_play_browser import borrowed, shot, wait_for
 from tests.api.test_tournament_certificate import BEACON, MITCHELL
 
 from .conftest import Running, start_service, stop_service
@@ -55,43 +54,39 @@ def test_the_page_shows_the_progress_then_the_analysis_at_390_px(
     event: tuple[Running, str, Gate], tmp_path: Path
 ) -> None:
     service, tid, gate = event
-    with tempfile.TemporaryDirectory() as profile:
-        browser = new_driver(profile)
-        try:
-            browser.set_window_size(390, 844)
-            browser.get(f"{service.url}/tournaments/{tid}/analysis")
-            bar = browser.find_element(By.ID, "analysis-progress")
-            assert (bar.get_attribute("value"), bar.get_attribute("max")) == ("1", str(HANDS))
-            status = browser.find_element(By.ID, "analysis-status")
-            assert status.text == f"1 of {HANDS} hands"
-            assert status.get_attribute("aria-live") == "polite"
-            label = browser.find_element(By.CSS_SELECTOR, "label[for=analysis-progress]")
-            assert label.text == "Hands analysed"
-            assert fits(browser)
-            shot(browser, tmp_path, "analysis-building-390")
-            # a mark on this very document: a reload would lose it
-            browser.execute_script("window.stayed = true")
-            gate.opened.set()
-            wait_for(
-                lambda: browser.find_elements(By.CSS_SELECTOR, "#analysis h3"),
-                60,
-                "the analysis in place of the bar",
-            )
-            assert browser.execute_script("return window.stayed === true"), "the page reloaded"
-            assert not browser.find_elements(By.ID, "analysis-progress")
-            assert browser.find_element(By.ID, "analysis-status").text == "The analysis is ready."
-            headings = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#analysis h3")]
-            assert headings[:2] == ["Pairs", "Players"]
-            pairs = browser.find_elements(By.CSS_SELECTOR, "#analysis table tbody tr")
-            assert len(pairs) >= 4
-            assert fits(browser)
-            tall = browser.execute_script("return document.documentElement.scrollHeight")
-            browser.set_window_size(390, min(tall + 100, 4000))
-            shot(browser, tmp_path, "analysis-done-390")
-            browser.set_window_size(1280, 800)
-            browser.get(f"{service.url}/tournaments/{tid}/analysis")
-            assert browser.find_elements(By.CSS_SELECTOR, "#analysis h3")
-            assert fits(browser)
-            shot(browser, tmp_path, "analysis-done-1280")
-        finally:
-            browser.quit()
+    with borrowed() as (browser,):
+        browser.set_window_size(390, 844)
+        browser.get(f"{service.url}/tournaments/{tid}/analysis")
+        bar = browser.find_element(By.ID, "analysis-progress")
+        assert (bar.get_attribute("value"), bar.get_attribute("max")) == ("1", str(HANDS))
+        status = browser.find_element(By.ID, "analysis-status")
+        assert status.text == f"1 of {HANDS} hands"
+        assert status.get_attribute("aria-live") == "polite"
+        label = browser.find_element(By.CSS_SELECTOR, "label[for=analysis-progress]")
+        assert label.text == "Hands analysed"
+        assert fits(browser)
+        shot(browser, tmp_path, "analysis-building-390")
+        # a mark on this very document: a reload would lose it
+        browser.execute_script("window.stayed = true")
+        gate.opened.set()
+        wait_for(
+            lambda: browser.find_elements(By.CSS_SELECTOR, "#analysis h3"),
+            60,
+            "the analysis in place of the bar",
+        )
+        assert browser.execute_script("return window.stayed === true"), "the page reloaded"
+        assert not browser.find_elements(By.ID, "analysis-progress")
+        assert browser.find_element(By.ID, "analysis-status").text == "The analysis is ready."
+        headings = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#analysis h3")]
+        assert headings[:2] == ["Pairs", "Players"]
+        pairs = browser.find_elements(By.CSS_SELECTOR, "#analysis table tbody tr")
+        assert len(pairs) >= 4
+        assert fits(browser)
+        tall = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(390, min(tall + 100, 4000))
+        shot(browser, tmp_path, "analysis-done-390")
+        browser.set_window_size(1280, 800)
+        browser.get(f"{service.url}/tournaments/{tid}/analysis")
+        assert browser.find_elements(By.CSS_SELECTOR, "#analysis h3")
+        assert fits(browser)
+        shot(browser, tmp_path, "analysis-done-1280")

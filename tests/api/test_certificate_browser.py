@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import random
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from api.tournament_bot import TournamentBots
-from tests.api.test_play_browser import new_driver, shot, wait_for
+from tests.api.test_play_browser import borrowed, shot, wait_for
 from tests.api.test_tournament_certificate import BEACON, MITCHELL, _start, _stop
 
 from .conftest import Running
@@ -52,46 +51,42 @@ def test_the_page_verifies_the_certificate_in_the_browser(
 ) -> None:
     service, tid = event
     key = service.app.extensions["fairplay"].hand_log.signer.verifier_key()
-    with tempfile.TemporaryDirectory() as profile:
-        browser = new_driver(profile)
-        try:
-            browser.get(f"{service.url}/tournaments/{tid}/certificate")
-            command = browser.find_element(By.ID, "verify-command").text
-            assert command == f"fairplay tournament verify certificate-{tid}.json --key '{key}'"
-            assert browser.find_element(By.ID, "verify-status").get_attribute("aria-live")
-            wait_for(lambda: browser.find_element(By.ID, "verify-key").text, 10, "the page's key")
-            browser.find_element(By.ID, "verify-start").click()
-            result = wait_for(
-                lambda: browser.find_elements(By.ID, "verify-result"), 120, "the checks"
-            )[0]
-            shot(browser, tmp_path, "certificate-verified")
-            assert "verified" in (result.get_attribute("class") or ""), result.text
-            assert "every check it ran passed" in result.text
-            rows = {
-                r.get_attribute("data-check"): r.get_attribute("class")
-                for r in browser.find_elements(By.CSS_SELECTOR, "#verify-out tr[data-check]")
-            }
-            for name in ("signatures", "chain", "inclusion", "deals", "records", "board scores"):
-                assert rows.pop(name) == "ok", name
-            assert rows.pop("audit") == "skip"
-            assert set(rows.values()) == {"ok"}, rows
-            progress = browser.find_element(By.ID, "verify-progress")
-            assert progress.get_attribute("value") == progress.get_attribute("max")
-            # the download is the bytes that were checked, the service's bundle
-            checked = browser.execute_async_script(
-                "const done = arguments[0];"
-                "fetch(document.getElementById('verify-download').href)"
-                ".then(r => r.text()).then(done);"
-            )
-            served = service.client().call("GET", f"/v1/tournaments/{tid}/certificate/bundle")
-            assert json.loads(checked) == served
-            logged = browser.get_log("browser")
-            # on a phone the list reflows: nothing wider than the window
-            browser.set_window_size(390, 844)
-            wide = browser.execute_script("return document.documentElement.scrollWidth")
-            assert wide <= browser.execute_script("return window.innerWidth"), wide
-            shot(browser, tmp_path, "certificate-verified-phone")
-            errors = [e for e in logged if e["level"] == "SEVERE"]
-            assert not errors, errors
-        finally:
-            browser.quit()
+    with borrowed() as (browser,):
+        browser.get(f"{service.url}/tournaments/{tid}/certificate")
+        command = browser.find_element(By.ID, "verify-command").text
+        assert command == f"fairplay tournament verify certificate-{tid}.json --key '{key}'"
+        assert browser.find_element(By.ID, "verify-status").get_attribute("aria-live")
+        wait_for(lambda: browser.find_element(By.ID, "verify-key").text, 10, "the page's key")
+        browser.find_element(By.ID, "verify-start").click()
+        result = wait_for(
+            lambda: browser.find_elements(By.ID, "verify-result"), 120, "the checks"
+        )[0]
+        shot(browser, tmp_path, "certificate-verified")
+        assert "verified" in (result.get_attribute("class") or ""), result.text
+        assert "every check it ran passed" in result.text
+        rows = {
+            r.get_attribute("data-check"): r.get_attribute("class")
+            for r in browser.find_elements(By.CSS_SELECTOR, "#verify-out tr[data-check]")
+        }
+        for name in ("signatures", "chain", "inclusion", "deals", "records", "board scores"):
+            assert rows.pop(name) == "ok", name
+        assert rows.pop("audit") == "skip"
+        assert set(rows.values()) == {"ok"}, rows
+        progress = browser.find_element(By.ID, "verify-progress")
+        assert progress.get_attribute("value") == progress.get_attribute("max")
+        # the download is the bytes that were checked, the service's bundle
+        checked = browser.execute_async_script(
+            "const done = arguments[0];"
+            "fetch(document.getElementById('verify-download').href)"
+            ".then(r => r.text()).then(done);"
+        )
+        served = service.client().call("GET", f"/v1/tournaments/{tid}/certificate/bundle")
+        assert json.loads(checked) == served
+        logged = browser.get_log("browser")
+        # on a phone the list reflows: nothing wider than the window
+        browser.set_window_size(390, 844)
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= browser.execute_script("return window.innerWidth"), wide
+        shot(browser, tmp_path, "certificate-verified-phone")
+        errors = [e for e in logged if e["level"] == "SEVERE"]
+        assert not errors, errors

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from audit.rules.cards import Seat
 from tests.api.conftest import ADMIN, Running
 
 from .helpers import Table
-from .test_play_browser import Traffic, found, new_driver, shot, wait_for
+from .test_play_browser import Traffic, borrowed, found, shot, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("claims_browser")]
 
@@ -70,13 +69,8 @@ def claim_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 @pytest.fixture(scope="module")
 def two_browsers() -> Iterator[dict[str, WebDriver]]:
-    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-        drivers = {"S": new_driver(a), "E": new_driver(b)}
-        try:
-            yield drivers
-        finally:
-            for d in drivers.values():
-                d.quit()
+    with borrowed(2) as (south, east):
+        yield {"S": south, "E": east}
 
 
 def _person(driver: WebDriver, url: str) -> str:
@@ -317,21 +311,17 @@ def test_an_events_table_has_chat_in_the_page_only_when_the_event_turned_it_on(
     north = t.players["N"]
     backup = tmp_path / "backup.txt"
     backup.write_text(north.signer.private_key_text() + "\n")
-    with tempfile.TemporaryDirectory() as profile:
-        d = new_driver(profile)
-        try:
-            d.get(f"{claim_site.url}/play")
-            wait_for(lambda: d.execute_script("return document.body.dataset.ready"), 10, "page")
-            d.find_element(By.ID, "backup-file").send_keys(str(backup))
-            wait_for(lambda: d.find_element(By.ID, "player-id").text == north.id, 20, "key")
-            d.get(f"{claim_site.url}/play/{t.id}")
-            wait_for(lambda: [x for x in found(d, "#chat") if x.is_displayed()], 60, "chat")
-            off = d.find_element(By.ID, "chat-off").is_displayed()
-            form = d.find_element(By.ID, "chat-form").is_displayed()
-            assert (off, form) == (not chat, chat)
-            if chat:
-                d.find_element(By.ID, "chat-text").send_keys("Good luck, all", Keys.ENTER)
-                said = wait_for(lambda: found(d, "#chat-log li .chat-text"), 60, "the message")
-                assert said[0].text == "Good luck, all"
-        finally:
-            d.quit()
+    with borrowed() as (d,):
+        d.get(f"{claim_site.url}/play")
+        wait_for(lambda: d.execute_script("return document.body.dataset.ready"), 10, "page")
+        d.find_element(By.ID, "backup-file").send_keys(str(backup))
+        wait_for(lambda: d.find_element(By.ID, "player-id").text == north.id, 20, "key")
+        d.get(f"{claim_site.url}/play/{t.id}")
+        wait_for(lambda: [x for x in found(d, "#chat") if x.is_displayed()], 60, "chat")
+        off = d.find_element(By.ID, "chat-off").is_displayed()
+        form = d.find_element(By.ID, "chat-form").is_displayed()
+        assert (off, form) == (not chat, chat)
+        if chat:
+            d.find_element(By.ID, "chat-text").send_keys("Good luck, all", Keys.ENTER)
+            said = wait_for(lambda: found(d, "#chat-log li .chat-text"), 60, "the message")
+            assert said[0].text == "Good luck, all"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from api.tournament_bot import TournamentBots
 
 from .conftest import Running, start_service, stop_service
 from .test_clock import wait_for
-from .test_play_browser import new_driver, shot
+from .test_play_browser import borrowed, shot
 from .test_tournament_certificate import BEACON
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -73,12 +72,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        yield driver
 
 
 def clocks(driver: WebDriver) -> dict[str, dict[str, str]]:

@@ -10,7 +10,6 @@ hand to its end and verifies it, with no reload and no restart of the host.
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ from selenium.common.exceptions import (  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 
-from tests.api.test_play_browser import found, new_driver, wait_for  # noqa: E402
+from tests.api.test_play_browser import borrowed, found, wait_for  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +56,8 @@ def host(cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
 
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        yield driver
 
 
 def statuses(driver: WebDriver) -> list[tuple[int, str, str]]:

@@ -14,7 +14,6 @@ Screenshots go to the test's tmp dir, and to ``FAIRPLAY_SCREENSHOTS`` when it is
 from __future__ import annotations
 
 import random
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from api.tournament_bot import Entrant, TournamentBots
 from tests.api.conftest import Running
 from tests.api.helpers import tournament_verify
 from tests.api.test_pages_a11y import serious
-from tests.api.test_play_browser import found, new_driver, shot, site, wait_for  # noqa: F401
+from tests.api.test_play_browser import borrowed, found, shot, site, wait_for  # noqa: F401
 from tests.api.test_tournaments import BEACON, _play_table
 
 pytestmark = pytest.mark.browser
@@ -82,12 +81,8 @@ def test_a_director_runs_a_whole_event_from_the_console(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            _run(site, driver, tmp_path, capsys)
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        _run(site, driver, tmp_path, capsys)
 
 
 class Held(Exception):

@@ -20,11 +20,10 @@ import json
 import logging
 import random
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ import pytest
 from api import create_app
 from api.tournament_bot import TournamentBots
 from tests.api.conftest import ADMIN, Running
-from tests.api.test_play_browser import Traffic, found, new_driver, shot, wait_for
+from tests.api.test_play_browser import Traffic, borrowed, found, shot, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("event_browser")]
 
@@ -198,7 +197,8 @@ def event_site(
     tmp_path_factory: pytest.TempPathFactory, names: tuple[str, ...] = PEOPLE
 ) -> Iterator[tuple[Running, dict[str, Person]]]:
     """A service of its own (people register themselves) and a Chromium for each name,
-    each with its own profile, so its own key; all closed at the end."""
+    each with its own profile, so its own key; the service closed at the end, the
+    browsers given back to the pool (:func:`borrowed`: cleared)."""
     from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -214,12 +214,9 @@ def event_site(
     server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     service = Running(app, f"http://127.0.0.1:{server.server_port}", server)
-    with ExitStack() as stack:
+    with borrowed(len(names)) as drivers:
         people: dict[str, Person] = {}
-        for name in names:
-            profile = stack.enter_context(tempfile.TemporaryDirectory())
-            driver = new_driver(profile)
-            stack.callback(driver.quit)
+        for name, driver in zip(names, drivers, strict=True):
             driver.set_window_size(1000, 1100)
             people[name] = Person(name, driver, PageTraffic(driver))
         try:

@@ -16,7 +16,6 @@ Screenshots go to the test's tmp dir, and to ``FAIRPLAY_SCREENSHOTS`` when it is
 from __future__ import annotations
 
 import random
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ from audit.report.html import render_html
 from tests.api.conftest import Running
 from tests.api.helpers import signed_write
 from tests.api.test_analysis import answer_when
-from tests.api.test_play_browser import found, new_driver, shot, site, wait_for  # noqa: F401
+from tests.api.test_play_browser import borrowed, found, shot, site, wait_for  # noqa: F401
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
 
@@ -48,12 +47,8 @@ SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        yield driver
 
 
 @pytest.fixture(scope="module")
@@ -166,13 +161,9 @@ def focused(driver: WebDriver) -> dict[str, Any]:
 
 
 def test_a_whole_hand_played_by_keyboard_alone(site: Running, tmp_path: Path) -> None:  # noqa: F811
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            driver.set_window_size(390, 844)
-            _keyboard_hand(site, driver, tmp_path)
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        driver.set_window_size(390, 844)
+        _keyboard_hand(site, driver, tmp_path)
 
 
 def _press(driver: WebDriver, *keys: str) -> None:

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 import logging
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +33,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 
-from tests.api.test_play_browser import CARD, Traffic, found, new_driver, shot, wait_for  # noqa: E402
+from tests.api.test_play_browser import CARD, Traffic, borrowed, found, shot, wait_for  # noqa: E402
 
 NAMES = ("ann", "bob", "cat", "dan")
 SEAT_OF = {"ann": "S", "bob": "E", "cat": "N", "dan": "W"}
@@ -72,13 +70,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 @pytest.fixture(scope="module")
 def browsers() -> Iterator[dict[str, WebDriver]]:
-    with ExitStack() as stack:
-        drivers = {}
-        for name in NAMES:
-            profile = stack.enter_context(tempfile.TemporaryDirectory())
-            drivers[name] = new_driver(profile)
-            stack.callback(drivers[name].quit)
-        yield drivers
+    with borrowed(len(NAMES)) as drivers:
+        yield dict(zip(NAMES, drivers, strict=True))
 
 
 def sign_up(site: Running, driver: WebDriver, name: str, reload: bool = True) -> str:

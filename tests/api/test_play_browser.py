@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,8 @@ FLAGS = [
     "--disable-dev-shm-usage",
     "--window-size=1400,1700",
 ]
+WINDOW = (1400, 1700)
+"""The window's size as a browser starts (``--window-size``)."""
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 SQLITE_TRIGGERS = [f"log_entries_no_{op}" for op in ("update", "delete")]
 
@@ -100,14 +103,91 @@ def new_driver(profile: str) -> WebDriver:
     return webdriver.Chrome(options=options, service=Service(DRIVER))
 
 
+_IDLE: list[tuple[WebDriver, tempfile.TemporaryDirectory[str]]] = []
+"""This process's Chromiums that a module has given back (:func:`borrowed`)."""
+_LENT: dict[int, tempfile.TemporaryDirectory[str]] = {}
+MAX_IDLE = 4
+"""The most a process keeps (the four people of the people's modules); more are quit."""
+
+
+@contextmanager
+def borrowed(count: int = 1) -> Iterator[list[WebDriver]]:
+    """``count`` Chromiums for a module or a test, given back to this process's pool at the
+    end rather than quit: starting one costs about 1.8 CPU-seconds (the browser, its GPU
+    process and chromedriver), and the browser tests of one worker started some ten. A
+    browser is given back as a new one starts: on about:blank, at the default size, with
+    its logs read and every site data of the origins it visited cleared (cookies,
+    storage, the keys the pages made), so the next user finds no trace of the last
+    (:func:`_reset`). The pool is closed at the end of the session (tests/conftest.py)."""
+    drivers: list[WebDriver] = []
+    try:
+        while len(drivers) < count:
+            if _IDLE:
+                driver, profile = _IDLE.pop()
+            else:
+                profile = tempfile.TemporaryDirectory()
+                try:
+                    driver = new_driver(profile.name)
+                except BaseException:
+                    profile.cleanup()
+                    raise
+            _LENT[id(driver)] = profile
+            drivers.append(driver)
+        yield drivers
+    finally:
+        for driver in drivers:
+            profile = _LENT.pop(id(driver))
+            if len(_IDLE) < MAX_IDLE and _reset(driver):
+                _IDLE.append((driver, profile))
+            else:
+                _quit(driver, profile)
+
+
+def _reset(driver: WebDriver) -> bool:
+    """The browser as a new one starts (see :func:`borrowed`); False if it cannot be."""
+    try:
+        handles = driver.window_handles
+        for handle in handles[1:]:
+            driver.switch_to.window(handle)
+            driver.close()
+        driver.switch_to.window(handles[0])
+        history = driver.execute_cdp_cmd("Page.getNavigationHistory", {})
+        origins = {driver.current_url} | {e["url"] for e in history["entries"]}
+        for url in origins:
+            if url.startswith("http"):
+                origin = "/".join(url.split("/")[:3])
+                driver.execute_cdp_cmd(
+                    "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+                )
+        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+        driver.get("about:blank")
+        driver.execute_cdp_cmd("Page.resetNavigationHistory", {})
+        driver.set_window_size(*WINDOW)
+        driver.get_log("performance")
+        driver.get_log("browser")
+    except Exception:  # noqa: BLE001 - a browser that crashed or hangs is quit, not lent again
+        return False
+    return True
+
+
+def _quit(driver: WebDriver, profile: tempfile.TemporaryDirectory[str]) -> None:
+    try:
+        driver.quit()
+    finally:
+        profile.cleanup()
+
+
+def close_pool() -> None:
+    """Quit this process's idle Chromiums (the end of the session)."""
+    while _IDLE:
+        _quit(*_IDLE.pop())
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        yield driver
 
 
 class Traffic:
@@ -490,35 +570,31 @@ def test_the_backup_is_a_key_the_tools_read_and_another_browser_imports(
     assert signer.verifier_key() == played["public_key"]
     backup = tmp_path / "backup.txt"
     backup.write_text(played["backup"])
-    with tempfile.TemporaryDirectory() as profile:
-        other = new_driver(profile)
-        try:
-            other.get(f"{site.url}/play")
-            wait_for(lambda: other.execute_script("return document.body.dataset.ready"), 10)
-            assert not found(other, "#player-id") or not other.find_element(By.ID, "player-id").text
-            other.find_element(By.ID, "backup-file").send_keys(str(backup))
-            wait_for(
-                lambda: (
-                    other.find_element(By.ID, "player-id").text
-                    or other.find_element(By.ID, "key-status").text
-                ),
-                10,
-                "imported key",
-            )
-            assert (
-                other.find_element(By.ID, "key-status").text == "Key imported from the backup file."
-            )
-            assert other.find_element(By.ID, "player-id").text == played["player"]
-            assert not other.find_element(By.ID, "backup-offer").is_displayed()  # offered once
-            wait_for(lambda: other.find_element(By.ID, "play-bots").is_enabled(), 10)
-            # the imported copy cannot be exported from this browser either
-            extractable = other.execute_script(
-                "const m = await import('/static/js/keys.js');"
-                "return (await m.loadIdentity()).privateKey.extractable;"
-            )
-            assert extractable is False
-        finally:
-            other.quit()
+    with borrowed() as (other,):
+        other.get(f"{site.url}/play")
+        wait_for(lambda: other.execute_script("return document.body.dataset.ready"), 10)
+        assert not found(other, "#player-id") or not other.find_element(By.ID, "player-id").text
+        other.find_element(By.ID, "backup-file").send_keys(str(backup))
+        wait_for(
+            lambda: (
+                other.find_element(By.ID, "player-id").text
+                or other.find_element(By.ID, "key-status").text
+            ),
+            10,
+            "imported key",
+        )
+        assert (
+            other.find_element(By.ID, "key-status").text == "Key imported from the backup file."
+        )
+        assert other.find_element(By.ID, "player-id").text == played["player"]
+        assert not other.find_element(By.ID, "backup-offer").is_displayed()  # offered once
+        wait_for(lambda: other.find_element(By.ID, "play-bots").is_enabled(), 10)
+        # the imported copy cannot be exported from this browser either
+        extractable = other.execute_script(
+            "const m = await import('/static/js/keys.js');"
+            "return (await m.loadIdentity()).privateKey.extractable;"
+        )
+        assert extractable is False
 
 
 def test_a_spectator_sees_the_table_live_and_the_last_hand_once_over(

@@ -17,7 +17,6 @@ import json
 import logging
 import random
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -41,7 +40,7 @@ from selenium.common.exceptions import StaleElementReferenceException  # noqa: E
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 
-from tests.api.test_play_browser import found, new_driver, shot, wait_for  # noqa: E402
+from tests.api.test_play_browser import borrowed, found, shot, wait_for  # noqa: E402
 
 ORIGIN = "fairplay.test/split-browser"
 
@@ -71,12 +70,8 @@ def stop(svc: Running) -> None:
 
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = new_driver(profile)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with borrowed() as (driver,):
+        yield driver
 
 
 def checks(driver: WebDriver, table_css: str) -> dict[str, tuple[bool, str]]:
