@@ -599,9 +599,11 @@ static int search(State *s, int t, uint64_t *rel) {
             hist[(int)mv[i].card] += (uint32_t)(s->remaining * s->remaining);
             break;
         }
-        /* every move was needed: the cards collapsed into this one stand for it only
-         * while the cards above the lowest of them keep their owners */
-        if (mv[i].low != mv[i].card) crel |= 1ull << mv[i].low;
+        /* every move was needed: when the card won its trick by rank (it is among the
+         * cards that decided), the cards collapsed into it stand for it only while the
+         * cards above the lowest of them keep their owners; a card that lost or was
+         * discarded would have done the same at any rank below the cards that decided */
+        if (mv[i].low != mv[i].card && (crel >> mv[i].card & 1)) crel |= 1ull << mv[i].low;
         acc |= crel;
     }
     *rel = acc;
