@@ -599,9 +599,11 @@ static int search(State *s, int t, uint64_t *rel) {
             hist[(int)mv[i].card] += (uint32_t)(s->remaining * s->remaining);
             break;
         }
-        /* every move was needed: the cards collapsed into this one stand for it only
-         * while the cards above the lowest of them keep their owners */
-        if (mv[i].low != mv[i].card) crel |= 1ull << mv[i].low;
+        /* every move was needed: when the card won its trick by rank (it is among the
+         * cards that decided), the cards collapsed into it stand for it only while the
+         * cards above the lowest of them keep their owners; a card that lost or was
+         * discarded would have done the same at any rank below the cards that decided */
+        if (mv[i].low != mv[i].card && (crel >> mv[i].card & 1)) crel |= 1ull << mv[i].low;
         acc |= crel;
     }
     *rel = acc;
@@ -694,7 +696,17 @@ static int exact_in(State *s, int lo, int hi, int guess) {
     return lo;
 }
 
-static int exact(State *s, int guess) { return exact_in(s, 0, s->remaining, guess); }
+/* A position's value with nothing known of it: bisection. (Stepping up from a guess far
+ * below the value proves every target on the way, each nearly as costly as the value.) */
+static int exact(State *s) {
+    int lo = 0, hi = s->remaining;
+    while (lo < hi) {
+        int t = (lo + hi + 1) / 2;
+        uint64_t rel;
+        if (search(s, t, &rel)) lo = t; else hi = t - 1;
+    }
+    return lo;
+}
 
 /* solve(hands, trump, nullo, counted, leader, trick, trick_high) ->
  *   list of (card, high, counted tricks from the current trick on)
@@ -764,7 +776,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     int best = -1;
     for (int i = 0; i < last_n; i++)
         if (same_position(&s, &last_child[i])) { best = last_value[i]; break; }
-    if (best < 0) best = exact(&s, s.remaining / 2);
+    if (best < 0) best = exact(&s);
     int is_max = (seat & 1) == s.maxside;
     last_n = 0;
     for (uint64_t m = legal; m; m &= m - 1) {
