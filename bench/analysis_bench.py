@@ -4,7 +4,7 @@ in one run.
 
 The event's hands are played by random legal cards (tests/tournament/events.py), so the
 judged positions are random ones; the analysis runs with its defaults (every card after
-the 24th judged, 15 draws per open decision) in ``--jobs`` processes (default: every
+the 12th judged, 15 draws per open decision) in ``--jobs`` processes (default: every
 core), as the command does. Prints both times and their ratio.
 
     python bench/analysis_bench.py [--jobs N] [--seed S]

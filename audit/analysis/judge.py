@@ -69,7 +69,7 @@ class HandPlay:
 class Settings:
     """How much of each hand is judged, and how hard."""
 
-    from_card: int = 24
+    from_card: int = 12
     """Cards from this index on (0 is the opening lead) are judged and tested."""
     leads: bool = False
     """Also judge the opening lead (a whole-deal search: seconds to a minute each)."""

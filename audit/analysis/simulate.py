@@ -177,7 +177,7 @@ def simulate_board(
     seed: int,
     *,
     tables: int = 7,
-    from_card: int = 24,
+    from_card: int = 12,
     samples: int = 15,
     peeker: bool = False,
 ) -> list[SideResult]:

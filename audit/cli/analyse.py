@@ -64,14 +64,14 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--from-card",
         type=_count("--from-card", 1, 51),
-        default=24,
+        default=12,
         metavar="K",
-        help="judge and test the cards after the K-th (default 24: the last seven tricks)",
+        help="judge and test the cards after the K-th (default 12: from the fourth trick on)",
     )
     p.add_argument(
         "--leads",
         action="store_true",
-        help="also judge opening leads (a whole-deal search each: seconds to a minute)",
+        help="also judge opening leads (a whole-deal search each: a tenth of a second to seconds)",
     )
     p.add_argument(
         "--samples",

