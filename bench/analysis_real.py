@@ -3,11 +3,10 @@
 
 Bridge card play is Cayenne's trump and grand play, but declarer sees dummy: the test's
 draws, which give declarer only his own hand, do not fit him, and the declaring side is
-expected to find far more best cards than its "view" says. Opening leads are judged with
-DDS through endplay (a bench dependency; our search takes seconds to a minute from the
-opening lead), the cards after the ``--from-card``-th with our solver.
+expected to find far more best cards than its "view" says. Opening leads and the cards
+after the ``--from-card``-th are judged with our solver (equal to DDS: docs/analysis.md).
 
-    python bench/analysis_real.py [--from-card 24] [--samples 7] [--jobs 2]
+    python bench/analysis_real.py [--from-card 12] [--samples 7] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -23,29 +22,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from audit.analysis.inputs import hands_of  # noqa: E402
 from audit.analysis.judge import DECLARER, DEFENCE, HandPlay, Settings, decisions  # noqa: E402
 from audit.analysis.knowledge import IDENTITY, pair_test  # noqa: E402
-from audit.analysis.solver import Position  # noqa: E402
+from audit.analysis.solver import Position, solve_position  # noqa: E402
 from audit.analysis.stats import wilson  # noqa: E402
 from audit.record.pbn import import_pbn  # noqa: E402
 
 PBN = Path(__file__).resolve().parent.parent / "tests/vectors/pbn"
 
 
-def _lead(hand: HandPlay) -> tuple[bool, int] | None:
-    """Whether the opening lead was double-dummy best (by DDS), and the best cards'
-    number; None without endplay."""
-    try:
-        from tests.audit.analysis.helpers import dds_values
-    except ImportError:
-        return None
+def _lead(hand: HandPlay) -> tuple[bool, int]:
+    """Whether the opening lead was double-dummy best, and the best cards' number."""
     pos = Position(hand.deal, hand.contract, hand.leader.side.other, 0, hand.leader, ())
-    values = dds_values(pos)
+    values = solve_position(pos)
     best = min(values.values())  # the leader's side is the contract side's adversaries
     return values[hand.moves[0]] == best, sum(v == best for v in values.values())
 
 
 def _work(
     args: tuple[HandPlay, int, int],
-) -> tuple[tuple[bool, int] | None, list[tuple[str, int, int, float | None, bool, bool]]]:
+) -> tuple[tuple[bool, int], list[tuple[str, int, int, float | None, bool, bool]]]:
     hand, from_card, samples = args
     lead = _lead(hand)
     out = []
@@ -61,7 +55,7 @@ def _pct(k: int, n: int) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--from-card", type=int, default=24)
+    ap.add_argument("--from-card", type=int, default=12)
     ap.add_argument("--samples", type=int, default=7)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
@@ -73,7 +67,7 @@ def main() -> int:
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(_work, [(h, args.from_card, args.samples) for h in hands]))
-    leads = [r[0] for r in results if r[0] is not None]
+    leads = [r[0] for r in results]
     print(f"{len(hands)} boards played to the last trick ({time.perf_counter() - started:.0f} s)")
     if leads:
         found = sum(ok for ok, _ in leads)
@@ -89,11 +83,14 @@ def main() -> int:
             f"{lost} tricks given away"
         )
         own = [
-            (c[3] or 0.0, c[1] == 0, c[5]) for _, cs in results for c in cs if c[0] == role and c[4]
+            (c[3] or 0.0, c[1] == 0, c[5], 0.5)
+            for _, cs in results
+            for c in cs
+            if c[0] == role and c[4]
         ]
         if own:
             z, _p, expected = pair_test(own, IDENTITY)
-            found = sum(f for _, f in own)
+            found = sum(c[1] for c in own)
             print(
                 f"{role:9s} best in open spots: {found} found, {expected:.1f} by the view "
                 f"alone (z {z:+.1f})"
