@@ -188,6 +188,7 @@ def _reset(driver: WebDriver) -> bool:
                 driver.execute_cdp_cmd(
                     "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
                 )
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})  # a test blocks some
         driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
         driver.execute_cdp_cmd("Network.clearBrowserCache", {})
         driver.get("about:blank")
