@@ -103,11 +103,19 @@ def new_driver(profile: str) -> WebDriver:
     return webdriver.Chrome(options=options, service=Service(DRIVER))
 
 
-_IDLE: list[tuple[WebDriver, tempfile.TemporaryDirectory[str]]] = []
-"""This process's Chromiums that a module has given back (:func:`borrowed`)."""
+_IDLE: list[tuple[float, WebDriver, tempfile.TemporaryDirectory[str]]] = []
+"""This process's Chromiums that a module has given back (:func:`borrowed`), each with
+when it was given back."""
 _LENT: dict[int, tempfile.TemporaryDirectory[str]] = {}
+_POOL = threading.Lock()
+_CLOSING = threading.Event()
+_REAPER: list[threading.Thread] = []
 MAX_IDLE = 4
 """The most a process keeps (the four people of the people's modules); more are quit."""
+IDLE_SECONDS = 60.0
+"""How long a browser waits in the pool for its next user before it is quit: an idle
+Chromium still takes 2 to 4 ms of CPU a second, so one kept idle for some ten minutes costs
+what starting one does."""
 
 
 @contextmanager
@@ -118,12 +126,15 @@ def borrowed(count: int = 1) -> Iterator[list[WebDriver]]:
     browser is given back as a new one starts: on about:blank, at the default size, with
     its logs read and every site data of the origins it visited cleared (cookies,
     storage, the keys the pages made), so the next user finds no trace of the last
-    (:func:`_reset`). The pool is closed at the end of the session (tests/conftest.py)."""
+    (:func:`_reset`). One left unused for :data:`IDLE_SECONDS` is quit, and the pool is
+    closed at the end of the session (tests/conftest.py)."""
     drivers: list[WebDriver] = []
     try:
         while len(drivers) < count:
-            if _IDLE:
-                driver, profile = _IDLE.pop()
+            with _POOL:
+                idle = _IDLE.pop() if _IDLE else None
+            if idle is not None:
+                _, driver, profile = idle
             else:
                 profile = tempfile.TemporaryDirectory()
                 try:
@@ -137,10 +148,28 @@ def borrowed(count: int = 1) -> Iterator[list[WebDriver]]:
     finally:
         for driver in drivers:
             profile = _LENT.pop(id(driver))
-            if len(_IDLE) < MAX_IDLE and _reset(driver):
-                _IDLE.append((driver, profile))
-            else:
-                _quit(driver, profile)
+            if _reset(driver):
+                with _POOL:
+                    kept = len(_IDLE) < MAX_IDLE and not _CLOSING.is_set()
+                    if kept:
+                        _IDLE.append((time.monotonic(), driver, profile))
+                        if not _REAPER:
+                            _REAPER.append(threading.Thread(target=_reap, daemon=True))
+                            _REAPER[0].start()
+                if kept:
+                    continue
+            _quit(driver, profile)
+
+
+def _reap() -> None:
+    """Quit the browsers left unused for :data:`IDLE_SECONDS` (until the pool closes)."""
+    while not _CLOSING.wait(5):
+        now = time.monotonic()
+        with _POOL:
+            old = [idle for idle in _IDLE if now - idle[0] > IDLE_SECONDS]
+            _IDLE[:] = [idle for idle in _IDLE if now - idle[0] <= IDLE_SECONDS]
+        for _, driver, profile in old:
+            _quit(driver, profile)
 
 
 def _reset(driver: WebDriver) -> bool:
@@ -159,6 +188,7 @@ def _reset(driver: WebDriver) -> bool:
                 driver.execute_cdp_cmd(
                     "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
                 )
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})  # a test blocks some
         driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
         driver.execute_cdp_cmd("Network.clearBrowserCache", {})
         driver.get("about:blank")
@@ -174,14 +204,22 @@ def _reset(driver: WebDriver) -> bool:
 def _quit(driver: WebDriver, profile: tempfile.TemporaryDirectory[str]) -> None:
     try:
         driver.quit()
+    except Exception:  # noqa: BLE001 - a browser already gone
+        pass
     finally:
         profile.cleanup()
 
 
 def close_pool() -> None:
-    """Quit this process's idle Chromiums (the end of the session)."""
-    while _IDLE:
-        _quit(*_IDLE.pop())
+    """Quit this process's idle Chromiums (the end of the session), once the thread that
+    quits the unused ones has finished what it was doing."""
+    _CLOSING.set()
+    for reaper in _REAPER:
+        reaper.join()
+    with _POOL:
+        idle, _IDLE[:] = list(_IDLE), []
+    for _, driver, profile in idle:
+        _quit(driver, profile)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ import copy
 import hashlib
 import json
 import random
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +35,7 @@ from audit.log.keys import Signer
 from tests.api.conftest import ADMIN, Running
 from tests.api.forge import Forger
 from tests.api.serving import TestServer
-from tests.api.test_play_browser import new_driver, shot, wait_for
+from tests.api.test_play_browser import borrowed, shot, wait_for
 from tests.api.test_tournament_beacon import ONE_TABLE
 from tests.drandlocal import LocalDrand
 from tests.js.test_js import bls_bundle
@@ -231,59 +230,55 @@ def test_chromium_checks_the_drand_signature(
     still verifies everything else and leaves the signature to the command."""
     key = played.signer.verifier_key()
     rnd = played.bundle["certificate"]["deal_inputs"]["beacon"]["round"]
-    with tempfile.TemporaryDirectory() as profile:
-        browser = new_driver(profile)
-        try:
+    with borrowed() as (browser,):
 
-            def verify_on_page(name: str) -> dict[str, str | None]:
-                browser.get(f"{played.url}/tournaments/{played.tid}/certificate")
-                wait_for(lambda: browser.find_element(By.ID, "verify-key").text, 10, "key")
-                browser.find_element(By.ID, "verify-start").click()
-                wait_for(lambda: browser.find_elements(By.ID, "verify-result"), 120, "checks")
-                shot(browser, tmp_path, name)
-                rows = browser.find_elements(By.CSS_SELECTOR, "#verify-out tr[data-check]")
-                return {r.get_attribute("data-check") or "": r.get_attribute("class") for r in rows}
+        def verify_on_page(name: str) -> dict[str, str | None]:
+            browser.get(f"{played.url}/tournaments/{played.tid}/certificate")
+            wait_for(lambda: browser.find_element(By.ID, "verify-key").text, 10, "key")
+            browser.find_element(By.ID, "verify-start").click()
+            wait_for(lambda: browser.find_elements(By.ID, "verify-result"), 120, "checks")
+            shot(browser, tmp_path, name)
+            rows = browser.find_elements(By.CSS_SELECTOR, "#verify-out tr[data-check]")
+            return {r.get_attribute("data-check") or "": r.get_attribute("class") for r in rows}
 
-            rows = verify_on_page("certificate-v2-verified")
-            result = browser.execute_script("return window.cayenneCertificate")
-            by = {c["check"]: c for c in result["checks"]}
-            _genuine_signature(by["beacon signature"], rnd)
-            assert rows["beacon signature"] == ("ok" if bls_bundle() else "skip"), rows
-            assert result["ok"], [c for c in result["checks"] if c["ok"] is False]
-            browser.set_window_size(390, 844)  # the longer detail reflows on a phone
-            wide = browser.execute_script("return document.documentElement.scrollWidth")
-            assert wide <= browser.execute_script("return window.innerWidth"), wide
-            shot(browser, tmp_path, "certificate-v2-verified-phone")
-            browser.set_window_size(1280, 800)
-            # the tamper cases, by the page's own module, as Node checked them
-            script = (
-                "const [bundles, key, done] = arguments;"
-                "import('/static/js/certificate.js')"
-                ".then(async (m) => { const out = [];"
-                "  for (const b of bundles) out.push(await m.verifyCertificateDetailed(b, key));"
-                "  return out; })"
-                ".then(done, (e) => done(String(e)));"
-            )
-            names = ["genuine", *SIGNATURE_CASES]
-            got = browser.execute_async_script(script, [bundles[n] for n in names], key)
-            assert isinstance(got, list), got
-            for name, res in zip(names, got, strict=True):
-                mine = {c["check"]: (c["ok"], c.get("code")) for c in res["checks"]}
-                node = {c["check"]: (c["ok"], c.get("code")) for c in checked[name]["checks"]}
-                assert mine == node, name
-            logged = browser.get_log("browser")  # without the bundle: its 404 alone
-            errors = [e for e in logged if e["level"] == "SEVERE"]
-            if not bls_bundle():
-                errors = [e for e in errors if "/static/vendor/bls.js" not in e["message"]]
-            assert not errors, errors
-            # a service without the bundle (here: blocked): the page still works
-            browser.execute_cdp_cmd("Network.enable", {})
-            browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/static/vendor/*"]})
-            rows = verify_on_page("certificate-v2-without-bls")
-            assert rows.pop("beacon signature") == "skip"
-            assert rows.pop("audit") == "skip"
-            assert set(rows.values()) == {"ok"}, rows
-            status = browser.find_element(By.ID, "verify-result").text
-            assert "every check it ran passed (2 left to the command above)" in status, status
-        finally:
-            browser.quit()
+        rows = verify_on_page("certificate-v2-verified")
+        result = browser.execute_script("return window.cayenneCertificate")
+        by = {c["check"]: c for c in result["checks"]}
+        _genuine_signature(by["beacon signature"], rnd)
+        assert rows["beacon signature"] == ("ok" if bls_bundle() else "skip"), rows
+        assert result["ok"], [c for c in result["checks"] if c["ok"] is False]
+        browser.set_window_size(390, 844)  # the longer detail reflows on a phone
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= browser.execute_script("return window.innerWidth"), wide
+        shot(browser, tmp_path, "certificate-v2-verified-phone")
+        browser.set_window_size(1280, 800)
+        # the tamper cases, by the page's own module, as Node checked them
+        script = (
+            "const [bundles, key, done] = arguments;"
+            "import('/static/js/certificate.js')"
+            ".then(async (m) => { const out = [];"
+            "  for (const b of bundles) out.push(await m.verifyCertificateDetailed(b, key));"
+            "  return out; })"
+            ".then(done, (e) => done(String(e)));"
+        )
+        names = ["genuine", *SIGNATURE_CASES]
+        got = browser.execute_async_script(script, [bundles[n] for n in names], key)
+        assert isinstance(got, list), got
+        for name, res in zip(names, got, strict=True):
+            mine = {c["check"]: (c["ok"], c.get("code")) for c in res["checks"]}
+            node = {c["check"]: (c["ok"], c.get("code")) for c in checked[name]["checks"]}
+            assert mine == node, name
+        logged = browser.get_log("browser")  # without the bundle: its 404 alone
+        errors = [e for e in logged if e["level"] == "SEVERE"]
+        if not bls_bundle():
+            errors = [e for e in errors if "/static/vendor/bls.js" not in e["message"]]
+        assert not errors, errors
+        # a service without the bundle (here: blocked): the page still works
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/static/vendor/*"]})
+        rows = verify_on_page("certificate-v2-without-bls")
+        assert rows.pop("beacon signature") == "skip"
+        assert rows.pop("audit") == "skip"
+        assert set(rows.values()) == {"ok"}, rows
+        status = browser.find_element(By.ID, "verify-result").text
+        assert "every check it ran passed (2 left to the command above)" in status, status
