@@ -56,10 +56,13 @@ class Analyses:
         db: Database,
         now: Callable[[], str],
         load: Callable[[Connection, str], dict[str, Any]],
+        from_card: int = 12,
     ) -> None:
         self.db = db
         self.now = now
         self._load = load
+        self.from_card = from_card
+        """The first card judged (the command's ``--from-card``; the rest its defaults)."""
         """An event's row (:func:`api.tournament.event_rows.read`)."""
         # one analysis at a time in a process: each keeps a core busy
         self.builds = Builds(
@@ -101,6 +104,7 @@ class Analyses:
 
     def _make(self, tid: str, progress: Progress) -> None:
         from audit.analysis.inputs import event_hands
+        from audit.analysis.judge import Settings
         from audit.analysis.report import analyse
 
         conn = self.db.connection()
@@ -108,7 +112,12 @@ class Analyses:
         records = [(t, h, json.loads(text)) for t, h, text in finished_records(conn, doc)]
         hands, skipped = event_hands(tid, records)
         progress(0, len(hands))
-        document = analyse(hands, skipped=skipped, mapper=_counted(progress))
+        document = analyse(
+            hands,
+            Settings(from_card=self.from_card),
+            skipped=skipped,
+            mapper=_counted(progress),
+        )
         self.db.connection().execute(
             "INSERT INTO api_analyses (tournament_id, document, hands, created_at) "
             "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",  # the first build's stands

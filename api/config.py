@@ -84,6 +84,10 @@ class Config:
     version 1, which whoever holds the log key can steer (docs/tournaments.md)."""
     reveal_seconds: int = 600
     """The default time entrants have to reveal their seeds after the start (v2)."""
+    analysis_from_card: int = 12
+    """The first card a finished event's analysis judges (``fairplay analyse
+    --from-card``; ``FAIRPLAY_ANALYSIS_FROM_CARD``): lower finds more, and costs more
+    (docs/analysis.md). The document's ``settings`` say which was used."""
     clock_tick: float = 0.25
     """Seconds between two looks of the seats' clock at the clocked hands (api/clock.py;
     0 turns the clock's runner off in this process: another host's runs it)."""
@@ -120,6 +124,7 @@ _ENV = {
     "FAIRPLAY_BEACON_URL": "beacon_url",
     "FAIRPLAY_REVEAL_SECONDS": "reveal_seconds",
     "FAIRPLAY_CLOCK_TICK": "clock_tick",
+    "FAIRPLAY_ANALYSIS_FROM_CARD": "analysis_from_card",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
@@ -145,6 +150,7 @@ def _coerce(name: str, value: Any) -> Any:
         "max_streams",
         "reveal_seconds",
         "people_table_ttl",
+        "analysis_from_card",
         *_RATES,
     )
     if name in integers and isinstance(value, str):
@@ -219,4 +225,9 @@ def load_config(
             raise ConfigError(f"{name} must be 0 to 3600 seconds", details={"field": name})
     if not isinstance(config.max_streams, int) or config.max_streams < 1:
         raise ConfigError("max_streams must be 1 or more", details={"field": "max_streams"})
+    if not isinstance(config.analysis_from_card, int) or not 1 <= config.analysis_from_card <= 51:
+        raise ConfigError(
+            "analysis_from_card must be a card from 1 to 51",
+            details={"field": "analysis_from_card"},
+        )
     return config

@@ -22,6 +22,14 @@ settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None
 settings.register_profile("default", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+# Every event the suite's services finish is analysed in the background. Judged from the
+# 12th card (the service's default) a hand of the bots' random play costs seconds of CPU,
+# and dozens of events end in a run; the services here judge from the 24th (tens of
+# milliseconds a hand). What the analysis finds from the 12th is tested in
+# tests/audit/analysis; the service's tests compare its document with `fairplay analyse
+# --from-card` on the same setting (tests/api/test_analysis.py).
+os.environ.setdefault("FAIRPLAY_ANALYSIS_FROM_CARD", "24")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # pytest-xdist declares this mark when it is loaded; declared here too for `-p no:xdist`.

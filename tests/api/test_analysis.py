@@ -11,6 +11,7 @@ The build is held after its first hand (api/faults.py), so the 202 is seen every
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 import time
@@ -79,7 +80,13 @@ def offline_analysis(client: Any, tid: str, folder: Path) -> dict[str, Any]:
     path = folder / "saved-bundle.json"
     path.write_text(json.dumps(bundle))
     out = folder / "analysis.json"
-    audit_main(["analyse", str(path), "--format", "json", "-o", str(out), "-j", "1"])
+    # the services of the suite judge from the card tests/conftest.py sets
+    # (FAIRPLAY_ANALYSIS_FROM_CARD), as the command is told here
+    from_card = os.environ["FAIRPLAY_ANALYSIS_FROM_CARD"]
+    audit_main(
+        ["analyse", str(path), "--format", "json", "-o", str(out), "-j", "1"]
+        + ["--from-card", from_card]
+    )
     doc: dict[str, Any] = json.loads(out.read_text())
     return doc
 
