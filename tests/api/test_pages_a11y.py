@@ -197,6 +197,13 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
     # comes first may take longer than the pause's few seconds on a loaded machine)
     wait_for(lambda: driver.execute_script("return Boolean(window.cayenneTable)"), 10, "the table")
     driver.execute_script("window.cayenneTable.pause.holdMs = 120000")
+    # every text the live region takes, recorded by the page as it changes (a look from
+    # this loop, which waits for each card it plays, missed a trick's short-lived news)
+    driver.execute_script(
+        "const el = document.getElementById('announce'); window.announceLog = [];"
+        "new MutationObserver(() => window.announceLog.push(el.textContent))"
+        ".observe(el, {childList: true, characterData: true, subtree: true});"
+    )
     played = 0
     announced: list[str] = []
     refused: set[str] = set()
@@ -257,6 +264,7 @@ def _keyboard_hand(site: Running, driver: WebDriver, tmp: Path) -> None:  # noqa
     assert not serious(driver), serious(driver)
     assert not driver.execute_script("return document.body.dataset.tones")  # sound off by default
     assert refused and all(r.endswith("cannot be played now") for r in refused), refused
+    announced += driver.execute_script("return window.announceLog")
     live = " | ".join(announced)
     assert "Your turn" in live and "won the trick" in live and " played " in live, live
 
