@@ -56,7 +56,7 @@ class Analyses:
         db: Database,
         now: Callable[[], str],
         load: Callable[[Connection, str], dict[str, Any]],
-        from_card: int = 12,
+        from_card: int,
     ) -> None:
         self.db = db
         self.now = now

@@ -147,13 +147,23 @@ def analysis_page(tid: str) -> Response:
     doc = s.tournaments.load(tid)
     if isinstance(got, Claim):
         html = render_template(
-            "tournament_analysis.html", doc=doc, building=_building(tid, got), css=TABLE_CSS
+            "tournament_analysis.html",
+            doc=doc,
+            building=_building(tid, got),
+            from_card=s.analyses.from_card,
+            css=TABLE_CSS,
         )
         page = Response(html, 202, mimetype="text/html")
         page.headers["Retry-After"] = str(RETRY_AFTER)
         return page
-    section = render_section(json.loads(got), level=3)
+    analysis = json.loads(got)
+    section = render_section(analysis, level=3)
     html = render_template(
-        "tournament_analysis.html", doc=doc, building=None, section=section, css=TABLE_CSS
+        "tournament_analysis.html",
+        doc=doc,
+        building=None,
+        section=section,
+        from_card=analysis["settings"]["from_card"],  # as it was built
+        css=TABLE_CSS,
     )
     return Response(html, mimetype="text/html")
