@@ -28,7 +28,9 @@
  * wins; discard low from length), then by the table's best lead and the cutoffs each
  * card caused in this call (history). In a nullo an ace in the suit led (or led) is two
  * moves, low (below the deuce) and declared high (above the king), and is never
- * collapsed with its neighbours.
+ * collapsed with its neighbours. Where a move was searched without a cutoff, a later card
+ * of its suit below every card that decided the moves searched so far is not searched: it
+ * does what the searched card did (DDS skips such cards the same way).
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Population counts are the search's commonest operation: use the instruction (every
@@ -587,7 +589,17 @@ static int search(State *s, int t, uint64_t *rel) {
     int result = is_max ? 0 : 1;
     int decided = 0;
     uint64_t acc = 0;
+    int tried[4] = {-1, -1, -1, -1}; /* the lowest card searched (and not cut off) in each suit */
     for (int i = 0; i < n; i++) {
+        int suit = mv[i].card / 13;
+        int ace = s->nullo && mv[i].card % 13 == 12;
+        if (!ace && tried[suit] >= 0) {
+            /* a card below every card that decided the moves searched so far, where a card
+             * of its suit below them too was searched: it does what that card did */
+            uint64_t sr = acc >> (suit * 13) & SUIT13;
+            int rmin = sr ? suit * 13 + __builtin_ctzll(sr) : 52;
+            if (tried[suit] < rmin && mv[i].card < rmin) continue;
+        }
         State save = *s;
         int w = play(s, mv[i].card, mv[i].high);
         uint64_t crel;
@@ -605,6 +617,7 @@ static int search(State *s, int t, uint64_t *rel) {
          * discarded would have done the same at any rank below the cards that decided */
         if (mv[i].low != mv[i].card && (crel >> mv[i].card & 1)) crel |= 1ull << mv[i].low;
         acc |= crel;
+        if (!ace && (tried[suit] < 0 || mv[i].card < tried[suit])) tried[suit] = mv[i].card;
     }
     *rel = acc;
     if (at_boundary) {
