@@ -335,11 +335,39 @@ static int sure_trumps(const State *s, int side, uint64_t *rel) {
     uint64_t above = top < 0 ? SUIT13 : ~((2ull << top) - 1) & SUIT13;
     int a = __builtin_popcountll(s->h[side] >> sh & above);
     int b = __builtin_popcountll(s->h[side ^ 2] >> sh & above);
-    if (adv) {
-        uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> sh & SUIT13;
-        *rel |= (all & ~((1ull << top) - 1)) << sh;
+    uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> sh & SUIT13;
+    int best = a > b ? a : b;
+    if (best < 2 && __builtin_popcountll(all) >= 2) {
+        /* the top two trumps split between the side's hands, one of them guarded: two
+         * tricks (the guarded one is played low under the other, or wins by itself); the
+         * second trump guarded, held behind the adversary's top one, the side not on
+         * lead (its holder sees whether the top trump is played before him; he plays
+         * before it only on his own lead, after a trick the side has won), or with the
+         * third trump also the side's (the top trump takes one of them): one */
+        int r1 = 63 - __builtin_clzll(all);
+        uint64_t rest = all & ~(1ull << r1);
+        int r2 = 63 - __builtin_clzll(rest);
+        rest &= ~(1ull << r2);
+        int r3 = rest ? 63 - __builtin_clzll(rest) : -1;
+        int o1 = 0, o2 = 0, o3 = -1;
+        for (int p = 0; p < 4; p++) {
+            uint64_t m = s->h[p] >> sh;
+            if (m >> r1 & 1) o1 = p;
+            if (m >> r2 & 1) o2 = p;
+            if (r3 >= 0 && (m >> r3 & 1)) o3 = p;
+        }
+        int l1 = __builtin_popcountll(s->h[o1] >> sh & SUIT13), l2 = __builtin_popcountll(s->h[o2] >> sh & SUIT13);
+        if ((o1 & 1) == side && (o2 & 1) == side && o1 != o2 && (l1 > 1 || l2 > 1)) {
+            *rel |= (all & ~((1ull << r2) - 1)) << sh;
+            return 2;
+        }
+        if (best == 0 && (o1 & 1) != side && (o2 & 1) == side && l2 > 1) {
+            if (((o2 + 3) & 3) == o1 && (s->leader & 1) != side) { *rel |= (all & ~((1ull << r2) - 1)) << sh; return 1; }
+            if (o3 >= 0 && (o3 & 1) == side) { *rel |= (all & ~((1ull << r3) - 1)) << sh; return 1; }
+        }
     }
-    return a > b ? a : b;
+    if (adv) *rel |= (all & ~((1ull << top) - 1)) << sh;
+    return best;
 }
 
 /* Bounds on the counted side's tricks from a trick boundary without searching: the quick
@@ -581,6 +609,29 @@ static int search(State *s, int t, uint64_t *rel) {
         trick_bounds(s, &lo, &rlo, &hi, &rhi);
         if (lo >= t) { *rel = rlo; return 1; }
         if (hi < t) { *rel = rhi; return 0; }
+    }
+    if (s->ncur == 1 && !s->nullo && (t == 1 || t == s->remaining)) {
+        /* second hand: his side surely wins this trick (the highest card of the suit led
+         * above the card led and the next hand's, or a ruff the next hand cannot
+         * overruff) */
+        int seat = (s->leader + 1) & 3, P = seat ^ 2, lho = (seat + 1) & 3, ls = s->led, tr = s->trump;
+        int side = seat & 1;
+        if ((side == s->counted) == (t == 1)) {
+            uint64_t mine = s->h[seat] >> (ls * 13) & SUIT13, part = s->h[P] >> (ls * 13) & SUIT13;
+            uint64_t lhom = s->h[lho] >> (ls * 13) & SUIT13;
+            int lho_ruffs = tr >= 0 && ls != tr && !lhom && (s->h[lho] >> (tr * 13) & SUIT13);
+            int wins = 0;
+            uint64_t r = 0;
+            if (tr >= 0 && ls != tr && ((!mine && (s->h[seat] >> (tr * 13) & SUIT13)) ||
+                                         (!part && (s->h[P] >> (tr * 13) & SUIT13)))) {
+                wins = !lho_ruffs;
+            } else if (mine | part) {
+                int top = 63 - __builtin_clzll(mine | part);
+                int lt = lhom ? 63 - __builtin_clzll(lhom) : -1;
+                if (top > s->win_val && top > lt && !lho_ruffs) { wins = 1; r = 1ull << (ls * 13 + top); }
+            }
+            if (wins) { *rel = r; return t == 1; }
+        }
     }
     Move mv[20];
     int n = gen_moves(s, mv, pref_suit, pref_rel);
