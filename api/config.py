@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from audit.analysis.judge import FROM_CARD
 from audit.errors import FairplayError
 
 __all__ = ["DEFAULT_DATA_DIR", "DEFAULT_MAX_BODY", "Config", "ConfigError", "load_config"]
@@ -84,7 +85,7 @@ class Config:
     version 1, which whoever holds the log key can steer (docs/tournaments.md)."""
     reveal_seconds: int = 600
     """The default time entrants have to reveal their seeds after the start (v2)."""
-    analysis_from_card: int = 12
+    analysis_from_card: int = FROM_CARD
     """The first card a finished event's analysis judges (``fairplay analyse
     --from-card``; ``FAIRPLAY_ANALYSIS_FROM_CARD``): lower finds more, and costs more
     (docs/analysis.md). The document's ``settings`` say which was used."""

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from audit.analysis.inputs import hands_of  # noqa: E402
-from audit.analysis.judge import DECLARER, DEFENCE, HandPlay, Settings, decisions  # noqa: E402
+from audit.analysis.judge import DECLARER, DEFENCE, FROM_CARD, HandPlay, Settings, decisions  # noqa: E402
 from audit.analysis.knowledge import IDENTITY, pair_test  # noqa: E402
 from audit.analysis.solver import Position, solve_position  # noqa: E402
 from audit.analysis.stats import wilson  # noqa: E402
@@ -55,7 +55,7 @@ def _pct(k: int, n: int) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--from-card", type=int, default=12)
+    ap.add_argument("--from-card", type=int, default=FROM_CARD)
     ap.add_argument("--samples", type=int, default=7)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()

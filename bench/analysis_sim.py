@@ -21,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from audit.analysis.judge import FROM_CARD  # noqa: E402
 from audit.analysis.simulate import simulate_board  # noqa: E402
 
 
@@ -36,7 +37,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--boards", type=int, default=40)
     ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--from-card", type=int, default=12)
+    ap.add_argument("--from-card", type=int, default=FROM_CARD)
     ap.add_argument("--samples", type=int, default=15)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="bench/results/analysis_sim.jsonl")

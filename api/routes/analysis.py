@@ -124,6 +124,18 @@ def get_analysis(tid: str) -> Response:
     return Response(f'{{"tournament":{json.dumps(tid)},{got[1:]}', mimetype="application/json")
 
 
+def _judged(from_card: int) -> dict[str, str]:
+    """The page's words for the first card judged, and the command's option for it (none
+    when it is the command's default)."""
+    from audit.analysis.judge import FROM_CARD
+    from audit.analysis.render import ordinal
+
+    return {
+        "from_card": ordinal(from_card),
+        "from_card_option": "" if from_card == FROM_CARD else f" --from-card {from_card}",
+    }
+
+
 @bp.get("/tournaments/<tid>/analysis")
 @spec(
     "The analysis page of a finished event: the build's progress (202), then the analysis "
@@ -150,7 +162,7 @@ def analysis_page(tid: str) -> Response:
             "tournament_analysis.html",
             doc=doc,
             building=_building(tid, got),
-            from_card=s.analyses.from_card,
+            **_judged(s.analyses.from_card),
             css=TABLE_CSS,
         )
         page = Response(html, 202, mimetype="text/html")
@@ -163,7 +175,7 @@ def analysis_page(tid: str) -> Response:
         doc=doc,
         building=None,
         section=section,
-        from_card=analysis["settings"]["from_card"],  # as it was built
+        **_judged(analysis["settings"]["from_card"]),  # as it was built
         css=TABLE_CSS,
     )
     return Response(html, mimetype="text/html")

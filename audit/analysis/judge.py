@@ -28,6 +28,7 @@ from audit.rules.play import trick_winner
 __all__ = [
     "DEFENCE",
     "DECLARER",
+    "FROM_CARD",
     "LEAD",
     "Decision",
     "HandPlay",
@@ -65,11 +66,16 @@ class HandPlay:
     """Every card in play order from the opening lead, with its ace-high flag."""
 
 
+FROM_CARD = 12
+"""The first card judged by default (its index: 0 is the opening lead), for the command,
+the service and the simulation alike: from the fourth trick on (docs/analysis.md)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """How much of each hand is judged, and how hard."""
 
-    from_card: int = 12
+    from_card: int = FROM_CARD
     """Cards from this index on (0 is the opening lead) are judged and tested."""
     leads: bool = False
     """Also judge the opening lead (a whole-deal search: seconds to a minute each)."""

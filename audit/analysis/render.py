@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-__all__ = ["TABLE_CSS", "render_html", "render_section", "render_text"]
+__all__ = ["TABLE_CSS", "ordinal", "render_html", "render_section", "render_text"]
 
 TABLE_CSS = (
     ".wide{overflow-x:auto;margin:.5rem 0 1.5rem}"
@@ -85,12 +85,18 @@ def _player_rows(doc: dict[str, Any]) -> list[list[str]]:
     ]
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``12th``, ``13th``, ``21st``."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _settings_line(doc: dict[str, Any]) -> str:
     s = doc["settings"]
     leads = "opening leads and " if s["opening_leads"] else ""
     return (
         f"{doc['hands']} hands, {doc['cards_judged']} cards judged ({leads}cards after the "
-        f"{s['from_card']}th), {s['samples']} deals drawn per decision; pairs flagged at "
+        f"{ordinal(s['from_card'])}), {s['samples']} deals drawn per decision; pairs flagged at "
         f"alpha {s['alpha']} after Holm's control over {len(doc['pairs'])} pairs"
     )
 

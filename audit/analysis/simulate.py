@@ -22,7 +22,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from audit.analysis.judge import HandPlay, Table, sample_view
+from audit.analysis.judge import FROM_CARD, HandPlay, Table, sample_view
 from audit.analysis.solver import Position, solve_position
 from audit.rules.cards import RANK_OF, SUIT_MASK, SUIT_OF, Card, Mask, Seat, cards_of
 from audit.rules.contract import Contract
@@ -177,7 +177,7 @@ def simulate_board(
     seed: int,
     *,
     tables: int = 7,
-    from_card: int = 12,
+    from_card: int = FROM_CARD,
     samples: int = 15,
     peeker: bool = False,
 ) -> list[SideResult]:

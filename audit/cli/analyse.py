@@ -20,6 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from audit.analysis.judge import FROM_CARD
 from audit.cli.audit import _alpha
 from audit.cli.output import read_documents, write_text
 from audit.errors import FairplayError
@@ -64,9 +65,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--from-card",
         type=_count("--from-card", 1, 51),
-        default=12,
+        default=FROM_CARD,
         metavar="K",
-        help="judge and test the cards after the K-th (default 12: from the fourth trick on)",
+        help=f"judge and test the cards after the K-th (default {FROM_CARD}: from the fourth trick on)",
     )
     p.add_argument(
         "--leads",

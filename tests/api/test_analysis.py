@@ -27,6 +27,8 @@ from api import faults
 from api.analysis import RETRY_AFTER
 from api.routes.analysis import ANALYSIS, BUILDING
 from api.tournament_bot import TournamentBots
+from audit.analysis.judge import FROM_CARD
+from audit.analysis.render import ordinal
 from audit.cli import main as audit_main
 from tests.api.test_tournament_certificate import BEACON, MITCHELL
 
@@ -196,6 +198,12 @@ def test_then_200_with_what_fairplay_analyse_gives_on_the_bundle(
     assert {tuple(p["players"]) for p in doc["pairs"]} == seated
     status, _headers, page = client.raw("GET", f"/tournaments/{tid}/analysis")
     assert status == 200 and b"<h3>Pairs</h3>" in page and b'id="analysis-progress"' not in page
+    # the page names the first card judged as built, and the command that gives the same
+    # document: with the service's --from-card when it is not the command's default
+    from_card = int(os.environ["FAIRPLAY_ANALYSIS_FROM_CARD"])
+    assert f"Every card after the {ordinal(from_card)} of every hand".encode() in page
+    option = "" if from_card == FROM_CARD else f" --from-card {from_card}"
+    assert f"<code>fairplay analyse{option} certificate-{tid}.json</code>".encode() in page
 
 
 def test_a_restarted_service_serves_the_stored_analysis_without_a_build(event: Event) -> None:

@@ -102,6 +102,16 @@ def test_text_and_html_name_the_pairs(tmp_path: Path, capsys: pytest.CaptureFixt
     assert html.startswith("<!doctype html>") and '<th scope="row">A &amp; B</th>' in html
 
 
+def test_the_first_card_judged_is_named_in_english(capsys: pytest.CaptureFixture[str]) -> None:
+    from audit.analysis.render import ordinal
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 24, 51)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "24th", "51st"
+    ]  # fmt: skip
+    assert main(["analyse", str(WORKED), "--from-card", "41", "--samples", "5", "-j", "1"]) == 0
+    assert "cards after the 41st)" in capsys.readouterr().out
+
+
 def test_a_bundles_records_are_read(tmp_path: Path) -> None:
     record = read_json_file(WORKED)
     bundle = {
