@@ -209,6 +209,11 @@ def event_site(
             "testing": True,
             "self_registration": True,
             "register_per_hour": 0,
+            # The streams of the pages a person leaves for their next table are noticed
+            # closed only at their next write (a heartbeat, up to 15 s on): with the
+            # default 8 (6 for the seats) the next round's pages were refused (429) and
+            # backed off for some 28 s. The limit itself is tests/api/test_sse.py's.
+            "max_streams": 24,
         }
     )
     server = TestServer("127.0.0.1", 0, app)
@@ -334,7 +339,7 @@ def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> 
                 shot_taken = bool(at_sizes(ann.driver, shots, "05-tournament-table"))
             if not acted and all(s == "waiting" for s in states):
                 break
-            time.sleep(0.3)
+            time.sleep(0.1 if acted else 0.3)
         # between rounds: their table is done, the bots' is not; own results already shown
         seen[f"between-{rnd}"] = ann.driver.find_element(By.ID, "event-next").text
         seen[f"between-{rnd}-widths"] = at_sizes(ann.driver, shots, f"06-between-round-{rnd}")
