@@ -98,8 +98,12 @@ class Analyses:
         if text is not None:
             return text
         claim = self.builds.claim(tid)
-        # released between the two reads with nothing stored (a build that failed): the
-        # next request starts another
+        if claim is None:
+            failed = self.builds.failed(tid)
+            if failed is not None:  # failed here a short while ago: said, not started again
+                raise failed
+        # released between the two reads with nothing stored (a build that failed
+        # elsewhere): the next request starts another
         return claim or Claim("", self.now(), None, None)
 
     def _make(self, tid: str, progress: Progress) -> None:

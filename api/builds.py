@@ -15,6 +15,7 @@ the first stored row is the one served.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import threading
@@ -24,9 +25,9 @@ from dataclasses import dataclass
 
 from api import faults
 from api.database import Database
-from audit.errors import DatabaseUnavailable
+from audit.errors import BuildFailed, DatabaseUnavailable, FairplayError
 
-__all__ = ["HEARTBEAT", "STALE", "Builds", "Claim", "Progress"]
+__all__ = ["FAILED_WAIT", "HEARTBEAT", "STALE", "Builds", "Claim", "Progress"]
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,9 @@ HEARTBEAT = 5.0
 """Seconds between two heartbeats of a build's claim."""
 STALE = 60.0
 """Seconds without a heartbeat after which another worker or host takes a build over."""
+
+FAILED_WAIT = 300.0
+"""Seconds after a build failed before a request starts it again in this process."""
 
 Progress = Callable[[int, int], None]
 """What a build is told to say as it goes: ``(done, total)``, written to its claim."""
@@ -73,6 +77,7 @@ class Builds:
         stored: Callable[[str], bool],
         make: Callable[[str, Progress], None],
         at_once: int | None = None,
+        failed_wait: float = FAILED_WAIT,
     ) -> None:
         self.db = db
         self.kind = kind
@@ -86,6 +91,9 @@ class Builds:
         """This process's builds under way."""
         self._deferred: set[str] = set()
         self._serving = False
+        self._failed: dict[str, tuple[float, str]] = {}
+        """This process's failed builds: when (``time.monotonic``) and why, in words."""
+        self.failed_wait = failed_wait
 
     @staticmethod
     def owner() -> str:
@@ -111,10 +119,30 @@ class Builds:
                 return
         self.ensure(tid)
 
+    def failed(self, tid: str) -> BuildFailed | None:
+        """The event's build failed in this process less than :attr:`failed_wait` seconds
+        ago: the error to answer with (it is not started again before then)."""
+        with self._lock:
+            got = self._failed.get(tid)
+        if got is None:
+            return None
+        left = got[0] + self.failed_wait - time.monotonic()
+        if left <= 0:
+            return None
+        return BuildFailed(
+            f"the {self.kind} of this event could not be built ({got[1]}); it is tried "
+            "again when asked for after Retry-After seconds",
+            max(1, math.ceil(left)),
+            details={"tournament": tid},
+        )
+
     def ensure(self, tid: str) -> bool:
-        """Whether the event's product is stored; if not, see that someone builds it."""
+        """Whether the event's product is stored; if not, see that someone builds it
+        (unless its build failed here a short while ago: :meth:`failed`)."""
         if self._stored(tid):
             return True
+        if self.failed(tid) is not None:
+            return False
         with self._lock:
             if tid in self._running:
                 return False
@@ -246,8 +274,13 @@ class Builds:
             finally:
                 if self._slots is not None:
                     self._slots.release()
-        except Exception:  # noqa: BLE001 - logged; the next request starts it again
+            with self._lock:
+                self._failed.pop(tid, None)
+        except Exception as exc:  # noqa: BLE001 - logged; asked for later, started again
             log.exception("%s of %s: the build failed", self.kind, tid)
+            words = exc.message if isinstance(exc, FairplayError) else "an internal error, logged"
+            with self._lock:
+                self._failed[tid] = (time.monotonic(), words)
         finally:
             stop.set()
             heart.join()

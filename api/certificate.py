@@ -182,6 +182,9 @@ def bundle_text(b: Certificates, tid: str) -> str:
                 f"the tournament is {doc['phase']}; its certificate is issued at the end"
             )
         if not b.builds.ensure(tid):
+            failed = b.builds.failed(tid)
+            if failed is not None:  # failed here a short while ago: said, not started again
+                raise failed
             raise NotReadyError(
                 "the certificate of this event is being prepared; ask again shortly",
                 RETRY_AFTER,

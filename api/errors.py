@@ -15,6 +15,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from audit.errors import (
+    BuildFailed,
     DatabaseUnavailable,
     FairplayError,
     IllegalActionError,
@@ -146,6 +147,7 @@ _STATUS_BY_CODE: dict[str, int] = {
     SignatureRefused.code: 401,
     RecordError.code: 422,
     DatabaseUnavailable.code: 503,
+    BuildFailed.code: 503,
     "INVALID_CARD": 422,
     "INVALID_RULESET": 422,
 }
@@ -213,7 +215,7 @@ def _fairplay(exc: FairplayError) -> Response:
     response = _page_error(status_of(exc), exc.message) or error_response(
         status_of(exc), exc.code, exc.message, exc.details
     )
-    if isinstance(exc, TooManyRequests | NotReadyError | DatabaseUnavailable):
+    if isinstance(exc, TooManyRequests | NotReadyError | DatabaseUnavailable | BuildFailed):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

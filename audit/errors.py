@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "BuildFailed",
     "DatabaseUnavailable",
     "FairplayError",
     "IllegalActionError",
@@ -124,6 +125,20 @@ class WrongPhaseError(StateConflict):
     """An action that the phase of its hand or event does not expect now."""
 
     code = "WRONG_PHASE"
+
+
+class BuildFailed(FairplayError):
+    """A finished event's product (its certificate bundle, its analysis) whose build
+    failed: not started again before ``retry_after`` seconds, so that a failure that
+    repeats is not started again by every request."""
+
+    code = "BUILD_FAILED"
+
+    def __init__(
+        self, message: str, retry_after: int, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
+        self.retry_after = retry_after
 
 
 class NotReadyError(StateConflict):
