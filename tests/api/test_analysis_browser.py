@@ -90,3 +90,48 @@ def test_the_page_shows_the_progress_then_the_analysis_at_390_px(
         assert browser.find_elements(By.CSS_SELECTOR, "#analysis h3")
         assert fits(browser)
         shot(browser, tmp_path, "analysis-done-1280")
+
+
+def test_a_failed_build_is_said_on_the_page(
+    event: tuple[Running, str, Gate], tmp_path: Path
+) -> None:
+    """The page's follower (api/static/js/analysis.js), in Chromium, answered 503
+    BUILD_FAILED (the service's error page, Retry-After 300): it stops following, takes
+    the progress away and says the service's words in its live region, at once (the
+    requests' retry returns a 503 that asks for more than its patience)."""
+    service, tid, _gate = event
+    with borrowed() as (browser,):
+        browser.set_window_size(390, 844)
+        browser.get(f"{service.url}/tournaments/{tid}/analysis")
+        said = browser.execute_async_script(
+            """
+            const done = arguments[arguments.length - 1];
+            const box = document.createElement("div");
+            box.id = "analysis-building";
+            box.dataset.retryAfter = "2";
+            box.innerHTML = '<progress id="analysis-progress"></progress>'
+              + '<p id="analysis-started"></p>';
+            document.getElementById("analysis").before(box);
+            let asked = 0;
+            const fetch = async () => {
+              asked++;
+              return new Response(
+                '<h2>Unavailable</h2><p id="error-message">the analysis of this event could '
+                  + 'not be built (records[3]: not a hand)</p>',
+                { status: 503, headers: { "Retry-After": "300", "Content-Type": "text/html" } });
+            };
+            import("/static/js/analysis.js")
+              .then((m) => m.followAnalysis({ fetch, sleep: async () => {} }))
+              .then(() => done([
+                document.getElementById("analysis-status").textContent,
+                asked,
+                !!document.getElementById("analysis-progress"),
+              ]), (err) => done(String(err)));
+            """
+        )
+        assert said == [
+            "The analysis of this event could not be built (records[3]: not a hand) (HTTP 503)",
+            1,
+            False,
+        ], said
+        shot(browser, tmp_path, "analysis-failed-390")

@@ -63,3 +63,19 @@ test("a refused connection is tried again with doubling backoff until the server
   assert.equal(resp.status, 200);
   assert.deepEqual(waits, [10, 20, 40]);
 });
+
+test("a 503 that asks for more than the patience (a failed build's wait) is the caller's at once", async () => {
+  const server = createServer((req, res) => {
+    res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "300" });
+    res.end(JSON.stringify({ code: "BUILD_FAILED" }));
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const waits = [];
+  const resp = await fetchRetry(`http://127.0.0.1:${server.address().port}/`, {}, {
+    sleep: async (ms) => waits.push(ms),
+  });
+  server.close();
+  assert.equal(resp.status, 503);
+  assert.equal((await resp.json()).code, "BUILD_FAILED");
+  assert.deepEqual(waits, []); // not asked again
+});

@@ -37,8 +37,13 @@ export async function followAnalysis({ url = location.pathname, fetch, sleep = p
       box = null;
       $("analysis-status").textContent = "The analysis is ready.";
     } else {
-      $("analysis-status").textContent =
-        `The analysis could not be loaded (HTTP ${resp.status}); reload the page to try again.`;
+      // the service's words when it has some (a failed build says why, and when it is
+      // tried again)
+      const said = page.getElementById("error-message")?.textContent;
+      $("analysis-status").textContent = said
+        ? `${said.charAt(0).toUpperCase()}${said.slice(1)} (HTTP ${resp.status})`
+        : `The analysis could not be loaded (HTTP ${resp.status}); reload the page to try again.`;
+      box.remove();
       return;
     }
   }

@@ -2,8 +2,10 @@
 // or restarting) or cannot be reached at all, the request is sent again after the
 // Retry-After the service names, or with doubling backoff, for about a minute and a half.
 // A signed action sent again is answered as the first time (the log holds each event once).
+// A 503 whose Retry-After is longer than that (a failed build's wait, BUILD_FAILED) is the
+// caller's at once: the service has said it will not be ready within it.
 
-export const RETRY = { tries: 14, base: 500, max: 8000 };
+export const RETRY = { tries: 14, base: 500, max: 8000, patience: 90 };
 
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
@@ -11,7 +13,7 @@ const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 // returning the init (or a promise of it), called for every try: a signed read's header
 // is made anew each time. The last answer (or network error) is the caller's.
 export async function fetchRetry(url, init = {}, options = {}) {
-  const { tries, base, max } = { ...RETRY, ...options };
+  const { tries, base, max, patience } = { ...RETRY, ...options };
   const send = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? pause;
   let delay = base;
@@ -22,6 +24,7 @@ export async function fetchRetry(url, init = {}, options = {}) {
       const resp = await send(url, typeof init === "function" ? await init() : init);
       if (resp.status !== 503 || last) return resp;
       const after = Number(resp.headers.get("Retry-After"));
+      if (after > patience) return resp;
       if (Number.isFinite(after) && after > 0) wait = Math.min(Math.max(after * 1000, delay), max);
     } catch (err) {
       if (last || !(err instanceof TypeError)) throw err; // TypeError: the network failed
