@@ -99,7 +99,10 @@ def test_a_failed_build_is_said_on_the_page(
     BUILD_FAILED (the service's error page, Retry-After 300): it stops following, takes
     the progress away and says the service's words in its live region, at once (the
     requests' retry returns a 503 that asks for more than its patience)."""
-    service, tid, _gate = event
+    service, tid, gate = event
+    gate.opened.set()  # the analysis stored: the page's own follower is not running
+    client = service.client()
+    wait_for(lambda: client.raw("GET", f"/v1/tournaments/{tid}/analysis")[0] == 200, 60, "stored")
     with borrowed() as (browser,):
         browser.set_window_size(390, 844)
         browser.get(f"{service.url}/tournaments/{tid}/analysis")
