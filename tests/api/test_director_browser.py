@@ -223,9 +223,15 @@ def _run(
     _play_table(bots, tables[2])
     bots.concede_after, bots.claim_all = None, False
     _act(driver, "void-board", {"r-void-board": "2", "r-void-reason": "fouled board"})
+
     # every table of the round, private as they are, watched live: table 2 has played
     # board 2 (its last trick shown), the others wait; no seat's cards on the page
-    live = wait_for(lambda: [r.text for r in found(driver, "#live-tables tr[data-table]")], 20)
+    def watched() -> list[str] | None:
+        rows = [r.text for r in found(driver, "#live-tables tr[data-table]")]
+        # the watch as refreshed after the refused claim, not a read made before it
+        return rows if any(r.startswith("table 2") and " led: " in r for r in rows) else None
+
+    live = wait_for(watched, 20, "table 2's last trick in the watch")
     assert len(live) == 3, live
     played = next(r for r in live if r.startswith("table 2"))
     assert "board 2" in played and " led: " in played, played
