@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from api import sse
 from api.bot import TableBots
 from api.client import Identity
 from audit.auditor import audit_document
@@ -30,7 +31,7 @@ from audit.report.html import render_html
 from tests.api.conftest import Running
 from tests.api.helpers import signed_write
 from tests.api.test_analysis import answer_when
-from tests.api.test_play_browser import borrowed, found, shot, site, wait_for  # noqa: F401
+from tests.api.test_play_browser import borrowed, found, serving_site, shot, wait_for
 from tests.api.test_tournaments import MITCHELL, open_event
 from tests.audit.helpers import worked_example
 
@@ -43,6 +44,29 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 
 SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+LIVE = {"waiting", "table", "seat"}
+"""The pages that draw themselves from an event stream (``body.dataset.live`` once they
+have)."""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """The pages' service with room for every page's stream: each live page the test
+    visits opens its own, and the default 8 (2 of them for spectators) refused the seat
+    page's (429) while the table page's, left, was still held."""
+    with serving_site(tmp_path_factory.mktemp("site"), max_streams=24) as running:
+        yield running
+
+
+@pytest.fixture(scope="module", autouse=True)
+def quick_heartbeat() -> Iterator[None]:
+    """The streams of the pages the test has left are noticed closed within a second or
+    two (at the stream's next write) rather than fifteen: a client holds at most
+    ``sse.CEILING`` streams at once, its closed ones included until they are noticed."""
+    before = sse.HEARTBEAT_SECONDS
+    sse.HEARTBEAT_SECONDS = 1.0
+    yield
+    sse.HEARTBEAT_SECONDS = before
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +135,12 @@ def test_every_page_fits_the_window_and_passes_axe(
     problems: dict[str, Any] = {}
     for name, url in pages.items():
         browser.get(url)
-        time.sleep(1.0)  # the live pages draw from their stream
+        if name in LIVE:  # checked once drawn from its stream, not in its first state
+            wait_for(
+                lambda: browser.execute_script("return document.body.dataset.live === '1'"),
+                60,
+                f"{name} drawn from its stream",
+            )
         wide = browser.execute_script("return document.documentElement.scrollWidth")
         tall = browser.execute_script("return document.documentElement.scrollHeight")
         browser.set_window_size(width, min(max(tall, height), 6000))  # the whole page

@@ -66,12 +66,13 @@ CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 SQLITE_TRIGGERS = [f"log_entries_no_{op}" for op in ("update", "delete")]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+@contextmanager
+def serving_site(data: Path, **config: Any) -> Iterator[Running]:
+    """The pages' service in this process (bots' tables, people registering themselves),
+    ``config`` over its defaults."""
     from tests.api.serving import TestServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    data = tmp_path_factory.mktemp("site")
     app = create_app(
         {
             "data_dir": str(data),
@@ -82,13 +83,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
             "bot_pace": 0.05,
             "bot_pause": 0.5,
             "register_per_hour": 0,
+            **config,
         }
     )
     server = TestServer("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Running(app, f"http://127.0.0.1:{server.server_port}", server)
-    server.shutdown()
-    app.extensions["fairplay"].close()
+    try:
+        yield Running(app, f"http://127.0.0.1:{server.server_port}", server)
+    finally:
+        server.shutdown()
+        app.extensions["fairplay"].close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    with serving_site(tmp_path_factory.mktemp("site")) as running:
+        yield running
 
 
 def new_driver(profile: str) -> WebDriver:
@@ -621,9 +631,7 @@ def test_the_backup_is_a_key_the_tools_read_and_another_browser_imports(
             10,
             "imported key",
         )
-        assert (
-            other.find_element(By.ID, "key-status").text == "Key imported from the backup file."
-        )
+        assert other.find_element(By.ID, "key-status").text == "Key imported from the backup file."
         assert other.find_element(By.ID, "player-id").text == played["player"]
         assert not other.find_element(By.ID, "backup-offer").is_displayed()  # offered once
         wait_for(lambda: other.find_element(By.ID, "play-bots").is_enabled(), 10)

@@ -194,6 +194,7 @@ export class TableView {
     if (msg.previous) this.previous = msg.previous;
     if (msg.previous && msg.previous.phase === "over") this.showFinished(msg.previous);
     this.render();
+    document.body.dataset.live = "1"; // drawn from the stream (for tests and automation)
     this.act().catch((err) => this.say(`Could not act: ${err.message}`, true));
   }
 

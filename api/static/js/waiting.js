@@ -71,6 +71,7 @@ export class WaitingView {
     source.addEventListener("seating", (e) => {
       this.retry = 1000;
       this.update(JSON.parse(e.data));
+      document.body.dataset.live = "1"; // drawn from the stream (for tests and automation)
     });
     source.addEventListener("bye", (e) => {
       const bye = e.data ? JSON.parse(e.data) : {};
