@@ -24,6 +24,7 @@ from audit.errors import (
     NotReadyError,
     RecordError,
     RefusedError,
+    RetryLater,
     SignatureRefused,
     StateConflict,
     WrongPhaseError,
@@ -103,17 +104,11 @@ class PayloadTooLarge(ApiError):
     code = "PAYLOAD_TOO_LARGE"
 
 
-class TooManyRequests(ApiError):
+class TooManyRequests(ApiError, RetryLater):
     """Over a per-client rate limit; ``retry_after`` seconds until the next token."""
 
     status = 429
     code = "TOO_MANY_REQUESTS"
-
-    def __init__(
-        self, message: str, retry_after: int, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
-        self.retry_after = retry_after
 
 
 class InvalidSignature(ApiError):
@@ -215,7 +210,7 @@ def _fairplay(exc: FairplayError) -> Response:
     response = _page_error(status_of(exc), exc.message) or error_response(
         status_of(exc), exc.code, exc.message, exc.details
     )
-    if isinstance(exc, TooManyRequests | NotReadyError | DatabaseUnavailable | BuildFailed):
+    if isinstance(exc, RetryLater):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

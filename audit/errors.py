@@ -21,6 +21,7 @@ __all__ = [
     "NotReadyError",
     "RecordError",
     "RefusedError",
+    "RetryLater",
     "RulesetError",
     "SignatureRefused",
     "StateConflict",
@@ -76,7 +77,18 @@ class RulesetError(FairplayError, ValueError):
     code = "INVALID_RULESET"
 
 
-class DatabaseUnavailable(FairplayError):
+class RetryLater(FairplayError):
+    """An error that says when to ask again: ``retry_after`` seconds, also in ``details``
+    (the HTTP layer sends it as ``Retry-After``)."""
+
+    def __init__(
+        self, message: str, retry_after: int = 1, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
+        self.retry_after = retry_after
+
+
+class DatabaseUnavailable(RetryLater):
     """The database cannot be reached now (down, restarting, or the connection was lost).
 
     Not the client's fault and not a defect: the request may be sent again after
@@ -86,10 +98,6 @@ class DatabaseUnavailable(FairplayError):
     """
 
     code = "DATABASE_UNAVAILABLE"
-
-    def __init__(self, message: str, retry_after: int = 1) -> None:
-        super().__init__(message, details={"retry_after": retry_after})
-        self.retry_after = retry_after
 
 
 # The service's domain (its tables, events and rows) raises these, never an HTTP error;
@@ -127,31 +135,19 @@ class WrongPhaseError(StateConflict):
     code = "WRONG_PHASE"
 
 
-class BuildFailed(FairplayError):
+class BuildFailed(RetryLater):
     """A finished event's product (its certificate bundle, its analysis) whose build
     failed: not started again before ``retry_after`` seconds, so that a failure that
     repeats is not started again by every request."""
 
     code = "BUILD_FAILED"
 
-    def __init__(
-        self, message: str, retry_after: int, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
-        self.retry_after = retry_after
 
-
-class NotReadyError(StateConflict):
+class NotReadyError(StateConflict, RetryLater):
     """What the domain is still waiting for (an event's deal, its drand round): asked
     again after ``retry_after`` seconds, it may be there."""
 
     code = "NOT_READY"
-
-    def __init__(
-        self, message: str, retry_after: int, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, details=dict(details or {}, retry_after=retry_after))
-        self.retry_after = retry_after
 
 
 class SignatureRefused(FairplayError):
