@@ -439,14 +439,10 @@ static int trump_score(const State *s, const View *w, int seat, int suit, int r)
             score = ((r == myhi && myhi == second) ? 20 : -r) + 3 * w->len[seat][suit];
             /* toward the partner's second-best card, the more so when the top card is on
              * the left (the partner, playing after it, wins unless it is played) */
-            for (int p = 0; p < 4; p++)
-                if (s->h[p] >> (suit * 13 + second) & 1) {
-                    if (p == P) {
-                        score += 30;
-                        if (w->hi[lho][suit] > second && w->len[P][suit] > 1) score += 30;
-                    }
-                    break;
-                }
+            if (s->h[P] >> (suit * 13 + second) & 1) {
+                score += 30;
+                if (w->hi[lho][suit] > second && w->len[P][suit] > 1) score += 30;
+            }
         }
         if (ruffed) score -= 60;
         return score;
