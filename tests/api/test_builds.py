@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,9 @@ from api.migrations import migrate
 from audit.errors import BuildFailed, InvalidInput
 
 
-def _wait(cond: object, timeout: float = 10.0) -> None:
+def _wait(cond: Callable[[], object], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
-    while not cond():  # type: ignore[operator]
+    while not cond():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
 
