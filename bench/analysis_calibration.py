@@ -86,7 +86,7 @@ def main() -> int:
     honest: dict[int, list[Side]] = defaultdict(list)
     peek: dict[int, list[Side]] = defaultdict(list)
     for r in rows:
-        side: Side = [(p, bool(f), bool(fav)) for p, f, fav in r["tests"]]
+        side: Side = [(p, bool(f), bool(fav)) for p, f, fav, *_ in r["tests"]]
         (peek if r["peeking"] else honest)[r["skill"]].append(side)
     pool = [s for k in honest for s in honest[k]]
     boards = len({r["board"] for r in rows})

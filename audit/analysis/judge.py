@@ -81,6 +81,10 @@ class Settings:
     """Also judge the opening lead (a whole-deal search: seconds to a minute each)."""
     samples: int = 15
     """Deals drawn from each player's view for the test (0: no test)."""
+    seen_draws: int = 0
+    """Deals drawn, at each open decision, from the player's view with one opponent's hand
+    seen (each opponent in turn): what a player who saw that hand would play
+    (:attr:`Decision.seen`; 0: not drawn)."""
     seed: int = 22
 
 
@@ -105,6 +109,16 @@ class Decision:
     favourite: bool | None = None
     """Whether the card has the best average value over the draws alone (the choice a
     strong player who sees only his view makes; None: not tested)."""
+    cost_view: float | None = None
+    """The card's mean cost over the draws (tricks given away against each draw's best
+    move): what his view says the card gives away, beside :attr:`cost` in the true deal
+    (None: not tested)."""
+    seen: tuple[tuple[bool, bool, float, float], ...] = ()
+    """With :attr:`Settings.seen_draws`, for his left-hand then right-hand opponent: whether
+    the card is the favourite of the draws that keep that opponent's hand as it is (what he
+    would play, seeing it); whether that favourite is also his view's; that favourite's
+    ``p_view``; and what his view says it gives away against the view's favourite (tricks,
+    on average over the view's draws)."""
 
     @property
     def choice(self) -> bool:
@@ -246,14 +260,18 @@ def decisions(
     # seeded by the play itself, not where it was read from: a record and the same hand in
     # a bundle are judged alike
     played = ",".join(move_text(c, h) for c, h in hand.moves)
-    rng = random.Random(f"{settings.seed}:{hand.board}:{hand.contract.text}:{played}")
+    key = f"{settings.seed}:{hand.board}:{hand.contract.text}:{played}"
+    rng = random.Random(key)
+    seen_rng = random.Random(f"seen:{key}")  # the view's draws are the same with or without
     table = Table(hand.deal, hand.contract, hand.leader)
     out: list[Decision] = []
     for index, move in enumerate(hand.moves):
         judged = index >= settings.from_card or (index == 0 and settings.leads)
         if judged and any(table.hands):
             pos = table.position()
-            out.append(_judge(pos, table.to_play, move, index, table.voids, settings, rng))
+            out.append(
+                _judge(pos, table.to_play, move, index, table.voids, settings, rng, seen_rng)
+            )
         table.play(move)
     return out
 
@@ -266,6 +284,7 @@ def _judge(
     voids: Sequence[int],
     settings: Settings,
     rng: random.Random,
+    seen_rng: random.Random,
 ) -> Decision:
     values = solve_position(pos)
     sign = 1 if seat.side == _maximiser(pos) else -1
@@ -277,19 +296,48 @@ def _judge(
     options = len({v for v in values.values()})
     p_view: float | None = None
     favourite: bool | None = None
+    cost_view: float | None = None
+    seen: tuple[tuple[bool, bool, float, float], ...] = ()
     if settings.samples and index >= settings.from_card and options > 1:
         hits = int(move in best)
+        best_in = dict.fromkeys(values, 0)
+        for m in best:
+            best_in[m] += 1
         totals = dict.fromkeys(values, 0)
+        given = 0
         for _ in range(settings.samples):
             dealt = sample_view(pos, seat, voids, rng)
             alt = Position(dealt, pos.contract, pos.counted, pos.won, pos.leader, pos.trick)
             alt_values = solve_position(alt)
-            _top, alt_best = _best_moves(alt_values, sign)
+            alt_top, alt_best = _best_moves(alt_values, sign)
             hits += move in alt_best
+            for m in alt_best:
+                best_in[m] += 1
+            given += alt_top - sign * alt_values.get(move, sign * alt_top)
             for m, v in alt_values.items():
                 totals[m] += sign * v
         p_view = hits / (settings.samples + 1)
-        favourite = move in totals and totals[move] == max(totals.values())
+        top_total = max(totals.values())
+        favourite = move in totals and totals[move] == top_total
+        cost_view = given / settings.samples
+        if settings.seen_draws:
+            view_favs = {m for m, t in totals.items() if t == top_total}
+            seen = tuple(
+                _seen(
+                    pos,
+                    seat,
+                    other,
+                    move,
+                    voids,
+                    settings,
+                    seen_rng,
+                    sign,
+                    totals,
+                    view_favs,
+                    best_in,
+                )  # fmt: skip
+                for other in (seat.left, seat.partner.left)
+            )
     if index == 0:
         role = LEAD
     elif seat.side == pos.counted:
@@ -306,4 +354,35 @@ def _judge(
         options=options,
         p_view=p_view,
         favourite=favourite,
+        cost_view=cost_view,
+        seen=seen,
     )
+
+
+def _seen(
+    pos: Position,
+    seat: Seat,
+    other: Seat,
+    move: Move,
+    voids: Sequence[int],
+    settings: Settings,
+    rng: random.Random,
+    sign: int,
+    view_totals: dict[Move, int],
+    view_favs: set[Move],
+    best_in: dict[Move, int],
+) -> tuple[bool, bool, float, float]:
+    """What the player would play seeing ``other``'s hand (:attr:`Decision.seen`)."""
+    totals = dict.fromkeys(view_totals, 0)
+    for _ in range(settings.seen_draws):
+        dealt = sample_view(pos, seat, voids, rng, seen=frozenset({other}))
+        alt = Position(dealt, pos.contract, pos.counted, pos.won, pos.leader, pos.trick)
+        for m, v in solve_position(alt).items():
+            totals[m] += sign * v
+    top = max(totals.values())
+    favs = [m for m, t in totals.items() if t == top]
+    # the seen favourite the view likes best, when the seen draws tie
+    fav = max(favs, key=lambda m: view_totals[m])
+    gap = (max(view_totals.values()) - view_totals[fav]) / settings.samples
+    deals = settings.samples + 1
+    return (move in favs, fav in view_favs, best_in[fav] / deals, round(gap, 4))

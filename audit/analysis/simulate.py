@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from audit.analysis.judge import FROM_CARD, HandPlay, Table, sample_view
 from audit.analysis.solver import Position, solve_position
@@ -167,8 +168,11 @@ class SideResult:
     skill: int
     """Index in :data:`SKILLS` of both partners."""
     peeking: bool
-    tests: tuple[tuple[float, bool, bool], ...]
-    """``(p_view, found, favourite)`` of each of its decisions the view leaves open."""
+    tests: tuple[tuple[Any, ...], ...]
+    """``(p_view, found, favourite, cost, cost_view, index, *seen)`` of each of its
+    decisions the view leaves open: the card's cost in the true deal and its mean over the
+    draws, its place in the hand, and with ``seen_draws`` the four facts of
+    :attr:`audit.analysis.judge.Decision.seen` for each opponent in turn."""
     errors: int
     choices: int
 
@@ -180,6 +184,7 @@ def simulate_board(
     from_card: int = FROM_CARD,
     samples: int = 15,
     peeker: bool = False,
+    seen_draws: int = 0,
 ) -> list[SideResult]:
     """One random board played at ``tables`` tables by pairs of random skill (the N-S
     pair of table 0 peeking when ``peeker``), each table judged by
@@ -197,7 +202,8 @@ def simulate_board(
         hand = play_board(
             board, bots, rng, from_card=from_card, peeking=peeking, source=f"sim {seed}/{table}"
         )
-        judged = decisions(hand, Settings(from_card=from_card, samples=samples, seed=seed))
+        settings = Settings(from_card=from_card, samples=samples, seen_draws=seen_draws, seed=seed)
+        judged = decisions(hand, settings)
         for side in (0, 1):
             mine = [d for d in judged if d.seat & 1 == side]
             out.append(
@@ -207,7 +213,17 @@ def simulate_board(
                     skill=skill[side],
                     peeking=peek and side == 0,
                     tests=tuple(
-                        (d.p_view or 0.0, d.cost == 0, bool(d.favourite)) for d in mine if d.hidden
+                        (
+                            d.p_view or 0.0,
+                            d.cost == 0,
+                            bool(d.favourite),
+                            d.cost,
+                            round(d.cost_view or 0.0, 4),
+                            d.index,
+                            *d.seen,
+                        )
+                        for d in mine
+                        if d.hidden
                     ),
                     errors=sum(d.cost > 0 for d in mine if d.choice),
                     choices=sum(d.choice for d in mine),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,8 +90,30 @@ def test_the_true_deal_counts_among_the_draws() -> None:
             assert hits >= 1  # the true deal is one of the eight
         else:
             assert hits <= 7
+        # the card gives nothing away on average over the seven draws exactly when it is
+        # best in each of them
+        assert d.cost_view is not None and d.cost_view >= 0
+        assert (d.cost_view == 0) is (hits - (d.cost == 0) == 7)
+        assert d.seen == ()  # not drawn unless asked
     again = decisions(hands[1], Settings(from_card=32, samples=7))
     assert again == judged  # seeded per hand
+
+
+def test_what_a_player_who_saw_an_opponents_hand_would_play() -> None:
+    hands, _ = hands_of([("w", read_json_file(WORKED))])
+    plain = decisions(hands[1], Settings(from_card=32, samples=7))
+    judged = decisions(hands[1], Settings(from_card=32, samples=7, seen_draws=5))
+    # the same judgement, with the seen hands' facts beside it (drawn after the view's)
+    assert [replace(d, seen=()) for d in judged] == plain
+    tested = [d for d in judged if d.p_view is not None]
+    assert tested
+    for d in tested:
+        assert len(d.seen) == 2  # the left-hand opponent's hand seen, then the right's
+        for hit, same, p_fav, gap in d.seen:
+            assert round(p_fav * 8) == pytest.approx(p_fav * 8) and 0 <= p_fav <= 1
+            assert gap >= 0 and (gap == 0) is same  # the view's own favourite gives nothing
+            if same and d.favourite:
+                assert hit or gap == 0  # a tie of favourites: both are the view's best
 
 
 def test_text_and_html_name_the_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,7 +138,7 @@ def test_the_first_card_judged_is_named_in_english(capsys: pytest.CaptureFixture
 
 def test_a_bundles_records_are_read(tmp_path: Path) -> None:
     record = read_json_file(WORKED)
-    bundle = {
+    bundle: dict[str, Any] = {
         "format": "cayenne-tournament-certificate-bundle/1",
         "records": [{"table": "1", "hand": 1, "record": record}],
     }
