@@ -127,6 +127,7 @@ RESULTS = Path(__file__).resolve().parents[3] / "bench/results"
     "name",
     [
         "analysis_sim_from12.jsonl",  # the cards after the 12th judged (the default)
+        "analysis_sim_from8.jsonl",  # after the 8th (FAIRPLAY_ANALYSIS_FROM_CARD=8)
         "analysis_sim.jsonl",  # after the 24th, as the analysis judged before
     ],
 )
@@ -139,7 +140,7 @@ def test_the_recorded_simulations_honest_pairs_are_flagged_at_most_alpha(name: s
     honest: dict[int, list[list[tuple[float, bool, bool]]]] = {}
     peeking = []
     for r in rows:
-        side = [(p, bool(f), bool(fav)) for p, f, fav in r["tests"]]
+        side = [(p, bool(f), bool(fav)) for p, f, fav, *_ in r["tests"]]
         if r["peeking"]:
             peeking.append(side)
         else:

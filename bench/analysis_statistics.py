@@ -1,0 +1,248 @@
+"""Other statistics for the test for play that knows too much, against the one the
+analysis uses, on the simulation's saved boards (docs/analysis.md, "Statistics tried").
+
+Each statistic is a sum over a pair's open decisions of (outcome - what the field's curve
+expects), over its standard error; each curve is fitted to an event field (13 other pairs
+of the same number of boards, of random skills) and the pairs are resampled by skill, as
+in ``bench/analysis_calibration.py``. Printed for each: the honest pairs' z (mean, standard
+deviation, share above the 5% point), the peeking pairs' z by skill, the power at
+alpha = 0.001 after Holm over 14 pairs, and the AUC.
+
+- ``found``: the analysis's test (best in the true deal; :mod:`audit.analysis.knowledge`).
+- ``found/g``, ``found(1-p)``: the same outcome weighted (a peek closes a share of the gap
+  to certainty; a peek matters less where the view nearly settles the card).
+- ``cost``: the tricks the card gives away in the true deal, against a quasi-Poisson curve
+  in the card's mean cost over the draws (``cost_view``), ``favourite`` and the rate.
+- ``found+cost``: the two z's summed, over the root of their honest variance.
+- ``seen-left``, ``seen-right``: with ``--seen-draws`` rows, whether the card is what a
+  player who saw that opponent's hand would play, against a logistic curve in whether that
+  card is also the view's favourite, what the view says it gives away, its ``p_view`` and
+  the rate.
+
+    python bench/analysis_statistics.py FILE.jsonl [--boards 28,100] [--reps 150]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from audit.analysis.knowledge import _solve  # noqa: E402
+
+Row = dict[str, Any]
+Features = Callable[[Row], Sequence[float]]
+Z_HOLM = 3.805  # one-sided z of 0.001 / 14
+Z_05 = 1.645
+
+
+def logit(p: float, edge: float = 0.02) -> float:
+    p = min(1 - edge, max(edge, p))
+    return math.log(p / (1 - p))
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x)) if x > -700 else 0.0
+
+
+class Curve:
+    """A GLM fitted to the field by Newton's method with a light ridge: logistic
+    (``poisson=False``) or quasi-Poisson with a log link."""
+
+    def __init__(self, rows: list[tuple[Row, float]], features: Features, poisson: bool) -> None:
+        self.features, self.poisson = features, poisson
+        xs = [(list(features(r)), y) for r, y in rows]
+        k = len(xs[0][0])
+        b = [0.0] * k
+        hess: list[list[float]] = []
+        for _ in range(40):
+            grad = [-b[i] for i in range(k)]
+            hess = [[1.0 if i == j else 0.0 for j in range(k)] for i in range(k)]
+            for x, y in xs:
+                mu, w = self._mean(b, x)
+                for i in range(k):
+                    grad[i] += (y - mu) * x[i]
+                    for j in range(k):
+                        hess[i][j] += w * x[i] * x[j]
+            step = _solve(hess, grad) or [0.0] * k
+            b = [b[i] + step[i] for i in range(k)]
+            if sum(map(abs, step)) < 1e-9:
+                break
+        self.coef = b
+        cols = [_solve(hess, [float(i == j) for i in range(k)]) or [0.0] * k for j in range(k)]
+        self.cov = [[cols[j][i] for j in range(k)] for i in range(k)]
+        self.phi = 1.0
+        if poisson:
+            resid = [(y - self._mean(b, x)[0]) ** 2 / max(self._mean(b, x)[0], 1e-6) for x, y in xs]
+            self.phi = sum(resid) / max(1, len(resid) - k)
+
+    def _mean(self, b: list[float], x: Sequence[float]) -> tuple[float, float]:
+        eta = sum(bi * xi for bi, xi in zip(b, x, strict=True))
+        if self.poisson:
+            mu = math.exp(min(eta, 30.0))
+            return mu, mu
+        mu = sigmoid(eta)
+        return mu, mu * (1 - mu)
+
+    def z(self, own: list[tuple[Row, float]], weight: Callable[[Row, float], float]) -> float:
+        """The pair's z: more best cards (or fewer tricks given away) is positive."""
+        k = len(self.coef)
+        num = var = 0.0
+        grad = [0.0] * k
+        for r, y in own:
+            x = self.features(r)
+            mu, w = self._mean(self.coef, x)
+            wt = weight(r, mu)
+            num += wt * ((mu - y) if self.poisson else (y - mu))
+            var += wt * wt * (self.phi * mu if self.poisson else w)
+            for i in range(k):
+                grad[i] += wt * w * x[i]
+        var += sum(grad[i] * self.cov[i][j] * grad[j] for i in range(k) for j in range(k))
+        return num / math.sqrt(var) if var > 0 else 0.0
+
+
+def _row(t: list[Any]) -> Row:
+    r: Row = {"p": t[0], "found": float(bool(t[1])), "fav": float(bool(t[2]))}
+    if len(t) >= 6:
+        r.update(cost=float(t[3]), cost_view=t[4], index=t[5])
+    for name, seen in zip(("left", "right"), t[6:8], strict=False):
+        r[f"{name}_hit"], r[f"{name}_same"] = float(seen[0]), float(seen[1])
+        r[f"{name}_p"], r[f"{name}_gap"] = seen[2], seen[3]
+    return r
+
+
+def _seen(side: str) -> Features:
+    return lambda r: (
+        1.0,
+        r[f"{side}_same"],
+        min(r[f"{side}_gap"], 2.0),
+        logit(r[f"{side}_p"]),
+        r["rate"] - 0.5,
+    )
+
+
+STATISTICS: dict[str, tuple[str, Features, bool, Callable[[Row, float], float]]] = {
+    "found": (
+        "found",
+        lambda r: (1.0, logit(r["p"]), r["fav"], r["rate"] - 0.5),
+        False,
+        lambda r, g: 1.0,
+    ),
+    "found/g": (
+        "found",
+        lambda r: (1.0, logit(r["p"]), r["fav"], r["rate"] - 0.5),
+        False,
+        lambda r, g: 1 / g,
+    ),
+    "found(1-p)": (
+        "found",
+        lambda r: (1.0, logit(r["p"]), r["fav"], r["rate"] - 0.5),
+        False,
+        lambda r, g: 1 - r["p"],
+    ),
+    "cost": (
+        "cost",
+        lambda r: (1.0, math.log(r["cost_view"] + 0.05), r["fav"], r["rate"] - 0.5),
+        True,
+        lambda r, g: 1.0,
+    ),
+    "seen-left": ("left_hit", _seen("left"), False, lambda r, g: 1.0),
+    "seen-right": ("right_hit", _seen("right"), False, lambda r, g: 1.0),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--boards", default="28,100")
+    ap.add_argument("--reps", type=int, default=150)
+    args = ap.parse_args()
+    honest: dict[int, list[list[Row]]] = defaultdict(list)
+    peek: dict[int, list[list[Row]]] = defaultdict(list)
+    for name in args.files:
+        for line in Path(name).read_text().splitlines():
+            r = json.loads(line)
+            (peek if r["peeking"] else honest)[r["skill"]].append([_row(t) for t in r["tests"]])
+    rows = [row for pool in (honest, peek) for sides in pool.values() for s in sides for row in s]
+    names = [n for n, s in STATISTICS.items() if all(s[0] in row for row in rows)]
+    skills = sorted(k for k in peek if honest[k])
+    print(
+        f"{sum(map(len, honest.values()))} honest pair-boards, "
+        f"{sum(map(len, peek.values()))} peeking ({', '.join(f'skill {k}: {len(peek[k])}' for k in skills)})"
+    )
+    rng = random.Random(3)
+
+    def tag(sides: list[list[Row]]) -> list[Row]:
+        flat = [r for s in sides for r in s]
+        rate = sum(r["fav"] for r in flat) / len(flat) if flat else 0.5
+        return [{**r, "rate": rate} for r in flat]
+
+    for nb in (int(b) for b in args.boards.split(",")):
+        fields = []
+        for _ in range(6):
+            field: list[Row] = []
+            for _ in range(13):
+                k = rng.randrange(len(honest))
+                field += tag([rng.choice(honest[k]) for _ in range(nb)])
+            fields.append(field)
+        curves = {
+            n: [
+                Curve([(r, r[STATISTICS[n][0]]) for r in f], STATISTICS[n][1], STATISTICS[n][2])
+                for f in fields
+            ]
+            for n in names
+        }
+        zh: dict[str, list[float]] = defaultdict(list)
+        zp: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for _ in range(args.reps):
+            k = rng.choice(skills)
+            own_h = tag([rng.choice(honest[k]) for _ in range(nb)])
+            own_p = tag([rng.choice(peek[k]) for _ in range(nb)])
+            c = rng.randrange(len(fields))
+            for n in names:
+                y, _f, _poisson, weight = STATISTICS[n]
+                curve = curves[n][c]
+                zh[n].append(curve.z([(r, r[y]) for r in own_h], weight))
+                zp[n][k].append(curve.z([(r, r[y]) for r in own_p], weight))
+        if "cost" in names:
+            rho = statistics.correlation(zh["found"], zh["cost"])
+            scale = math.sqrt(2 + 2 * rho)
+            zh["found+cost"] = [
+                (a + b) / scale for a, b in zip(zh["found"], zh["cost"], strict=True)
+            ]
+            for k in skills:
+                pair = zip(zp["found"][k], zp["cost"][k], strict=True)
+                zp["found+cost"][k] = [(a + b) / scale for a, b in pair]
+        print(f"\n{nb} boards a pair, {args.reps} pairs each way")
+        if "cost" in names:
+            print(f"(found and cost: honest correlation {rho:.2f})")
+        print("statistic    honest z    p<.05 | peeking z   power   AUC  | by skill: mean z, power")
+        for n in zh:
+            h = zh[n]
+            p = [z for k in skills for z in zp[n][k]]
+            auc = sum((a > b) + 0.5 * (a == b) for a in p for b in h) / (len(p) * len(h))
+            by = "  ".join(
+                f"{k}: {statistics.mean(zp[n][k]):4.1f} {sum(z >= Z_HOLM for z in zp[n][k]) / len(zp[n][k]):.2f}"
+                for k in skills
+            )
+            print(
+                f"{n:11s} {statistics.mean(h):+.2f}±{statistics.stdev(h):.2f} "
+                f"{sum(z > Z_05 for z in h) / len(h):5.3f} | "
+                f"{statistics.mean(p):4.2f}±{statistics.stdev(p):.2f} "
+                f"{sum(z >= Z_HOLM for z in p) / len(p):5.2f}  {auc:.3f} | {by}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
