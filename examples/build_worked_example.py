@@ -16,7 +16,9 @@ from audit.record.generate import collect, favour, play_hand, random_policy
 from audit.rules.cards import CARD_TEXT, HONOURS_OF_SUIT, Seat, Side, mask_of, parse_card
 from audit.rules.sitting import score_record
 
-OUT = Path(__file__).resolve().parent.parent / "audit" / "record" / "examples" / "worked-example.json"
+OUT = (
+    Path(__file__).resolve().parent.parent / "audit" / "record" / "examples" / "worked-example.json"
+)
 
 
 def honours(state, trump: int, side: Side) -> int:

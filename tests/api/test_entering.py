@@ -60,9 +60,7 @@ def new_event(client: Client, tables: int = 1, open_: bool = True) -> str:
     return tid
 
 
-def enter(
-    client: Client, origin: str, tid: str, who: Identity, partner: str
-) -> dict[str, Any]:
+def enter(client: Client, origin: str, tid: str, who: Identity, partner: str) -> dict[str, Any]:
     event = registration(origin, tid, who, partner, secrets.token_bytes(32))
     client.call("POST", f"/v1/tournaments/{tid}/entrants", event)
     return event
