@@ -121,13 +121,13 @@ def _row(t: list[Any]) -> Row:
 
 
 def _seen(side: str) -> Features:
-    return lambda r: (
-        1.0,
-        r[f"{side}_same"],
-        min(r[f"{side}_gap"], 2.0),
-        logit(r[f"{side}_p"]),
-        r["rate"] - 0.5,
-    )
+    # skill shows the other way where the seen favourite is not the view's (a strong player
+    # keeps to the view's favourite): the rate's slope is the spot's own
+    def features(r: Row) -> tuple[float, ...]:
+        same, gap, skill = r[f"{side}_same"], min(r[f"{side}_gap"], 2.0), r["rate"] - 0.5
+        return (1.0, same, gap, logit(r[f"{side}_p"]), skill, same * skill, gap * skill)
+
+    return features
 
 
 STATISTICS: dict[str, tuple[str, Features, bool, Callable[[Row, float], float]]] = {
@@ -185,6 +185,20 @@ def main() -> int:
         flat = [r for s in sides for r in s]
         rate = sum(r["fav"] for r in flat) / len(flat) if flat else 0.5
         return [{**r, "rate": rate} for r in flat]
+
+    def chunks(pool: list[list[Row]]) -> list[Row]:
+        return [r for i in range(0, len(pool), 28) for r in tag(pool[i : i + 28])]
+
+    print("\neach honest skill's decisions against the curve fitted to the other skills' (z)")
+    print("statistic   " + "  ".join(f"skill {k}" for k in sorted(honest)))
+    for n in names:
+        y, features, poisson, weight = STATISTICS[n]
+        cells = []
+        for k in sorted(honest):
+            rest = [r for j in honest if j != k for r in chunks(honest[j])]
+            curve = Curve([(r, r[y]) for r in rest], features, poisson)
+            cells.append(curve.z([(r, r[y]) for r in chunks(honest[k])], weight))
+        print(f"{n:11s} " + "  ".join(f"{z:+7.2f}" for z in cells), flush=True)
 
     for nb in (int(b) for b in args.boards.split(",")):
         fields = []
