@@ -17,7 +17,9 @@ alpha = 0.001 after Holm over 14 pairs, and the AUC.
 - ``seen-left``, ``seen-right``: with ``--seen-draws`` rows, whether the card is what a
   player who saw that opponent's hand would play, against a logistic curve in whether that
   card is also the view's favourite, what the view says it gives away, its ``p_view`` and
-  the rate.
+  the rate (the rate's slope the spot's own where the two favourites differ).
+- ``found|seen``: the three tests the analysis runs with ``--seen-draws``, the smallest
+  p-value times three (flagged at z 4.07 instead of 3.8).
 
     python bench/analysis_statistics.py FILE.jsonl [--boards 28,100] [--reps 150]
 """
@@ -37,12 +39,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from audit.analysis.knowledge import _solve  # noqa: E402
+from audit.analysis.knowledge import _seen_features, _solve  # noqa: E402
 
 Row = dict[str, Any]
 Features = Callable[[Row], Sequence[float]]
 Z_HOLM = 3.805  # one-sided z of 0.001 / 14
 Z_05 = 1.645
+Z_HOLM3 = 4.066  # the largest of three z's, Bonferroni: 0.001 / 14 / 3
+Z_053 = 2.128  # and 0.05 / 3
 
 
 def logit(p: float, edge: float = 0.02) -> float:
@@ -121,13 +125,16 @@ def _row(t: list[Any]) -> Row:
 
 
 def _seen(side: str) -> Features:
-    # skill shows the other way where the seen favourite is not the view's (a strong player
-    # keeps to the view's favourite): the rate's slope is the spot's own
-    def features(r: Row) -> tuple[float, ...]:
-        same, gap, skill = r[f"{side}_same"], min(r[f"{side}_gap"], 2.0), r["rate"] - 0.5
-        return (1.0, same, gap, logit(r[f"{side}_p"]), skill, same * skill, gap * skill)
-
-    return features
+    """The analysis's own features (:func:`audit.analysis.knowledge.fit_seen`)."""
+    return lambda r: _seen_features(
+        (
+            bool(r[f"{side}_hit"]),
+            bool(r[f"{side}_same"]),
+            r[f"{side}_p"],
+            r[f"{side}_gap"],
+            r["rate"],
+        )
+    )
 
 
 STATISTICS: dict[str, tuple[str, Features, bool, Callable[[Row, float], float]]] = {
@@ -236,6 +243,11 @@ def main() -> int:
             for k in skills:
                 pair = zip(zp["found"][k], zp["cost"][k], strict=True)
                 zp["found+cost"][k] = [(a + b) / scale for a, b in pair]
+        if "seen-left" in names:  # the analysis with --seen-draws: Bonferroni over three tests
+            three = ("found", "seen-left", "seen-right")
+            zh["found|seen"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
+            for k in skills:
+                zp["found|seen"][k] = [max(t) for t in zip(*(zp[n][k] for n in three), strict=True)]
         print(f"\n{nb} boards a pair, {args.reps} pairs each way")
         if "cost" in names:
             print(f"(found and cost: honest correlation {rho:.2f})")
@@ -244,15 +256,16 @@ def main() -> int:
             h = zh[n]
             p = [z for k in skills for z in zp[n][k]]
             auc = sum((a > b) + 0.5 * (a == b) for a in p for b in h) / (len(p) * len(h))
+            flag, five = (Z_HOLM3, Z_053) if n == "found|seen" else (Z_HOLM, Z_05)
             by = "  ".join(
-                f"{k}: {statistics.mean(zp[n][k]):4.1f} {sum(z >= Z_HOLM for z in zp[n][k]) / len(zp[n][k]):.2f}"
+                f"{k}: {statistics.mean(zp[n][k]):4.1f} {sum(z >= flag for z in zp[n][k]) / len(zp[n][k]):.2f}"
                 for k in skills
             )
             print(
                 f"{n:11s} {statistics.mean(h):+.2f}±{statistics.stdev(h):.2f} "
-                f"{sum(z > Z_05 for z in h) / len(h):5.3f} | "
+                f"{sum(z > five for z in h) / len(h):5.3f} | "
                 f"{statistics.mean(p):4.2f}±{statistics.stdev(p):.2f} "
-                f"{sum(z >= Z_HOLM for z in p) / len(p):5.2f}  {auc:.3f} | {by}",
+                f"{sum(z >= flag for z in p) / len(p):5.2f}  {auc:.3f} | {by}",
                 flush=True,
             )
     return 0

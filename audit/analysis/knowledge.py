@@ -23,7 +23,19 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IDENTITY", "K", "MIN_FIELD", "Calibration", "Choice", "fit", "honest", "pair_test"]
+__all__ = [
+    "IDENTITY",
+    "K",
+    "MIN_FIELD",
+    "Calibration",
+    "Choice",
+    "SeenChoice",
+    "fit",
+    "fit_seen",
+    "honest",
+    "pair_test",
+    "seen_test",
+]
 
 Choice = tuple[float, bool, bool, float]
 """``(p, found, favourite, rate)`` of one decision the view left open; ``rate`` is the
@@ -87,9 +99,16 @@ def fit(field: Sequence[Choice]) -> Calibration:
     """The curve fitted to ``field`` by maximum likelihood (Newton's method)."""
     if len(field) < MIN_FIELD:
         return IDENTITY
-    prior = IDENTITY.coef
+    return _fit([(_features(c), 1.0 if c[1] else 0.0) for c in field], IDENTITY.coef) or IDENTITY
+
+
+def _fit(
+    rows: Sequence[tuple[tuple[float, ...], float]], prior: tuple[float, ...]
+) -> Calibration | None:
+    """A logistic curve fitted to ``rows`` (features, outcome), with a light ridge toward
+    ``prior``; None where the fit does not converge to a finite curve."""
+    K = len(prior)
     coef = list(prior)
-    rows = [(_features(c), 1.0 if c[1] else 0.0) for c in field]
     hess: list[list[float]] = []
     for _ in range(30):
         grad = [-_RIDGE * (coef[i] - prior[i]) for i in range(K)]
@@ -103,7 +122,7 @@ def fit(field: Sequence[Choice]) -> Calibration:
                     hess[i][j] += w * x[i] * x[j]
         step = _solve(hess, grad)
         if step is None:
-            return IDENTITY
+            return None
         coef = [coef[i] + step[i] for i in range(K)]
         if sum(map(abs, step)) < 1e-9:
             break
@@ -111,7 +130,7 @@ def fit(field: Sequence[Choice]) -> Calibration:
     for j in range(K):
         col = _solve(hess, [1.0 if i == j else 0.0 for i in range(K)])
         if col is None:
-            return IDENTITY
+            return None
         cols.append(col)
     cov = tuple(tuple(cols[j][i] for j in range(K)) for i in range(K))
     return Calibration(tuple(coef), cov)
@@ -128,15 +147,67 @@ def honest(choice: Choice, curve: Calibration) -> float:
 def pair_test(own: Sequence[Choice], curve: Calibration) -> tuple[float, float, float]:
     """The pair's z, its one-sided p-value (large z: more best cards than honest) and
     the best cards an honest pair would find in its spots."""
-    expected = [honest(c, curve) for c in own]
+    if curve == IDENTITY:
+        expected = [c[0] for c in own]
+        variance = math.fsum(g * (1 - g) for g in expected)
+        return _tail(sum(c[1] for c in own), expected, variance)
+    return _test([(_features(c), 1.0 if c[1] else 0.0) for c in own], curve)
+
+
+def _test(
+    rows: Sequence[tuple[tuple[float, ...], float]], curve: Calibration
+) -> tuple[float, float, float]:
+    """z, its upper tail and the expected count of ``rows`` (features, outcome) under
+    ``curve``, the fit's own variance included (the delta method)."""
+    K = len(curve.coef)
+    expected = [_sigmoid(sum(curve.coef[i] * x[i] for i in range(K))) for x, _ in rows]
     variance = math.fsum(g * (1 - g) for g in expected)
     grad = [0.0] * K
-    for c, g in zip(own, expected, strict=True):
-        x = _features(c)
+    for (x, _), g in zip(rows, expected, strict=True):
         for i in range(K):
             grad[i] += g * (1 - g) * x[i]
     variance += sum(grad[i] * curve.cov[i][j] * grad[j] for i in range(K) for j in range(K))
+    return _tail(sum(y for _, y in rows), expected, variance)
+
+
+def _tail(
+    observed: float, expected: Sequence[float], variance: float
+) -> tuple[float, float, float]:
     if variance <= 0:
         return 0.0, 1.0, math.fsum(expected)
-    z = (sum(c[1] for c in own) - math.fsum(expected)) / math.sqrt(variance)
+    z = (observed - math.fsum(expected)) / math.sqrt(variance)
     return z, 0.5 * math.erfc(z / math.sqrt(2)), math.fsum(expected)
+
+
+# ----------------------------------------------------------------- the seen hand (opt-in)
+
+SeenChoice = tuple[bool, bool, float, float, float]
+"""``(hit, same, p, gap, rate)`` of one open decision for one opponent's hand (see
+:attr:`audit.analysis.judge.Decision.seen`): whether the card played is what a player who
+saw that hand would play; whether that card is also the view's favourite; its ``p_view``;
+what the view says it gives away (tricks); the player's favourite rate."""
+
+SEEN_PRIOR = (0.0,) * 7
+
+
+def _seen_features(c: SeenChoice) -> tuple[float, ...]:
+    # where the seen favourite is not the view's, a strong honest player keeps to the view's
+    # favourite: the rate's slope is the spot's own there (docs/analysis.md)
+    same, gap, skill = 1.0 if c[1] else 0.0, min(c[3], 2.0), c[4] - 0.5
+    return (1.0, same, gap, _logit(c[2]), skill, same * skill, gap * skill)
+
+
+def fit_seen(field: Sequence[SeenChoice]) -> Calibration | None:
+    """The field's curve of the chance that an honest player plays what a player who saw
+    the hand would (None below :data:`MIN_FIELD` decisions: no test)."""
+    if len(field) < MIN_FIELD:
+        return None
+    return _fit([(_seen_features(c), 1.0 if c[0] else 0.0) for c in field], SEEN_PRIOR)
+
+
+def seen_test(own: Sequence[SeenChoice], curve: Calibration | None) -> tuple[float, float, float]:
+    """The pair's z, its one-sided p-value (large z: it played what the seen hand said more
+    often than honest players do) and the count honest players would reach."""
+    if curve is None or not own:
+        return 0.0, 1.0, 0.0
+    return _test([(_seen_features(c), 1.0 if c[0] else 0.0) for c in own], curve)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit.analysis.judge import DECLARER, DEFENCE, LEAD, Decision, HandPlay, Settings, decisions
-from audit.analysis.knowledge import Choice, fit, pair_test
+from audit.analysis.knowledge import Choice, SeenChoice, fit, fit_seen, pair_test, seen_test
 from audit.analysis.stats import holm, poisson_binomial_tail, wilson
 from audit.rules.cards import Seat
 
@@ -109,7 +109,7 @@ def _pair_test(cards: list[_Card], field: list[_Card], rates: dict[str, float]) 
     z, p_value, expected = pair_test(own, curve)
     probs = [c[0] for c in own]
     found = sum(c[1] for c in own)
-    return {
+    doc: dict[str, Any] = {
         "hidden_decisions": len(own),
         "found": found,
         "expected": round(expected, 3),
@@ -121,6 +121,36 @@ def _pair_test(cards: list[_Card], field: list[_Card], rates: dict[str, float]) 
             "decisions": len(_choices(field, rates)),
         },
     }
+    if any(c.d.seen for c in field):
+        # three tests of the pair (the best card found, and what a player who saw his
+        # left-hand or his right-hand opponent's hand would play): Bonferroni's smallest
+        doc["p_found"] = p_value
+        doc["seen"] = {}
+        smallest = p_value
+        for i, name in enumerate(("left", "right")):
+            mine = _seen_choices(cards, rates, i)
+            seen_curve = fit_seen(_seen_choices(field, rates, i))
+            sz, sp, sexp = seen_test(mine, seen_curve)
+            doc["seen"][name] = {
+                "decisions": len(mine),
+                "played": sum(c[0] for c in mine),
+                "expected": round(sexp, 3),
+                "z": round(sz, 3),
+                "p_value": sp,
+            }
+            smallest = min(smallest, sp)
+        doc["p_value"] = min(1.0, 3 * smallest)
+    return doc
+
+
+def _seen_choices(cards: Iterable[_Card], rates: dict[str, float], i: int) -> list[SeenChoice]:
+    """The open decisions' facts for the ``i``-th opponent's hand seen (0 left, 1 right)."""
+    out: list[SeenChoice] = []
+    for c in cards:
+        if c.d.hidden and len(c.d.seen) > i:
+            hit, same, p, gap = c.d.seen[i]
+            out.append((hit, same, p, gap, rates[c.player]))
+    return out
 
 
 def analyse(
@@ -228,6 +258,7 @@ def gather(
             "from_card": settings.from_card,
             "opening_leads": settings.leads,
             "samples": settings.samples,
+            "seen_draws": settings.seen_draws,
             "seed": settings.seed,
             "alpha": alpha,
             "multiplicity": "holm",

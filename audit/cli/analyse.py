@@ -82,6 +82,17 @@ def register(subparsers: Any) -> None:
         help="deals drawn from each player's view per decision (default 15; 0: no test)",
     )
     p.add_argument(
+        "--seen-draws",
+        type=_count("--seen-draws", 0, 1000),
+        default=0,
+        metavar="N",
+        help=(
+            "also test each pair for playing what a player who saw an opponent's hand would:"
+            " N deals per opponent per decision (default 0: off; three times the searches"
+            " at 15; docs/analysis.md)"
+        ),
+    )
+    p.add_argument(
         "--jobs",
         "-j",
         type=_count("--jobs", 0, 1024),
@@ -149,7 +160,12 @@ def run(args: argparse.Namespace) -> int:
     hands, skipped = hands_of(read_documents(args.paths))
     if not hands:
         raise FairplayError("no hand played out to judge in " + " ".join(args.paths))
-    settings = Settings(from_card=args.from_card, leads=args.leads, samples=args.samples)
+    settings = Settings(
+        from_card=args.from_card,
+        leads=args.leads,
+        samples=args.samples,
+        seen_draws=args.seen_draws,
+    )
     jobs = args.jobs or os.cpu_count() or 1
     progress = _Progress(len(hands))
     doc = analyse(

@@ -116,6 +116,29 @@ def test_what_a_player_who_saw_an_opponents_hand_would_play() -> None:
                 assert hit or gap == 0  # a tie of favourites: both are the view's best
 
 
+def test_the_seen_hand_test_is_run_when_asked(tmp_path: Path) -> None:
+    """``--seen-draws``: every pair also gets the two seen-hand tests, and its p-value is
+    the smallest of its three tests' times three (Bonferroni); the settings say so."""
+    records = mitchell_event(random.Random(7))
+    out = tmp_path / "a.json"
+    main(["analyse", *_write(tmp_path, records), "--format", "json", "-o", str(out), *FAST,
+          "--seen-draws", "3"])  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["seen_draws"] == 3
+    for p in doc["pairs"]:
+        left, right = p["seen"]["left"], p["seen"]["right"]
+        assert left["decisions"] == right["decisions"] == p["hidden_decisions"]
+        assert 0 <= left["played"] <= left["decisions"]
+        smallest = min(p["p_found"], left["p_value"], right["p_value"])
+        assert p["p_value"] == pytest.approx(min(1.0, 3 * smallest))
+    plain = tmp_path / "b.json"
+    main(["analyse", *_write(tmp_path, records), "--format", "json", "-o", str(plain), *FAST])
+    # the same draws for the view: the found test is the same with or without
+    found = {tuple(p["players"]): p["p_value"] for p in json.loads(plain.read_text())["pairs"]}
+    assert {tuple(p["players"]): p["p_found"] for p in doc["pairs"]} == found
+    assert all("seen" not in p for p in json.loads(plain.read_text())["pairs"])
+
+
 def test_text_and_html_name_the_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyse", str(WORKED), *FAST]) == 0
     text = capsys.readouterr().out

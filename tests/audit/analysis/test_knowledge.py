@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from audit.analysis.judge import sample_view
-from audit.analysis.knowledge import IDENTITY, fit, honest, pair_test
+from audit.analysis.knowledge import IDENTITY, fit, fit_seen, honest, pair_test, seen_test
 from audit.analysis.simulate import SKILLS, play_board, random_board, simulate_board
 from audit.analysis.solver import Position
 from audit.analysis.stats import holm, poisson_binomial_tail, wilson
@@ -72,6 +72,38 @@ def test_honest_choices_give_uniform_p_values_and_a_peeker_small_ones() -> None:
     assert sum(p < 0.001 for p in peeking) >= 40
     view_only = [pair_test(choices(42, 1, 0.0), IDENTITY)[1] for _ in range(200)]
     assert sum(p < 0.05 for p in view_only) <= 3  # conservative without the curve
+
+
+def test_the_seen_hand_test_is_calibrated_by_skill_and_finds_a_pair_that_sees_it() -> None:
+    """Honest players play what a player who saw a hand would, more often where that card
+    is also their view's favourite, and skill works the other way where it is not (a strong
+    player keeps to the view's favourite). The curve fitted to a field of two skills takes
+    both out: honest pairs of either skill are flagged at about alpha; a pair that plays the
+    seen hand's card more often is found."""
+    rng = random.Random(4)
+
+    def choices(n: int, skill: int, boost: float) -> list[tuple[bool, bool, float, float, float]]:
+        rate = 0.75 if skill else 0.35
+        out = []
+        for _ in range(n):
+            same = rng.random() < 0.65
+            gap = 0.0 if same else rng.choice([0.1, 0.3, 0.6, 1.2])
+            p = rng.choice([0.4, 0.6, 0.8] if same else [0.2, 0.4, 0.6])
+            chance = 0.45 + 0.4 * skill if same else max(0.05, 0.45 - 0.25 * skill - 0.1 * gap)
+            out.append((rng.random() < min(1.0, chance + boost), same, p, gap, rate))
+        return out
+
+    field = [c for skill in (0, 1) for c in choices(600, skill, 0.0)]
+    curve = fit_seen(field)
+    assert curve is not None
+    for skill in (0, 1):
+        pvals = [seen_test(choices(40, skill, 0.0), curve)[1] for _ in range(500)]
+        assert 0.015 < sum(p < 0.05 for p in pvals) / 500 < 0.09, skill
+    peeking = [seen_test(choices(150, i % 2, 0.25), curve)[1] for i in range(50)]
+    assert sum(p < 0.001 for p in peeking) >= 40
+    # too small a field: no curve, and no test
+    assert fit_seen(field[:10]) is None
+    assert seen_test(choices(40, 1, 0.5), None)[1] == 1.0
 
 
 def test_a_small_field_is_not_fitted() -> None:
