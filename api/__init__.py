@@ -55,7 +55,9 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
 
     # A finished event's certificate bundle and analysis, built off the request path.
     certificates = Certificates(db, hand_log, clock, read_event)
-    analyses = Analyses(db, clock, read_event, cfg.analysis_from_card)
+    analyses = Analyses(
+        db, clock, read_event, cfg.analysis_from_card, seen_draws=cfg.analysis_seen_draws
+    )
 
     def ended(tid: str) -> None:
         """The event is over (or found over at start-up): build what it yields."""

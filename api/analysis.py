@@ -57,12 +57,16 @@ class Analyses:
         now: Callable[[], str],
         load: Callable[[Connection, str], dict[str, Any]],
         from_card: int,
+        *,
+        seen_draws: int = 0,
     ) -> None:
         self.db = db
         self.now = now
         self._load = load
         self.from_card = from_card
         """The first card judged (the command's ``--from-card``; the rest its defaults)."""
+        self.seen_draws = seen_draws
+        """The seen-hand test's deals (the command's ``--seen-draws``; 0: not run)."""
         """An event's row (:func:`api.tournament.event_rows.read`)."""
         # one analysis at a time in a process: each keeps a core busy
         self.builds = Builds(
@@ -118,7 +122,7 @@ class Analyses:
         progress(0, len(hands))
         document = analyse(
             hands,
-            Settings(from_card=self.from_card),
+            Settings(from_card=self.from_card, seen_draws=self.seen_draws),
             skipped=skipped,
             mapper=_counted(progress),
         )

@@ -89,6 +89,10 @@ class Config:
     """The first card a finished event's analysis judges (``fairplay analyse
     --from-card``; ``FAIRPLAY_ANALYSIS_FROM_CARD``): lower finds more, and costs more
     (docs/analysis.md). The document's ``settings`` say which was used."""
+    analysis_seen_draws: int = 0
+    """Deals per opponent per open decision for the analysis's seen-hand test (``fairplay
+    analyse --seen-draws``; ``FAIRPLAY_ANALYSIS_SEEN_DRAWS``, 0 to 1000): 0 runs no such
+    test; 15 triples the analysis's CPU (docs/analysis.md)."""
     clock_tick: float = 0.25
     """Seconds between two looks of the seats' clock at the clocked hands (api/clock.py;
     0 turns the clock's runner off in this process: another host's runs it)."""
@@ -126,6 +130,7 @@ _ENV = {
     "FAIRPLAY_REVEAL_SECONDS": "reveal_seconds",
     "FAIRPLAY_CLOCK_TICK": "clock_tick",
     "FAIRPLAY_ANALYSIS_FROM_CARD": "analysis_from_card",
+    "FAIRPLAY_ANALYSIS_SEEN_DRAWS": "analysis_seen_draws",
 }
 
 _RATES = ("upload_burst", "upload_per_hour", "register_burst", "register_per_hour")
@@ -152,6 +157,7 @@ def _coerce(name: str, value: Any) -> Any:
         "reveal_seconds",
         "people_table_ttl",
         "analysis_from_card",
+        "analysis_seen_draws",
         *_RATES,
     )
     if name in integers and isinstance(value, str):
@@ -230,5 +236,11 @@ def load_config(
         raise ConfigError(
             "analysis_from_card must be a card from 1 to 51",
             details={"field": "analysis_from_card"},
+        )
+    seen = config.analysis_seen_draws
+    if not isinstance(seen, int) or not 0 <= seen <= 1000:
+        raise ConfigError(
+            "analysis_seen_draws must be 0 to 1000 deals",
+            details={"field": "analysis_seen_draws"},
         )
     return config

@@ -64,6 +64,17 @@ ANALYSIS: Schema = {
                     "p_value": {"type": "number", "minimum": 0, "maximum": 1},
                     "p_adjusted": {"type": "number", "minimum": 0, "maximum": 1},
                     "flagged": {"type": "boolean"},
+                    "p_found": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "with the seen-hand test: the best-card test's own p",
+                    },
+                    "seen": {
+                        "type": "object",
+                        "description": "with the seen-hand test (settings.seen_draws): left "
+                        "and right, each decisions, played, expected, z, p_value",
+                    },
                     "errors": _RATE,
                     "opening_leads": _RATE,
                 },
@@ -124,16 +135,16 @@ def get_analysis(tid: str) -> Response:
     return Response(f'{{"tournament":{json.dumps(tid)},{got[1:]}', mimetype="application/json")
 
 
-def _judged(from_card: int) -> dict[str, str]:
-    """The page's words for the first card judged, and the command's option for it (none
-    when it is the command's default)."""
+def _judged(from_card: int, seen_draws: int) -> dict[str, str]:
+    """The page's words for the first card judged, and the command's options for the
+    settings that are not its defaults."""
     from audit.analysis.judge import FROM_CARD
     from audit.analysis.render import ordinal
 
-    return {
-        "from_card": ordinal(from_card),
-        "from_card_option": "" if from_card == FROM_CARD else f" --from-card {from_card}",
-    }
+    options = "" if from_card == FROM_CARD else f" --from-card {from_card}"
+    if seen_draws:
+        options += f" --seen-draws {seen_draws}"
+    return {"from_card": ordinal(from_card), "from_card_option": options}
 
 
 @bp.get("/tournaments/<tid>/analysis")
@@ -162,7 +173,7 @@ def analysis_page(tid: str) -> Response:
             "tournament_analysis.html",
             doc=doc,
             building=_building(tid, got),
-            **_judged(s.analyses.from_card),
+            **_judged(s.analyses.from_card, s.analyses.seen_draws),
             css=TABLE_CSS,
         )
         page = Response(html, 202, mimetype="text/html")
@@ -175,7 +186,8 @@ def analysis_page(tid: str) -> Response:
         doc=doc,
         building=None,
         section=section,
-        **_judged(analysis["settings"]["from_card"]),  # as it was built
+        # as it was built (a document from before the seen-hand test has no seen_draws)
+        **_judged(analysis["settings"]["from_card"], analysis["settings"].get("seen_draws", 0)),
         css=TABLE_CSS,
     )
     return Response(html, mimetype="text/html")

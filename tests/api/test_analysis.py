@@ -76,6 +76,10 @@ def released(conn: Any, tid: str, timeout: float = 30) -> bool:
     return True
 
 
+SEEN_DRAWS = 3
+"""The services here also run the seen-hand test (FAIRPLAY_ANALYSIS_SEEN_DRAWS), cheaply."""
+
+
 def offline_analysis(client: Any, tid: str, folder: Path) -> dict[str, Any]:
     """What `fairplay analyse` gives on the event's certificate bundle."""
     bundle = client.call_when_ready("GET", f"/v1/tournaments/{tid}/certificate/bundle")
@@ -87,7 +91,7 @@ def offline_analysis(client: Any, tid: str, folder: Path) -> dict[str, Any]:
     from_card = os.environ["FAIRPLAY_ANALYSIS_FROM_CARD"]
     audit_main(
         ["analyse", str(path), "--format", "json", "-o", str(out), "-j", "1"]
-        + ["--from-card", from_card]
+        + ["--from-card", from_card, "--seen-draws", str(SEEN_DRAWS)]
     )
     doc: dict[str, Any] = json.loads(out.read_text())
     return doc
@@ -113,7 +117,7 @@ def event(
         gate = Gate()
         faults.hold("analysis_hand", gate)
         data = tmp_path_factory.mktemp("analysis")
-        service = start_service(data, database)
+        service = start_service(data, database, analysis_seen_draws=SEEN_DRAWS)
         state = Event(service, database, data, "", None, {})
         try:
             client = service.client()
@@ -196,6 +200,9 @@ def test_then_200_with_what_fairplay_analyse_gives_on_the_bundle(
         tuple(r["players"][s] for s in pair) for r in records for pair in (("N", "S"), ("E", "W"))
     }
     assert {tuple(p["players"]) for p in doc["pairs"]} == seated
+    # the service's seen-hand test, as the command runs it (the documents are equal above)
+    assert doc["settings"]["seen_draws"] == SEEN_DRAWS
+    assert all(set(p["seen"]) == {"left", "right"} for p in doc["pairs"])
     status, _headers, page = client.raw("GET", f"/tournaments/{tid}/analysis")
     assert status == 200 and b"<h3>Pairs</h3>" in page and b'id="analysis-progress"' not in page
     # the page names the first card judged as built, and the command that gives the same
@@ -203,6 +210,7 @@ def test_then_200_with_what_fairplay_analyse_gives_on_the_bundle(
     from_card = int(os.environ["FAIRPLAY_ANALYSIS_FROM_CARD"])
     assert f"Every card after the {ordinal(from_card)} of every hand".encode() in page
     option = "" if from_card == FROM_CARD else f" --from-card {from_card}"
+    option += f" --seen-draws {SEEN_DRAWS}"
     assert f"<code>fairplay analyse{option} certificate-{tid}.json</code>".encode() in page
 
 
@@ -219,7 +227,7 @@ def test_a_restarted_service_serves_the_stored_analysis_without_a_build(event: E
     builds: list[str] = []
     faults.hold("analysis_build", lambda: builds.append("analysis"))
     try:
-        event.service = start_service(event.data, event.database)
+        event.service = start_service(event.data, event.database, analysis_seen_draws=SEEN_DRAWS)
         client = event.service.client()
         status, _headers, body = client.raw("GET", path)
         assert status == 200 and body == before

@@ -1,4 +1,5 @@
-"""The service's settings from the environment: the analysis's first judged card."""
+"""The service's settings from the environment: the analysis's first judged card and its
+seen-hand test."""
 
 from __future__ import annotations
 
@@ -27,3 +28,17 @@ def test_a_first_card_out_of_the_hand_is_refused_naming_the_setting(
         load_config(environ={"FAIRPLAY_ANALYSIS_FROM_CARD": value})
     assert caught.value.message == message
     assert caught.value.details == {"field": "analysis_from_card"}
+
+
+def test_the_seen_hand_test_is_off_unless_told_and_a_bad_count_is_named() -> None:
+    assert load_config(environ={}).analysis_seen_draws == 0
+    told = load_config(environ={"FAIRPLAY_ANALYSIS_SEEN_DRAWS": "15"})
+    assert told.analysis_seen_draws == 15
+    for value, message in (
+        ("-1", "analysis_seen_draws must be 0 to 1000 deals"),
+        ("many", "analysis_seen_draws: 'many' is not an integer"),
+    ):
+        with pytest.raises(ConfigError) as caught:
+            load_config(environ={"FAIRPLAY_ANALYSIS_SEEN_DRAWS": value})
+        assert caught.value.message == message
+        assert caught.value.details == {"field": "analysis_seen_draws"}
