@@ -42,20 +42,36 @@ def _p(value: float) -> str:
 
 
 def _pair_rows(doc: dict[str, Any]) -> list[list[str]]:
-    return [
-        [
+    rows = []
+    for p in doc["pairs"]:
+        row = [
             " & ".join(p["players"]),
             str(p["boards"]),
             _pct(p["errors"]),
             _pct(p["field"]["errors"]),
             _pct(p["opening_leads"]),
             f"{p['found']} / {p['expected']:.1f} of {p['hidden_decisions']}",
-            _p(p["p_value"]),
-            _p(p["p_adjusted"]),
-            "FLAGGED" if p["flagged"] else "no",
         ]
-        for p in doc["pairs"]
-    ]
+        if _seen(doc):
+            row.append(
+                ", ".join(
+                    f"{p['seen'][side]['played']} / {p['seen'][side]['expected']:.1f}"
+                    for side in ("left", "right")
+                )
+            )
+        row += [_p(p["p_value"]), _p(p["p_adjusted"]), "FLAGGED" if p["flagged"] else "no"]
+        rows.append(row)
+    return rows
+
+
+def _seen(doc: dict[str, Any]) -> bool:
+    return bool(doc["settings"].get("seen_draws"))
+
+
+def _pair_head(doc: dict[str, Any]) -> list[str]:
+    if not _seen(doc):
+        return PAIR_HEAD
+    return [*PAIR_HEAD[:6], SEEN_HEAD, *PAIR_HEAD[6:]]
 
 
 PAIR_HEAD = [
@@ -69,6 +85,7 @@ PAIR_HEAD = [
     "Holm-adjusted",
     "Flagged",
 ]
+SEEN_HEAD = "What a player who saw the left / right hand would play: played / expected"
 PLAYER_HEAD = ["Player", "Boards", "Error rate (95% CI)", "Field", "Opening leads best"]
 
 
@@ -104,7 +121,7 @@ def _settings_line(doc: dict[str, Any]) -> str:
 def render_text(doc: dict[str, Any]) -> str:
     lines = ["Double-dummy analysis", _settings_line(doc), ""]
     for title, head, rows in (
-        ("Pairs", PAIR_HEAD, _pair_rows(doc)),
+        ("Pairs", _pair_head(doc), _pair_rows(doc)),
         ("Players", PLAYER_HEAD, _player_rows(doc)),
     ):
         lines.append(title)
@@ -152,7 +169,7 @@ def render_section(doc: dict[str, Any], *, level: int = 2) -> str:
     parts = [
         f"<p>{escape(_settings_line(doc))}</p>",
         f"<{h}>Pairs</{h}>",
-        _table(PAIR_HEAD, _pair_rows(doc), "Pairs"),
+        _table(_pair_head(doc), _pair_rows(doc), "Pairs"),
         f"<{h}>Players</{h}>",
         _table(PLAYER_HEAD, _player_rows(doc), "Players"),
     ]

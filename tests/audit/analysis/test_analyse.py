@@ -12,6 +12,7 @@ import pytest
 
 from audit.analysis.inputs import hands_of
 from audit.analysis.judge import Decision, HandPlay, Settings, decisions
+from audit.analysis.render import SEEN_HEAD, render_html, render_text
 from audit.analysis.report import Judged, analyse, gather
 from audit.analysis.solver import position, solve
 from audit.cli import main
@@ -137,6 +138,9 @@ def test_the_seen_hand_test_is_run_when_asked(tmp_path: Path) -> None:
     found = {tuple(p["players"]): p["p_value"] for p in json.loads(plain.read_text())["pairs"]}
     assert {tuple(p["players"]): p["p_found"] for p in doc["pairs"]} == found
     assert all("seen" not in p for p in json.loads(plain.read_text())["pairs"])
+    # the text and the page show the seen-hand counts only when the test ran
+    assert SEEN_HEAD in render_text(doc) and SEEN_HEAD in render_html(doc)
+    assert SEEN_HEAD not in render_text(json.loads(plain.read_text()))
 
 
 def test_text_and_html_name_the_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
