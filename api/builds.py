@@ -36,6 +36,9 @@ HEARTBEAT = 5.0
 STALE = 60.0
 """Seconds without a heartbeat after which another worker or host takes a build over."""
 
+RELEASE_RETRY = 1.0
+"""Seconds between two tries to release a claim while the database is away."""
+
 FAILED_WAIT = 300.0
 """Seconds after a build failed before a request starts it again in this process."""
 
@@ -276,6 +279,9 @@ class Builds:
                     self._slots.release()
             with self._lock:
                 self._failed.pop(tid, None)
+        except DatabaseUnavailable:
+            # not the build's fault: the next request once the database is back starts it
+            log.warning("%s of %s: the database went away during the build", self.kind, tid)
         except Exception as exc:  # noqa: BLE001 - logged; asked for later, started again
             log.exception("%s of %s: the build failed", self.kind, tid)
             words = exc.message if isinstance(exc, FairplayError) else "an internal error, logged"
@@ -286,8 +292,25 @@ class Builds:
             heart.join()
             with self._lock:
                 self._running.pop(tid, None)
-                try:
-                    self._release(tid)
-                except Exception:  # noqa: BLE001 - a quiet heart is taken over
-                    log.exception("%s of %s: the claim is not released", self.kind, tid)
+            self._let_go(tid)
             self.db.discard()
+
+    def _let_go(self, tid: str) -> None:
+        """Release the build's claim; while the database is away, try again every second
+        for up to :data:`STALE` seconds, so that another host need not wait for the claim
+        to go stale once it is back."""
+        deadline = time.monotonic() + STALE
+        while True:
+            try:
+                with self._lock:
+                    if tid not in self._running:  # not claimed again here meanwhile
+                        self._release(tid)
+                return
+            except DatabaseUnavailable:
+                if time.monotonic() > deadline:
+                    log.warning("%s of %s: the claim is left to go stale", self.kind, tid)
+                    return
+                time.sleep(RELEASE_RETRY)
+            except Exception:  # noqa: BLE001 - a quiet heart is taken over
+                log.exception("%s of %s: the claim is not released", self.kind, tid)
+                return

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from api import builds as builds_module
 from api.builds import Builds
 from api.database import Database
 from api.migrations import migrate
-from audit.errors import BuildFailed, InvalidInput
+from audit.errors import BuildFailed, DatabaseUnavailable, InvalidInput
 
 
 def _wait(cond: Callable[[], object], timeout: float = 10.0) -> None:
@@ -96,3 +97,46 @@ def test_a_failed_build_is_said_and_not_started_again_until_its_wait_is_over(
     builds.close()
     assert builds.ensure("t1") is True and builds.failed("t1") is None
     assert calls == ["t1", "t1"]
+
+
+def test_a_build_the_database_dropped_is_started_again_and_its_claim_let_go_once_back(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database goes away during a build: that is not the build's failure (the next
+    request starts it again, no BUILD_FAILED), and its claim, which cannot be released while
+    the database is away, is released as soon as it is back, not left for other hosts to
+    wait out as stale."""
+    monkeypatch.setattr(builds_module, "RELEASE_RETRY", 0.01)
+    stored: dict[str, str] = {}
+    away = threading.Event()
+    away.set()
+
+    def make(tid: str, progress: object) -> None:
+        if away.is_set():
+            raise DatabaseUnavailable("the database is unavailable", 1)
+        stored[tid] = "built"
+
+    builds = Builds(
+        db, "certificate", lambda: "2026-12-07T12:00:00Z",
+        stored=lambda tid: tid in stored, make=make,
+    )  # fmt: skip
+    release = builds._release
+    refused: list[str] = []
+
+    def flaky_release(tid: str) -> None:  # the database still away for three tries
+        if len(refused) < 3:
+            refused.append(tid)
+            raise DatabaseUnavailable("the database is unavailable", 1)
+        release(tid)
+
+    monkeypatch.setattr(builds, "_release", flaky_release)
+    builds.serving()
+    assert builds.ensure("t1") is False
+    _wait(lambda: builds.claim("t1") is None)  # let go after the tries the database refused
+    assert refused == ["t1"] * 3
+    assert builds.failed("t1") is None  # not a failure of the build: asked again, started
+    away.clear()
+    assert builds.ensure("t1") is False
+    _wait(lambda: stored.get("t1") == "built")
+    builds.close()
+    assert builds.ensure("t1") is True and builds.claim("t1") is None
