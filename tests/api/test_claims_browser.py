@@ -118,21 +118,22 @@ class Game:
     def hand(self) -> dict[str, Any]:
         return self.t.hand()
 
-    def done(self) -> int:
-        play = self.hand()["play"]
+    @staticmethod
+    def done(h: dict[str, Any]) -> int:
+        play = h["play"]
         return 0 if play is None else sum(1 for x in play["tricks"] if len(x["cards"]) == 4)
 
-    def step(self) -> None:
-        """One action of whoever the hand waits for (the machines by the API, the people
-        by a click in their page); a machine's action that a person's overtook is retried."""
+    def step(self, h: dict[str, Any]) -> None:
+        """One action of whoever the hand ``h`` waits for (the machines by the API, the
+        people by a click in their page); a machine's action that a person's overtook is
+        retried."""
         try:
-            self._step()
+            self._step(h)
         except ApiCallError as exc:
             if exc.error_code != "REPLAYED_EVENT":
                 raise
 
-    def _step(self) -> None:
-        h = self.hand()
+    def _step(self, h: dict[str, Any]) -> None:
         seat = h["waiting_for"][0] if h["waiting_for"] else None
         machines = [x for x in h["waiting_for"] if x in MACHINES]
         if h["phase"] in ("committing", "revealing") and machines:
@@ -155,10 +156,14 @@ class Game:
         time.sleep(0.05)
 
     def play_to(self, tricks: int) -> None:
+        """Play until ``tricks`` tricks are complete, and not a card more: each step acts on
+        the same reading of the hand that says the tricks are not yet reached (a person's
+        card can land between two readings, and a machine's step read after it would open
+        the next trick, where no claim may be made)."""
         deadline = time.monotonic() + 120
-        while self.done() < tricks:
+        while self.done(h := self.hand()) < tricks:
             assert time.monotonic() < deadline, f"trick {tricks} not reached"
-            self.step()
+            self.step(h)
 
     def drain(self) -> None:
         for t in self.traffic.values():
