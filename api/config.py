@@ -92,7 +92,7 @@ class Config:
     analysis_seen_draws: int = 0
     """Deals per opponent per open decision for the analysis's seen-hand test (``fairplay
     analyse --seen-draws``; ``FAIRPLAY_ANALYSIS_SEEN_DRAWS``, 0 to 1000): 0 runs no such
-    test; 15 triples the analysis's CPU (docs/analysis.md)."""
+    test; 15 makes the analysis cost about four times the CPU (docs/analysis.md)."""
     clock_tick: float = 0.25
     """Seconds between two looks of the seats' clock at the clocked hands (api/clock.py;
     0 turns the clock's runner off in this process: another host's runs it)."""

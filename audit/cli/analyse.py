@@ -88,7 +88,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=(
             "also test each pair for playing what a player who saw an opponent's hand would:"
-            " N deals per opponent per decision (default 0: off; three times the searches"
+            " N deals per opponent per decision (default 0: off; about four times the CPU"
             " at 15; docs/analysis.md)"
         ),
     )
