@@ -22,6 +22,7 @@ alpha = 0.001 after Holm over 14 pairs, and the AUC.
   p-value times three (flagged at z 4.07 instead of 3.8).
 
     python bench/analysis_statistics.py FILE.jsonl [--boards 28,100] [--reps 150]
+        [--from-board N] [--to-board M]
 """
 
 from __future__ import annotations
@@ -172,12 +173,16 @@ def main() -> int:
     ap.add_argument("files", nargs="+")
     ap.add_argument("--boards", default="28,100")
     ap.add_argument("--reps", type=int, default=150)
+    ap.add_argument("--from-board", type=int, default=0, help="only boards numbered from N")
+    ap.add_argument("--to-board", type=int, default=10**9, help="only boards numbered below N")
     args = ap.parse_args()
     honest: dict[int, list[list[Row]]] = defaultdict(list)
     peek: dict[int, list[list[Row]]] = defaultdict(list)
     for name in args.files:
         for line in Path(name).read_text().splitlines():
             r = json.loads(line)
+            if not args.from_board <= r["board"] < args.to_board:
+                continue
             (peek if r["peeking"] else honest)[r["skill"]].append([_row(t) for t in r["tests"]])
     rows = [row for pool in (honest, peek) for sides in pool.values() for s in sides for row in s]
     names = [n for n, s in STATISTICS.items() if all(s[0] in row for row in rows)]
