@@ -80,8 +80,9 @@ SEEN_DRAWS = 3
 """The services here also run the seen-hand test (FAIRPLAY_ANALYSIS_SEEN_DRAWS), cheaply."""
 
 
-def offline_analysis(client: Any, tid: str, folder: Path) -> dict[str, Any]:
-    """What `fairplay analyse` gives on the event's certificate bundle."""
+def offline_analysis(client: Any, tid: str, folder: Path, seen_draws: int = 0) -> dict[str, Any]:
+    """What `fairplay analyse` gives on the event's certificate bundle (with the service's
+    ``--seen-draws``)."""
     bundle = client.call_when_ready("GET", f"/v1/tournaments/{tid}/certificate/bundle")
     path = folder / "saved-bundle.json"
     path.write_text(json.dumps(bundle))
@@ -91,7 +92,7 @@ def offline_analysis(client: Any, tid: str, folder: Path) -> dict[str, Any]:
     from_card = os.environ["FAIRPLAY_ANALYSIS_FROM_CARD"]
     audit_main(
         ["analyse", str(path), "--format", "json", "-o", str(out), "-j", "1"]
-        + ["--from-card", from_card, "--seen-draws", str(SEEN_DRAWS)]
+        + ["--from-card", from_card, "--seen-draws", str(seen_draws)]
     )
     doc: dict[str, Any] = json.loads(out.read_text())
     return doc
@@ -192,7 +193,7 @@ def test_then_200_with_what_fairplay_analyse_gives_on_the_bundle(
     assert stored is not None and stored[1] == HANDS
     assert released(conn, tid)
     # deterministic: the stored document is what anyone computes from the bundle
-    offline = offline_analysis(client, tid, tmp_path)
+    offline = offline_analysis(client, tid, tmp_path, SEEN_DRAWS)
     assert json.loads(stored[0]) == offline
     assert {k: v for k, v in doc.items() if k != "tournament"} == offline
     records = client.call("GET", f"/v1/tournaments/{tid}/records")["records"]
