@@ -63,11 +63,11 @@ class Analyses:
         self.db = db
         self.now = now
         self._load = load
+        """An event's row (:func:`api.tournament.event_rows.read`)."""
         self.from_card = from_card
         """The first card judged (the command's ``--from-card``; the rest its defaults)."""
         self.seen_draws = seen_draws
         """The seen-hand test's deals (the command's ``--seen-draws``; 0: not run)."""
-        """An event's row (:func:`api.tournament.event_rows.read`)."""
         # one analysis at a time in a process: each keeps a core busy
         self.builds = Builds(
             db,

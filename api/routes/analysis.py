@@ -144,7 +144,7 @@ def _judged(from_card: int, seen_draws: int) -> dict[str, str]:
     options = "" if from_card == FROM_CARD else f" --from-card {from_card}"
     if seen_draws:
         options += f" --seen-draws {seen_draws}"
-    return {"from_card": ordinal(from_card), "from_card_option": options}
+    return {"from_card": ordinal(from_card), "command_options": options}
 
 
 @bp.get("/tournaments/<tid>/analysis")

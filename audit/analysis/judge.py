@@ -321,21 +321,8 @@ def _judge(
         favourite = move in totals and totals[move] == top_total
         cost_view = given / settings.samples
         if settings.seen_draws:
-            view_favs = {m for m, t in totals.items() if t == top_total}
             seen = tuple(
-                _seen(
-                    pos,
-                    seat,
-                    other,
-                    move,
-                    voids,
-                    settings,
-                    seen_rng,
-                    sign,
-                    totals,
-                    view_favs,
-                    best_in,
-                )  # fmt: skip
+                _seen(pos, seat, other, move, voids, settings, seen_rng, sign, totals, best_in)
                 for other in (seat.left, seat.partner.left)
             )
     if index == 0:
@@ -369,7 +356,6 @@ def _seen(
     rng: random.Random,
     sign: int,
     view_totals: dict[Move, int],
-    view_favs: set[Move],
     best_in: dict[Move, int],
 ) -> tuple[bool, bool, float, float]:
     """What the player would play seeing ``other``'s hand (:attr:`Decision.seen`)."""
@@ -383,6 +369,7 @@ def _seen(
     favs = [m for m, t in totals.items() if t == top]
     # the seen favourite the view likes best, when the seen draws tie
     fav = max(favs, key=lambda m: view_totals[m])
-    gap = (max(view_totals.values()) - view_totals[fav]) / settings.samples
+    view_top = max(view_totals.values())
+    gap = (view_top - view_totals[fav]) / settings.samples
     deals = settings.samples + 1
-    return (move in favs, fav in view_favs, best_in[fav] / deals, round(gap, 4))
+    return (move in favs, view_totals[fav] == view_top, best_in[fav] / deals, round(gap, 4))

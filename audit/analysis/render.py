@@ -42,6 +42,7 @@ def _p(value: float) -> str:
 
 
 def _pair_rows(doc: dict[str, Any]) -> list[list[str]]:
+    seen = _seen(doc)
     rows = []
     for p in doc["pairs"]:
         row = [
@@ -52,7 +53,7 @@ def _pair_rows(doc: dict[str, Any]) -> list[list[str]]:
             _pct(p["opening_leads"]),
             f"{p['found']} / {p['expected']:.1f} of {p['hidden_decisions']}",
         ]
-        if _seen(doc):
+        if seen:
             row.append(
                 ", ".join(
                     f"{p['seen'][side]['played']} / {p['seen'][side]['expected']:.1f}"

@@ -105,7 +105,8 @@ def _pair_test(cards: list[_Card], field: list[_Card], rates: dict[str, float]) 
     (every other pair of the event) and, beside it, the exact tail against the view
     alone (which the history's information makes conservative, docs/analysis.md)."""
     own = _choices(cards, rates)
-    curve = fit(_choices(field, rates))
+    field_choices = _choices(field, rates)
+    curve = fit(field_choices)
     z, p_value, expected = pair_test(own, curve)
     probs = [c[0] for c in own]
     found = sum(c[1] for c in own)
@@ -118,7 +119,7 @@ def _pair_test(cards: list[_Card], field: list[_Card], rates: dict[str, float]) 
         "p_view_only": poisson_binomial_tail(probs, found),
         "field_curve": {
             "coef": [round(x, 4) for x in curve.coef],
-            "decisions": len(_choices(field, rates)),
+            "decisions": len(field_choices),
         },
     }
     if any(c.d.seen for c in field):
