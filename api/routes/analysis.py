@@ -73,7 +73,8 @@ ANALYSIS: Schema = {
                     "seen": {
                         "type": "object",
                         "description": "with the seen-hand test (settings.seen_draws): left "
-                        "and right, each decisions, played, expected, z, p_value",
+                        "and right, each decisions, played, expected and z (null when the field is too "
+                        "small for a curve), p_value",
                     },
                     "errors": _RATE,
                     "opening_leads": _RATE,

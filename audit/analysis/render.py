@@ -54,15 +54,16 @@ def _pair_rows(doc: dict[str, Any]) -> list[list[str]]:
             f"{p['found']} / {p['expected']:.1f} of {p['hidden_decisions']}",
         ]
         if seen:
-            row.append(
-                ", ".join(
-                    f"{p['seen'][side]['played']} / {p['seen'][side]['expected']:.1f}"
-                    for side in ("left", "right")
-                )
-            )
+            row.append(_seen_cell(p["seen"]["left"], p["seen"]["right"]))
         row += [_p(p["p_value"]), _p(p["p_adjusted"]), "FLAGGED" if p["flagged"] else "no"]
         rows.append(row)
     return rows
+
+
+def _seen_cell(left: dict[str, Any], right: dict[str, Any]) -> str:
+    if left["expected"] is None or right["expected"] is None:  # no field curve
+        return f"{left['played']}, {right['played']} (too few field decisions to test)"
+    return f"{left['played']} / {left['expected']:.1f}, {right['played']} / {right['expected']:.1f}"
 
 
 def _seen(doc: dict[str, Any]) -> bool:
@@ -86,7 +87,7 @@ PAIR_HEAD = [
     "Holm-adjusted",
     "Flagged",
 ]
-SEEN_HEAD = "What a player who saw the left / right hand would play: played / expected"
+SEEN_HEAD = "Seen-hand card, left, right: played / expected"
 PLAYER_HEAD = ["Player", "Boards", "Error rate (95% CI)", "Field", "Opening leads best"]
 
 

@@ -135,8 +135,9 @@ def _pair_test(cards: list[_Card], field: list[_Card], rates: dict[str, float]) 
             doc["seen"][name] = {
                 "decisions": len(mine),
                 "played": sum(c[0] for c in mine),
-                "expected": round(sexp, 3),
-                "z": round(sz, 3),
+                # no curve below MIN_FIELD field decisions: nothing expected, no test
+                "expected": None if seen_curve is None else round(sexp, 3),
+                "z": None if seen_curve is None else round(sz, 3),
                 "p_value": sp,
             }
             smallest = min(smallest, sp)

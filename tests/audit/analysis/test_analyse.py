@@ -130,6 +130,9 @@ def test_the_seen_hand_test_is_run_when_asked(tmp_path: Path) -> None:
         left, right = p["seen"]["left"], p["seen"]["right"]
         assert left["decisions"] == right["decisions"] == p["hidden_decisions"]
         assert 0 <= left["played"] <= left["decisions"]
+        for test in (left, right):  # no curve of too small a field: no test, said so
+            assert (test["expected"] is None) is (test["z"] is None)
+            assert test["expected"] is not None or test["p_value"] == 1.0
         smallest = min(p["p_found"], left["p_value"], right["p_value"])
         assert p["p_value"] == pytest.approx(min(1.0, 3 * smallest))
     plain = tmp_path / "b.json"
