@@ -87,6 +87,37 @@ def test_the_long_search(fuzz_app: Any) -> None:
     fuzz(fuzz_app, LONG_EXAMPLES, text_factor=TEXT_FACTOR)
 
 
+def test_the_administrator_token_is_probed_not_flagged(fuzz_app: Any) -> None:
+    """A valid event created with the administrator's token passes ignored_auth, which sends
+    it again without a token and with a wrong one: the fuzz test gives the token as its own,
+    so the check probes instead of flagging a 201 (it once did, taking the token for a
+    generated one), and the probes reach the service and are refused."""
+    seen: list[tuple[str, int]] = []
+    inner = fuzz_app.wsgi_app
+
+    def recording(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: Any, *rest: Any) -> Any:
+            seen.append((environ.get("HTTP_AUTHORIZATION", ""), int(status.split()[0])))
+            return start_response(status, headers, *rest)
+
+        return inner(environ, start)
+
+    fuzz_app.wsgi_app = recording
+    try:
+        schema = schemathesis.openapi.from_wsgi("/v1/openapi.json", fuzz_app)
+        operation = schema["/v1/tournaments"]["POST"]
+        admin = {"Authorization": f"Bearer {ADMIN}"}
+        body = {"format": "pairs-duplicate", "tables": 2, "rounds": 1, "boards_per_round": 2}
+        case = operation.Case(body=body, headers=admin)
+        response = case.call_and_validate(headers=admin, checks=[schemathesis.checks.ignored_auth])
+    finally:
+        fuzz_app.wsgi_app = inner
+    assert response.status_code == 201
+    probes = [(token, status) for token, status in seen if token != admin["Authorization"]]
+    assert ("", 401) in probes
+    assert any(token and status == 403 for token, status in probes), probes
+
+
 def postgresql(app: Any) -> bool:
     return bool(app.extensions["fairplay"].config.database_url)
 
@@ -118,6 +149,10 @@ def fuzz(fuzz_app: Any, examples: int, text_factor: int, part: int | None = None
             database=None,
         )
         def check(case: Any) -> None:
-            case.call_and_validate(excluded_checks=EXCLUDED)
+            # Given here too, the token counts as the caller's own: schemathesis then probes
+            # the operation without it and with a wrong one (ignored_auth). Given only in
+            # the strategy, it counts as generated, and a 201 is flagged as accepting
+            # invalid authentication.
+            case.call_and_validate(headers=admin, excluded_checks=EXCLUDED)  # noqa: B023 (run below)
 
         check()
