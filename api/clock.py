@@ -8,7 +8,8 @@ hand's row when the hand opens (``api_hands.clock``), with the seats' time used 
 seat's clock runs while the hand waits for its call or card: each action charges the seat
 that acted with the time since the hand last moved (``since``), in the same row write as
 the action, so the clock survives a restart and is the same on every host (it is the rows', never one
-process's memory).
+process's memory). While a claim waits, the clocks of the adversaries still to answer run
+instead (:func:`claim_moved`).
 
 The service's timer is :class:`api.clock_runner.ClockRunner`: one thread per process,
 acting only while its process holds the lease ``clock`` (``api_leases``: one holder
@@ -36,6 +37,7 @@ __all__ = [
     "CLOCK",
     "apply_event",
     "charge",
+    "claim_moved",
     "control_of",
     "public_clock",
     "start",
@@ -141,9 +143,49 @@ def charge(hand: rows.HandRow, seat: Seat, now: float) -> None:
     hand.clock["since"] = now
 
 
+def claim_moved(
+    hand: rows.HandRow,
+    seat: Seat,
+    kind: str,
+    to_act: Seat | None,
+    waiting: list[str] | None,
+    now: float,
+) -> None:
+    """The clock after a ``claim`` or a ``claim_answer`` by ``seat`` at ``now`` (``waiting``:
+    the adversaries the claim still waits for, ``None`` once it is settled). While a claim
+    waits, the seat to act's clock stops (it is charged up to the claim) and the clocks of
+    the adversaries still to answer run, each from the claim; an answer charges its seat
+    with the time since the claim; a claim settled (refused, or accepted by both) starts
+    the seat to act's clock again."""
+    if not hand.clock or "since" not in hand.clock:
+        return
+    pending = hand.clock.get("claim")
+    if kind == "claim" and waiting is not None:
+        if to_act is not None:
+            charge(hand, to_act, now)
+        hand.clock["claim"] = {"since": now, "waiting": list(waiting)}
+        return
+    if kind != "claim_answer" or pending is None:
+        return
+    used = hand.clock.setdefault("used", {})
+    spent = max(0.0, now - float(pending["since"]))
+    used[seat.name] = int(used.get(seat.name, 0)) + round(1000 * spent)
+    if waiting is None:
+        del hand.clock["claim"]
+        hand.clock["since"] = now
+    else:
+        pending["waiting"] = [s for s in pending["waiting"] if s != seat.name]
+
+
 def used_ms(hand: rows.HandRow, seat: Seat, to_act: Seat | None, now: float) -> int:
-    """The time ``seat`` has used on the hand at ``now`` (its clock running if it is to act)."""
+    """The time ``seat`` has used on the hand at ``now`` (its clock running if it is to act,
+    or, while a claim waits, if it is to answer the claim)."""
     used = int(hand.clock.get("used", {}).get(seat.name, 0))
+    claim = hand.clock.get("claim")
+    if claim is not None:
+        if seat.name in claim["waiting"]:
+            used += round(1000 * max(0.0, now - float(claim["since"])))
+        return used
     if seat == to_act and "since" in hand.clock:
         used += round(1000 * max(0.0, now - _since(hand)))
     return used
@@ -159,17 +201,21 @@ def apply_event(clock: dict[str, Any], kind: str, body: Mapping[str, Any]) -> No
 
 def public_clock(hand: rows.HandRow, to_act: Seat | None, now: float) -> dict[str, Any] | None:
     """What a table shows of the clock (``None`` at a table without one): the limit and
-    warning, each seat's time remaining at ``now`` (ms), the seat whose clock runs, the
-    seats warned and those the house plays."""
+    warning, each seat's time remaining at ``now`` (ms), the seat whose clock runs (none
+    while a claim waits), the seats whose clocks run while a claim waits for their answer
+    (``answering``), the seats warned and those the house plays."""
     if not hand.clock:
         return None
     limit = int(hand.clock["limit_ms"])
-    running = to_act if hand.phase in ("calling", "playing") else None
+    live = hand.phase in ("calling", "playing")
+    claim = hand.clock.get("claim") if live else None
+    running = to_act if live and claim is None else None
     return {
         "limit_ms": limit,
         "warning_ms": int(hand.clock["warning_ms"]),
         "remaining_ms": {s.name: limit - used_ms(hand, s, running, now) for s in Seat},
         "running": None if running is None else running.name,
+        "answering": [] if claim is None else list(claim["waiting"]),
         "warned": list(hand.clock.get("warned", [])),
         "expired": list(hand.clock.get("expired", [])),
         "house": {s: list(c) for s, c in hand.clock.get("house", {}).items()},

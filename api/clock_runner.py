@@ -148,18 +148,21 @@ class ClockRunner:
             expired = hand.clock.get("expired", [])
             claim = snap.public.get("claim")
             if claim is not None:
-                # A claim waits for its adversaries: the house answers for an expired seat
-                # by the house bots' rule; nobody's clock is judged meanwhile.
-                answering = [
-                    s for s in Seat if s.name in claim["waiting_for"] and s.name in expired
-                ]
-                if not answering:
-                    return taken
-                shown = {**claim, "cards": snap.held[Seat.parse(claim["claimer"])]}
-                accept = answer_from_view(snap.public, shown)
-                room.house_act(hand, answering[0], "claim_answer", {"accept": accept})
-                taken += 1
-                continue
+                # A claim waits for its adversaries, and their clocks run (api/clock.py):
+                # the house answers for an expired seat by the house bots' rule.
+                waiting = [s for s in Seat if s.name in claim["waiting_for"]]
+                answering = [s for s in waiting if s.name in expired]
+                if answering:
+                    shown = {**claim, "cards": snap.held[Seat.parse(claim["claimer"])]}
+                    accept = answer_from_view(snap.public, shown)
+                    room.house_act(hand, answering[0], "claim_answer", {"accept": accept})
+                    taken += 1
+                    continue
+                now = room.config.clock()
+                if any(self._judge_time(hand, s, now) for s in waiting):
+                    taken += 1
+                    continue
+                return taken
             seat = snap.to_act
             if seat is None:
                 return taken
@@ -173,17 +176,23 @@ class ClockRunner:
                 room.house_act(hand, seat, kind, body)
                 taken += 1
                 continue
-            used = used_ms(hand, seat, seat, now)
-            limit = int(hand.clock["limit_ms"])
-            if limit - used <= int(hand.clock["warning_ms"]) and seat.name not in hand.clock.get(
-                "warned", []
-            ):
-                room.clock_event(hand, "clock_warning", seat, used)
-                taken += 1
-                continue
-            if used >= limit:
-                room.clock_event(hand, "clock_expired", seat, used)
+            if self._judge_time(hand, seat, now):
                 taken += 1
                 continue
             return taken
         return taken
+
+    def _judge_time(self, hand: rows.HandRow, seat: Seat, now: float) -> bool:
+        """Log ``seat``'s warning or expiry if its time calls for one (its clock running);
+        whether one was logged."""
+        used = used_ms(hand, seat, seat, now)
+        limit = int(hand.clock["limit_ms"])
+        if limit - used <= int(hand.clock["warning_ms"]) and seat.name not in hand.clock.get(
+            "warned", []
+        ):
+            self.room.clock_event(hand, "clock_warning", seat, used)
+            return True
+        if used >= limit:
+            self.room.clock_event(hand, "clock_expired", seat, used)
+            return True
+        return False

@@ -8,7 +8,6 @@ The record (which holds the deal) is refused (403) until the hand is over.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, url_for
@@ -213,7 +212,10 @@ def hand_json(table: rows.Table, hand: rows.HandRow, state: Snapshot | None) -> 
         "started_at": hand.started_at,
         "finished_at": hand.finished_at,
         "links": links,
-        "clock": public_clock(hand, None if state is None else state.to_act, time.time()),
+        # the service's clock, the one its clock runner judges by
+        "clock": public_clock(
+            hand, None if state is None else state.to_act, services().config.clock()
+        ),
     }
     if "board" in c:  # a duplicate event's board: its number, dealt without a ceremony
         out["board"] = int(c["board"])

@@ -7,17 +7,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from api.client import Identity
 from audit.auditor import audit_document
 from audit.tournament.signed import derive_record
 from tests.js.test_js import ROOT, node
 
 from .conftest import Running
-from .helpers import Table, error_of, open_table
+from .helpers import SEATS, Table, error_of, open_table
 
 
 def _to_playing(t: Table) -> None:
@@ -223,3 +226,72 @@ def test_a_claim_refused_at_an_events_table_is_a_finding_for_the_director(
     records = c.call("GET", f"/v1/tournaments/{bots.tid}/records")["records"]
     hands = [h for r in records for h in r["hands"]]
     assert hands and all(len(h["tricks"]) == 13 and "claim" not in h for h in hands)
+
+
+def _events(service: Running, t: Table) -> list[tuple[str, str, str]]:
+    """The hand's logged events: (type, actor's seat or "server", the seat named in the body)."""
+    seat_of = {p.id: s for s, p in t.players.items()}
+    out = []
+    for item in service.app.extensions["fairplay"].hand_log.hand_events(t.id, 1):
+        ev = item["event"]
+        actor = seat_of.get(ev["actor"], "server")
+        out.append((ev["type"], actor, str(ev["body"].get("seat", ""))))
+    return out
+
+
+def _until(check: Callable[[], bool], seconds: float = 10.0) -> None:
+    end = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < end, "the clock's runner did not act in time"
+        time.sleep(0.05)
+
+
+def test_a_claim_stops_the_clock_to_act_and_runs_the_answerers_clocks(
+    make_service: Callable[..., Running],
+) -> None:
+    """While a claim waits, the seat to act's clock stops (the claim cannot spend a seat's
+    time) and the clocks of the adversaries who are to answer run (nobody can hold the
+    table by not answering): a refusal starts the seat to act's clock again where it
+    stopped; an adversary silent past the limit is expired and the house answers for him."""
+    now = [time.time()]
+    service = make_service(clock=lambda: now[0], clock_tick=0.05)
+    c = service.client()
+    players = {s: Identity.generate(f"clocked-claim-{s}") for s in SEATS}
+    for s, ident in players.items():
+        c.register(ident, f"clocked-claim-{s}")
+    seats = {s: i.id for s, i in players.items()}
+    made = c.call("POST", "/v1/tables", {"seats": seats, "clock": {"seconds": 60}}, c.admin())
+    t = Table(c, service.origin, made["id"], players)
+    _to_playing(t)
+    _play_tricks(t, 4)
+    leader = _claimer(t)
+    now[0] += 5  # the leader thinks five seconds, then claims
+    t.act(leader, "claim", {"tricks": 9})
+    first, second = t.hand()["play"]["claim"]["waiting_for"]
+    now[0] += 20  # the adversaries take twenty seconds to answer
+    clock = t.hand()["clock"]
+    assert clock["running"] is None and sorted(clock["answering"]) == sorted([first, second])
+    assert clock["remaining_ms"][leader] == 55_000  # stopped at the claim
+    assert clock["remaining_ms"][first] == clock["remaining_ms"][second] == 40_000
+    t.act(first, "claim_answer", {"accept": False})
+    clock = t.hand()["clock"]
+    assert clock["running"] == leader and clock["answering"] == []
+    assert clock["remaining_ms"][leader] == 55_000  # runs again from where it stopped
+    assert clock["remaining_ms"][first] == 40_000  # charged for its answer
+    assert clock["remaining_ms"][second] == 60_000  # never had to answer
+    time.sleep(0.3)  # several looks of the runner: nobody is warned
+    assert not [e for e in _events(service, t) if e[0].startswith("clock_")]
+
+    # A claim nobody answers: both adversaries' clocks run out and the house answers.
+    _play_tricks(t, 5)
+    leader = _claimer(t)
+    left = t.hand()["clock"]["remaining_ms"][leader]
+    t.act(leader, "claim", {"tricks": 8})
+    silent = set(t.hand()["play"]["claim"]["waiting_for"])
+    now[0] += 61
+    _until(lambda: t.hand()["play"]["claim"] is None)
+    events = _events(service, t)
+    expired = [e[2] for e in events if e[0] == "clock_expired"]
+    answered = [e[2] for e in events if e[0] == "claim_answer" and e[1] == "server"]
+    assert answered and set(answered) <= set(expired) <= silent
+    assert t.hand()["clock"]["remaining_ms"][leader] == left  # not spent by the claim

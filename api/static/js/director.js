@@ -62,7 +62,7 @@ export function clockText(clock) {
   };
   return ["N", "E", "S", "W"].map((seat) => {
     if (clock.expired.includes(seat)) return `${seat} house`;
-    const mark = clock.running === seat ? "▸" : "";
+    const mark = clock.running === seat || (clock.answering ?? []).includes(seat) ? "▸" : "";
     return `${mark}${seat} ${mmss(clock.remaining_ms[seat])}${clock.warned.includes(seat) ? "!" : ""}`;
   }).join(" · ");
 }

@@ -431,9 +431,15 @@ export class TableView {
     return chip;
   }
 
+  /* The seat's clock runs: it is to act, or a claim waits for its answer. */
+  clockRuns(seat) {
+    const c = this.hand.clock;
+    return c.running === seat || (c.answering ?? []).includes(seat);
+  }
+
   clockLeft(seat) {
     const c = this.hand.clock;
-    const running = c.running === seat ? performance.now() - this.clockAt : 0;
+    const running = this.clockRuns(seat) ? performance.now() - this.clockAt : 0;
     return Math.max(0, c.remaining_ms[seat] - running);
   }
 
@@ -443,7 +449,7 @@ export class TableView {
     const left = Math.ceil(this.clockLeft(seat) / 1000);
     const text = house ? "house" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
     const warned = !house && (c.warned.includes(seat) || this.clockLeft(seat) <= c.warning_ms);
-    chip.className = `clock${c.running === seat ? " running" : ""}${warned ? " warned" : ""}${house ? " house" : ""}`;
+    chip.className = `clock${this.clockRuns(seat) ? " running" : ""}${warned ? " warned" : ""}${house ? " house" : ""}`;
     chip.textContent = text;
     chip.setAttribute("aria-label", house ? `${seat}: out of time, played by the house` : `${seat}: ${left} seconds left for the board`);
   }
