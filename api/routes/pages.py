@@ -65,9 +65,12 @@ def page(template: str, **context: Any) -> Response:
 def index() -> Response:
     conn = services().db.connection()
     private = services().tournaments.private_players
-    # A duplicate tournament's tables (and their reports) are its players' own until the
-    # event ends: never listed to a stranger. Newest first.
-    tables = [t for t in rows.list_tables(conn, 200, "") if private(conn, t.id) is None]
+    # An event's tables are listed on its own pages (/tournaments), not here: a duplicate
+    # event's are its players' own until it ends, and one of many tables would push the
+    # ordinary tables off this list once it is over. Newest first.
+    tables = rows.list_tables(conn, 200, "")
+    in_events = services().tournaments.event_tables(conn, [t.id for t in tables])
+    tables = [t for t in tables if t.id not in in_events]
     # nor a private table of people (joined by its invitation link)
     unlisted = private_tables(conn, [t.id for t in tables])
     tables = [t for t in tables if t.id not in unlisted]

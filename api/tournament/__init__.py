@@ -137,6 +137,10 @@ class Tournaments:
     def private_tables(self, conn: Connection, ids: list[str]) -> set[str]:
         return event_rows.private_tables(conn, ids)
 
+    def event_tables(self, conn: Connection, ids: list[str]) -> set[str]:
+        """Those of ``ids`` that are an event's tables, whether the event is over or not."""
+        return event_rows.event_tables(conn, ids)
+
     # ------------------------------------------------------------------ the director
 
     # Each takes ``by``: the director's signed request the ruling answers (its event's

@@ -246,6 +246,18 @@ def private_tables(conn: Connection, ids: list[str]) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
+def event_tables(conn: Connection, ids: list[str]) -> set[str]:
+    """Those of ``ids`` that are an event's tables (its own or over)."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return set()
+    marks = ", ".join("?" * len(wanted))
+    rows = conn.all(
+        f"SELECT table_id FROM api_tournament_tables WHERE table_id IN ({marks})", wanted
+    )
+    return {str(r[0]) for r in rows}
+
+
 def publish_tables(conn: Connection, tid: str) -> None:
     """The event is over: its tables' hands are readable by anyone."""
     conn.execute("UPDATE api_tournament_tables SET private = 0 WHERE tournament_id = ?", (tid,))

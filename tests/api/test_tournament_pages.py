@@ -179,6 +179,14 @@ def test_a_finished_event_shows_sheets_cards_and_the_certificate_link(
     assert status == 200 and 'id="hidden"' not in card
     assert card.count("/ 2</td>") == 6  # six boards, each out of a top of 2
     assert f"{num(winner['score'])} MP" in card
+    # its tables are on its own pages, not among the ordinary tables of the home page
+    doc = site["running"].client().call("GET", f"/v1/tournaments/{tid}")
+    ids = {t["id"] for r in doc["rounds_played"] for t in r["tables"]}
+    assert len(ids) == 9
+    status, home = get(site, "/")
+    assert status == 200 and not [i for i in ids if f'href="/tables/{i}"' in home]
+    status, table = get(site, f"/tables/{sorted(ids)[0]}")
+    assert status == 200  # over: anyone reads it
 
 
 def test_missing_things_are_404_pages_not_errors(site: dict[str, Any]) -> None:
