@@ -5,7 +5,9 @@ Judging an event's cards takes about a second a hand on one core: minutes for a 
 event, too long for a request. So it is built off the request path (:class:`Builds`,
 kind ``analysis``) as the certificate's bundle is: when the event ends (or on the first
 request for it), by one worker of one host at a time, taken over when its builder dies,
-its progress (hands judged of the hands to judge) written to its claim as it goes. The
+its progress (hands judged of the hands to judge) written to its claim as it goes, each
+hand judged kept (``api_analysis_hands``) until the document is stored, so that a build
+taken over goes on from the hands its builder had judged. The
 document (``cayenne-analysis/1``) is stored (``api_analyses``) as
 :func:`audit.analysis.report.analyse` gives it with the default settings: the same
 document as ``fairplay analyse`` gives on the event's certificate bundle, since it reads
@@ -15,7 +17,10 @@ Until it is stored the routes answer 202 with the build's progress and ``Retry-A
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -23,24 +28,55 @@ from api import faults
 from api.builds import Builds, Claim, Progress
 from api.database import Connection, Database
 from api.tournament.documents import finished_records
-from audit.analysis.judge import HandPlay
+from audit.analysis.judge import Decision, HandPlay
 from audit.analysis.report import Judged
 from audit.errors import WrongPhaseError
 
-__all__ = ["RETRY_AFTER", "Analyses"]
+__all__ = ["RETRY_AFTER", "Analyses", "hand_digest"]
+
+log = logging.getLogger(__name__)
 
 RETRY_AFTER = 2
 """The ``Retry-After`` of an analysis being built (seconds)."""
 
 
+def hand_digest(hand: HandPlay) -> str:
+    """What a hand judged earlier must match to be taken as judged: its board, contract,
+    leader, players and every card played."""
+    text = json.dumps(
+        [
+            hand.board,
+            str(hand.contract),
+            hand.leader.name,
+            list(hand.players),
+            [[card, high] for card, high in hand.moves],
+        ]
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+Earlier = dict[str, tuple[str, str]]
+"""The hands a build judged before it was cut short: source -> (digest, decisions JSON)."""
+
+
 def _counted(
     progress: Progress,
+    earlier: Earlier,
+    keep: Callable[[HandPlay, str, tuple[Decision, ...]], None],
 ) -> Callable[[Callable[[HandPlay], Judged], Sequence[HandPlay]], Iterator[Judged]]:
-    """A ``map`` over the hands that tells ``progress`` after each hand judged."""
+    """A ``map`` over the hands that takes a hand judged earlier as it was (``earlier``),
+    judges the others and ``keep``s each, and tells ``progress`` after each hand."""
 
     def run(judge: Callable[[HandPlay], Judged], hands: Sequence[HandPlay]) -> Iterator[Judged]:
         for done, hand in enumerate(hands, 1):
-            judged = judge(hand)
+            digest = hand_digest(hand)
+            kept = earlier.get(hand.source)
+            if kept is not None and kept[0] == digest:
+                cards = tuple(Decision.from_json(d) for d in json.loads(kept[1]))
+                judged = Judged(hand, cards)
+            else:
+                judged = judge(hand)
+                keep(hand, digest, judged.cards)
             progress(done, len(hands))
             faults.at("analysis_hand")  # the tests' crash (or hold) in the middle of a build
             yield judged
@@ -119,12 +155,35 @@ class Analyses:
         doc = self._load(conn, tid)
         records = [(t, h, json.loads(text)) for t, h, text in finished_records(conn, doc)]
         hands, skipped = event_hands(tid, records)
+        settings = Settings(from_card=self.from_card, seen_draws=self.seen_draws)
+        key = json.dumps(dataclasses.asdict(settings), sort_keys=True)
+        # The hands a build cut short judged with these settings (its host died): taken
+        # as they were, so a build taken over goes on where the other stopped.
+        earlier: Earlier = {
+            str(source): (str(digest), str(decisions))
+            for source, digest, decisions in conn.all(
+                "SELECT source, digest, decisions FROM api_analysis_hands "
+                "WHERE tournament_id = ? AND settings = ?",
+                (tid, key),
+            )
+        }
+        if earlier:
+            log.warning(
+                "analysis of %s: %d hands judged before, taken as judged", tid, len(earlier)
+            )
+
+        def keep(hand: HandPlay, digest: str, cards: tuple[Decision, ...]) -> None:
+            self.db.connection().execute(
+                "INSERT INTO api_analysis_hands "
+                "(tournament_id, source, settings, digest, decisions) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (tournament_id, source) DO UPDATE SET settings = excluded.settings, "
+                "digest = excluded.digest, decisions = excluded.decisions",
+                (tid, hand.source, key, digest, json.dumps([d.to_json() for d in cards])),
+            )
+
         progress(0, len(hands))
         document = analyse(
-            hands,
-            Settings(from_card=self.from_card, seen_draws=self.seen_draws),
-            skipped=skipped,
-            mapper=_counted(progress),
+            hands, settings, skipped=skipped, mapper=_counted(progress, earlier, keep)
         )
         self.db.connection().execute(
             "INSERT INTO api_analyses (tournament_id, document, hands, created_at) "
@@ -135,4 +194,7 @@ class Analyses:
                 len(hands),
                 self.now(),
             ),
+        )
+        self.db.connection().execute(
+            "DELETE FROM api_analysis_hands WHERE tournament_id = ?", (tid,)
         )

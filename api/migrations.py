@@ -310,6 +310,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE api_seatings ADD COLUMN clock TEXT",
         ),
     ),
+    Migration.portable(
+        14,
+        "the hands an analysis being built has judged",
+        (
+            # api/analysis.py: each hand judged while an event's analysis is built (its
+            # decisions as JSON, with the settings they were judged with and a digest of
+            # the hand's play), so that a build taken over after its host died goes on
+            # from there; deleted once the document is stored.
+            """CREATE TABLE api_analysis_hands (
+                tournament_id TEXT NOT NULL REFERENCES api_tournaments(id),
+                source TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                digest TEXT NOT NULL,
+                decisions TEXT NOT NULL,
+                PRIMARY KEY (tournament_id, source))""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

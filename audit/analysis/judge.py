@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from audit.analysis.solver import Position, move_text, solve_position
 from audit.rules.cards import SUIT_OF, Card, Mask, Seat, cards_of
@@ -124,6 +125,40 @@ class Decision:
     def choice(self) -> bool:
         """Whether the player had a choice that mattered double dummy."""
         return self.options > 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as JSON (:meth:`from_json` gives it back equal, floats exact): the
+        service keeps each hand judged while an analysis is built (api/analysis.py)."""
+        return {
+            "index": self.index,
+            "seat": self.seat.name,
+            "role": self.role,
+            "move": self.move,
+            "cost": self.cost,
+            "best": list(self.best),
+            "options": self.options,
+            "p_view": self.p_view,
+            "favourite": self.favourite,
+            "cost_view": self.cost_view,
+            "seen": [list(s) for s in self.seen],
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Decision:
+        return cls(
+            index=int(doc["index"]),
+            seat=Seat.parse(doc["seat"]),
+            role=str(doc["role"]),
+            move=str(doc["move"]),
+            cost=int(doc["cost"]),
+            best=tuple(str(m) for m in doc["best"]),
+            options=int(doc["options"]),
+            p_view=doc["p_view"],
+            favourite=doc["favourite"],
+            cost_view=doc["cost_view"],
+            # as loaded: JSON keeps an int an int and a float a float, as the document does
+            seen=tuple((a, b, c, d) for a, b, c, d in doc["seen"]),
+        )
 
     @property
     def hidden(self) -> bool:

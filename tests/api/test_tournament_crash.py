@@ -296,10 +296,11 @@ def test_an_analysis_build_killed_mid_way_is_finished_by_the_next_host(
     database: str, tmp_path: Path
 ) -> None:
     """The host that logs the end of an event starts analysing it and dies after the
-    first hand (``analysis_hand``): its claim is left with its progress (1 of at least 2 hands) and
-    nothing stored. The next host finds the claim's process gone, takes the build over
-    (202 with its progress meanwhile) and stores the document, which is what
-    ``fairplay analyse`` gives on the event's bundle."""
+    first hand (``analysis_hand``): its claim is left with its progress (1 of at least 2 hands),
+    the hand it judged kept and no document stored. The next host finds the claim's
+    process gone, takes the build over from the hand judged (202 with its progress
+    meanwhile) and stores the document, which is what ``fairplay analyse`` gives on the
+    event's bundle; the hands kept are then deleted."""
     from api.database import Database
     from tests.api.test_analysis import answer_when, offline_analysis, released
 
@@ -321,6 +322,8 @@ def test_an_analysis_build_killed_mid_way_is_finished_by_the_next_host(
         done, total = row
         assert done == 1 < total  # killed mid-way, its progress written
         assert conn.one("SELECT 1 FROM api_analyses WHERE tournament_id = ?", (tid,)) is None
+        kept = "SELECT COUNT(*) FROM api_analysis_hands WHERE tournament_id = ?"
+        assert conn.one(kept, (tid,)) == (1,)  # the hand it judged
 
         host = Host(database, data).wait_ready()
         hosts.append(host)
@@ -335,6 +338,9 @@ def test_an_analysis_build_killed_mid_way_is_finished_by_the_next_host(
         assert {k: v for k, v in doc.items() if k != "tournament"} == offline_analysis(
             client, tid, tmp_path
         )
+        assert conn.one(kept, (tid,)) == (0,)
+        said = host.log.read_text(errors="replace")
+        assert f"analysis of {tid}: 1 hands judged before, taken as judged" in said
         conn.close()
     finally:
         for h in hosts:

@@ -117,6 +117,23 @@ def test_what_a_player_who_saw_an_opponents_hand_would_play() -> None:
                 assert hit or gap == 0  # a tie of favourites: both are the view's best
 
 
+def test_a_decision_comes_back_from_json_equal_and_renders_the_same() -> None:
+    """The service keeps each hand judged as JSON while a build runs (api/analysis.py):
+    read back, the decisions are equal and the document built from them is the same."""
+    hands, _ = hands_of([("w", read_json_file(WORKED))])
+    settings = Settings(from_card=32, samples=7, seen_draws=3)
+    judged = [Judged(h, tuple(decisions(h, settings))) for h in hands]
+    assert any(d.seen and d.cost_view is not None for j in judged for d in j.cards)
+    back = [
+        Judged(j.hand, tuple(Decision.from_json(d) for d in json.loads(text)))
+        for j in judged
+        for text in [json.dumps([d.to_json() for d in j.cards])]
+    ]
+    assert back == judged
+    first = json.dumps(gather(judged, settings, alpha=0.001))
+    assert json.dumps(gather(back, settings, alpha=0.001)) == first
+
+
 def test_the_seen_hand_test_is_run_when_asked(tmp_path: Path) -> None:
     """``--seen-draws``: every pair also gets the two seen-hand tests, and its p-value is
     the smallest of its three tests' times three (Bonferroni); the settings say so."""
