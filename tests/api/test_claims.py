@@ -295,3 +295,15 @@ def test_a_claim_stops_the_clock_to_act_and_runs_the_answerers_clocks(
     answered = [e[2] for e in events if e[0] == "claim_answer" and e[1] == "server"]
     assert answered and set(answered) <= set(expired) <= silent
     assert t.hand()["clock"]["remaining_ms"][leader] == left  # not spent by the claim
+    # played out (the house plays the expired seats), the signed chain gives the record
+    while (h := t.hand())["phase"] != "over":
+        if h["waiting_for"]:
+            seat = h["waiting_for"][0]
+            t.act(seat, "play", {"card": t.cards(seat)["legal_plays"][0]})
+        else:
+            time.sleep(0.05)
+    record = t.client.call("GET", f"/v1/tables/{t.id}/hands/1/record")
+    events = [
+        e["event"] for e in t.client.call("GET", f"/v1/tables/{t.id}/hands/1/events")["events"]
+    ]
+    assert derive_record(events, name=record["event"], start=record["start"]) == record
