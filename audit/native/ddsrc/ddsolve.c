@@ -599,6 +599,17 @@ static int search(State *s, int t, uint64_t *rel) {
         key = tt_key(lens, meta);
         aligned(code, nsuit, &ca, &cb);
         if (key->meta) {
+            /* the lead to try first: the one that decided the search of a position this
+             * one's entry stands for; failing that, of the position of the same lengths
+             * searched last (the suits' lengths say much of which lead works) */
+            int matched = 0;
+            if (key->chunk) {
+                const Chunk *newest = &chunks[key->chunk];
+                if (newest->n) {
+                    pref_suit = newest->e[newest->n - 1].best_suit;
+                    pref_rel = newest->e[newest->n - 1].best_rel;
+                }
+            }
             for (uint32_t ci = key->chunk; ci; ci = chunks[ci].next) {
                 Chunk *ch = &chunks[ci];
                 for (uint32_t j = ch->n; j-- > 0;) {
@@ -606,7 +617,11 @@ static int search(State *s, int t, uint64_t *rel) {
                     if (!entry_matches(e, ca, cb)) continue;
                     if (e->lb >= t) { *rel = top_cards(s, e->k); return 1; }
                     if (e->ub < t) { *rel = top_cards(s, e->k); return 0; }
-                    if (pref_suit < 0) { pref_suit = e->best_suit; pref_rel = e->best_rel; }
+                    if (!matched && e->best_suit >= 0) {
+                        matched = 1;
+                        pref_suit = e->best_suit;
+                        pref_rel = e->best_rel;
+                    }
                 }
             }
         }
