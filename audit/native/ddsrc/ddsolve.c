@@ -516,9 +516,15 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                 int score;
                 if (!s->nullo) {
                     score = trump_score(s, &w, seat, suit, r);
-                    if (s->ncur == 0 && suit == pref_suit &&
-                        __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
-                        score = 1000;
+                    /* the hinted lead first; the hinted suit's other cards a little ahead
+                     * (the hint may come from another holding of the same lengths, where
+                     * the card of that rank is someone else's) */
+                    if (s->ncur == 0 && suit == pref_suit) {
+                        if (__builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
+                            score = 1000;
+                        else
+                            score += 20;
+                    }
                 } else if (s->ncur == 0) {
                     score = 0;
                     if (suit == pref_suit &&
