@@ -279,3 +279,23 @@ def test_a_full_table_whose_opening_failed_is_opened_by_its_next_reader(
     assert c.call("GET", f"/v1/people-tables/{t}")["status"] == "open"
     assert c.call("GET", f"/v1/tables/{t}")["seats"]["N"] == ann.id
     assert c.hand(t, 1)["phase"] == "committing"
+
+
+def test_a_tables_heading_reads_table_and_its_name_never_table_table(service: Running) -> None:
+    """The API's default name is "table": the pages' heading then says "Table" and the id,
+    not "Table table"; a table with a name of its own shows it (the waiting room and the
+    table page alike, and table.js / waiting.js keep it so when they redraw)."""
+    c = service.client()
+    ann = people(c, "ann")[0]
+    plain = write(c, ann, "/v1/people-tables", {"public": True, "seat": "N"})
+    named = write(c, ann, "/v1/people-tables", {"name": "Friday four", "public": True})
+    heading = '<h2>Table <span id="table-name">{}</span>'
+    for t, shown in ((plain, ""), (named, "Friday four")):
+        status, _, page = c.raw("GET", f"/play/{t['id']}", headers={"Accept": "text/html"})
+        assert status == 200 and heading.format(shown) in page.decode(), page.decode()[:600]
+    # an administrator's table without a name: its page (/tables/) and its players' page
+    seats = {s: i.id for s, i in zip("NESW", people(c, "n1", "e1", "s1", "w1"), strict=True)}
+    made = c.create_table(seats)
+    for path in (f"/tables/{made['id']}", f"/play/{made['id']}"):
+        status, _, page = c.raw("GET", path, headers={"Accept": "text/html"})
+        assert status == 200 and heading.format("") in page.decode(), path

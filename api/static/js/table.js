@@ -13,6 +13,7 @@ import { seatCommitment } from "./shuffle.js";
 import { HandPause, LastTrickPanel, TurnCue, explanationOf } from "./cardroom.js";
 import { ClaimPanel } from "./claims.js";
 import { ChatPanel } from "./chat.js";
+import { shownTableName } from "./people.js";
 
 export const SEATS = ["N", "E", "S", "W"];
 const SUITS = ["S", "H", "D", "C"];
@@ -181,7 +182,7 @@ export class TableView {
   onTable(msg) {
     this.table = msg.table;
     this.names = msg.names;
-    $("table-name").textContent = msg.table.name;
+    $("table-name").textContent = shownTableName(msg.table.name);
   }
 
   onState(msg) {

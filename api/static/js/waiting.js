@@ -5,7 +5,7 @@
 // opens and the page reloads as the table itself (table.js).
 
 import { signedStreamUrl } from "./keys.js";
-import { clockText, request, rulesText, SEATS } from "./people.js";
+import { clockText, request, rulesText, SEATS, shownTableName } from "./people.js";
 
 const $ = (id) => document.getElementById(id);
 const SEAT_NAME = { N: "North", E: "East", S: "South", W: "West" };
@@ -110,7 +110,7 @@ export class WaitingView {
   render() {
     const t = this.seating;
     const mine = this.mySeat();
-    $("table-name").textContent = t.name;
+    $("table-name").textContent = shownTableName(t.name);
     $("rules").textContent = `Rules: ${rulesText(t.ruleset)}; ${clockText(t.clock)}. ${t.public ? "Public: listed in the lobby." : "Private: joined by the invitation link."}`;
     const open = t.open_seats.length;
     $("waiting-count").textContent =
