@@ -234,28 +234,26 @@ def private_players_table(conn: Connection, table_id: str) -> bool:
     return row is not None and bool(int(row[0]))
 
 
-def private_tables(conn: Connection, ids: list[str]) -> set[str]:
+def _event_tables_among(conn: Connection, ids: list[str], private_only: bool) -> set[str]:
     wanted = sorted(set(ids))
     if not wanted:
         return set()
     marks = ", ".join("?" * len(wanted))
+    only = "private = 1 AND " if private_only else ""
     rows = conn.all(
-        f"SELECT table_id FROM api_tournament_tables WHERE private = 1 AND table_id IN ({marks})",
-        wanted,
+        f"SELECT table_id FROM api_tournament_tables WHERE {only}table_id IN ({marks})", wanted
     )
     return {str(r[0]) for r in rows}
+
+
+def private_tables(conn: Connection, ids: list[str]) -> set[str]:
+    """Those of ``ids`` that are a duplicate event's tables whose event is not over."""
+    return _event_tables_among(conn, ids, private_only=True)
 
 
 def event_tables(conn: Connection, ids: list[str]) -> set[str]:
     """Those of ``ids`` that are an event's tables (its own or over)."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return set()
-    marks = ", ".join("?" * len(wanted))
-    rows = conn.all(
-        f"SELECT table_id FROM api_tournament_tables WHERE table_id IN ({marks})", wanted
-    )
-    return {str(r[0]) for r in rows}
+    return _event_tables_among(conn, ids, private_only=False)
 
 
 def publish_tables(conn: Connection, tid: str) -> None:
