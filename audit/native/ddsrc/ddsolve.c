@@ -526,10 +526,13 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                             score += 20;
                     }
                 } else if (s->ncur == 0) {
-                    score = 0;
-                    if (suit == pref_suit &&
-                        __builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
-                        score = 1000;
+                    score = 0; /* nullo: the hinted lead, then the hinted suit, as above */
+                    if (suit == pref_suit) {
+                        if (__builtin_popcountll((present >> (suit * 13) & SUIT13) >> (r + 1)) == pref_rel)
+                            score = 1000;
+                        else
+                            score = 20;
+                    }
                 } else {
                     int beats;
                     if (suit == s->win_suit) beats = v > s->win_val;
