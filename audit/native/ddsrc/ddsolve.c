@@ -114,6 +114,20 @@ static inline Key *tt_key(uint64_t lens, uint32_t meta) {
 static long nodes = 0;
 
 
+/* Nullo: the lead that decided the last search of a position whose leader and his
+ * partner had the same suit lengths (a hashed slot, the suit + 1 and its relative rank;
+ * 0: none), for a position of lengths the table has never seen. (In trump and grand it
+ * helped some hands and hurt others.) */
+static int8_t side_hint[1 << 16][2];
+static inline uint32_t side_hint_slot(uint64_t lens, uint32_t meta, int leader) {
+    uint64_t mine = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        uint64_t L = lens >> ((3 - suit) * 16); /* describe(): suit-major, N E S W nibbles */
+        mine = mine << 8 | ((L >> ((3 - leader) * 4)) & 15) << 4 | ((L >> ((3 - (leader ^ 2)) * 4)) & 15);
+    }
+    uint64_t x = (mine ^ ((uint64_t)meta << 40)) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 48);
+}
 static uint32_t hist[52]; /* cutoffs each card caused this call (history heuristic) */
 /* The search runs without the GIL (a service's requests go on while its analysis is
  * built in a thread), one call at a time: the tables above are shared. */
@@ -607,6 +621,11 @@ static int search(State *s, int t, uint64_t *rel) {
         describe(s, code, nsuit, &lens, &meta);
         key = tt_key(lens, meta);
         aligned(code, nsuit, &ca, &cb);
+        if (!key->meta && s->nullo) {
+            uint32_t slot = side_hint_slot(lens, meta, s->leader);
+            pref_suit = side_hint[slot][0] - 1;
+            pref_rel = side_hint[slot][1];
+        }
         if (key->meta) {
             /* the lead to try first: the one that decided the search of a position this
              * one's entry stands for; failing that, of the position of the same lengths
@@ -749,6 +768,11 @@ static int search(State *s, int t, uint64_t *rel) {
             uint64_t sall = all >> (suit * 13) & SUIT13;
             e->best_suit = (int8_t)suit;
             e->best_rel = (int8_t)__builtin_popcountll(sall >> (c % 13 + 1));
+            if (s->nullo) {
+                uint32_t slot = side_hint_slot(lens, meta, s->leader);
+                side_hint[slot][0] = (int8_t)(suit + 1);
+                side_hint[slot][1] = e->best_rel;
+            }
         }
         if (result) { if (e->lb < t) e->lb = (int8_t)t; }
         else { if (e->ub > t - 1) e->ub = (int8_t)(t - 1); }
