@@ -32,7 +32,7 @@ from audit.analysis.judge import Decision, HandPlay
 from audit.analysis.report import Judged
 from audit.errors import WrongPhaseError
 
-__all__ = ["RETRY_AFTER", "Analyses", "hand_digest"]
+__all__ = ["RETRY_AFTER", "Analyses"]
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ RETRY_AFTER = 2
 """The ``Retry-After`` of an analysis being built (seconds)."""
 
 
-def hand_digest(hand: HandPlay) -> str:
+def _hand_digest(hand: HandPlay) -> str:
     """What a hand judged earlier must match to be taken as judged: its board, contract,
     leader, players and every card played."""
     text = json.dumps(
@@ -69,7 +69,7 @@ def _counted(
 
     def run(judge: Callable[[HandPlay], Judged], hands: Sequence[HandPlay]) -> Iterator[Judged]:
         for done, hand in enumerate(hands, 1):
-            digest = hand_digest(hand)
+            digest = _hand_digest(hand)
             kept = earlier.get(hand.source)
             if kept is not None and kept[0] == digest:
                 cards = tuple(Decision.from_json(d) for d in json.loads(kept[1]))

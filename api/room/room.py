@@ -256,11 +256,7 @@ class Room:
                 clock.start(hand, self.config.clock())  # dealt: the first seat's time runs
             if kind in ("claim", "claim_answer") and state is not None:
                 pending = state.pending_claim
-                waiting = (
-                    None
-                    if pending is None
-                    else [s.name for s in pending.adversaries if s not in pending.accepted]
-                )
+                waiting = None if pending is None else pending.waiting_for
                 clock.claim_moved(hand, seat, kind, state.to_act, waiting, self.config.clock())
             finished = (
                 self._finish(table, hand, state) if state is not None and state.is_over else None

@@ -124,13 +124,18 @@ class PendingClaim:
     def adversaries(self) -> tuple[Seat, Seat]:
         return self.claimer.left, self.claimer.left.partner
 
+    @property
+    def waiting_for(self) -> list[str]:
+        """The adversaries who have not answered yet, by name."""
+        return [s.name for s in self.adversaries if s not in self.accepted]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "claimer": self.claimer.name,
             "tricks": self.tricks,
             "left": self.left,
             "accepted": [s.name for s in self.accepted],
-            "waiting_for": [s.name for s in self.adversaries if s not in self.accepted],
+            "waiting_for": self.waiting_for,
         }
 
 
