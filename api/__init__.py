@@ -38,6 +38,9 @@ def create_app(config: Mapping[str, Any] | Config | None = None) -> Flask:
     """The application for ``config`` (defaults, then ``FAIRPLAY_*`` variables, then it)."""
     cfg = load_config(config)
     app = Flask(__name__, static_folder=None)
+    # A table's own name, "" for the API's default ("table"): "Table table" reads badly
+    # (api/static/js/people.js shownTableName does the same in the pages' redraws).
+    app.jinja_env.filters["own_name"] = lambda name: "" if str(name).lower() == "table" else name
     # The pages import the hand diagram and trick table macros the audit report uses.
     app.jinja_loader = jinja2.ChoiceLoader(
         [jinja2.FileSystemLoader(app.root_path + "/templates"), template_loader()]
