@@ -201,7 +201,9 @@ static uint64_t top_cards(const State *s, const uint8_t k[4]) {
     return out;
 }
 
-/* The leader's run of top cards in one suit: cards that win when led. */
+/* The leader's run of top cards in one suit: cards that win when led. Once the run has
+ * outlasted every other hand's cards of the suit, his remaining cards of it win too (the
+ * lengths are the key's, so only the run's cards decide). */
 static int top_run(const State *s, int seat, int suit, uint64_t *rel) {
     uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
     uint64_t mine = s->h[seat] >> (suit * 13) & SUIT13;
@@ -212,22 +214,31 @@ static int top_run(const State *s, int seat, int suit, uint64_t *rel) {
         *rel |= 1ull << (suit * 13 + r);
         n++;
     }
+    if (n) {
+        int others = 0;
+        for (int d = 1; d <= 3; d++) {
+            int len = __builtin_popcountll(s->h[(seat + d) & 3] >> (suit * 13) & SUIT13);
+            if (len > others) others = len;
+        }
+        if (n >= others) n = __builtin_popcountll(mine);
+    }
     return n;
 }
 
-/* Tricks `seat` takes on lead by running his top cards: trumps first, then each side suit
- * for as long as every adversary who still holds a trump must follow to it (so no
- * adversary's holding in another suit changes while a suit is run). */
+/* Tricks `seat` takes on lead by running his top cards: trumps first (each round draws a
+ * trump from every adversary who has one), then each side suit for as long as every
+ * adversary who still holds a trump must follow to it (so no adversary's holding in
+ * another suit changes while a suit is run). */
 static int run_tricks(const State *s, int seat, uint64_t *rel) {
-    int q = 0;
-    if (s->trump >= 0) q += top_run(s, seat, s->trump, rel);
+    int q = 0, drawn = 0;
+    if (s->trump >= 0) q = drawn = top_run(s, seat, s->trump, rel);
     for (int suit = 0; suit < 4; suit++) {
         if (suit == s->trump) continue;
         int k = top_run(s, seat, suit, rel);
         if (s->trump >= 0) {
             for (int o = 1; o <= 3; o += 2) {
                 uint64_t oh = s->h[(seat + o) & 3];
-                if (!(oh >> (s->trump * 13) & SUIT13)) continue;
+                if (__builtin_popcountll(oh >> (s->trump * 13) & SUIT13) <= drawn) continue;
                 int len = __builtin_popcountll(oh >> (suit * 13) & SUIT13);
                 if (len < k) k = len;
             }
@@ -312,7 +323,7 @@ static int side_tricks(const State *s, uint64_t *rel) {
 static int quick_tricks(const State *s, uint64_t *rel) {
     int seat = s->leader, P = seat ^ 2;
     uint64_t r0 = 0;
-    int q = run_tricks(s, seat, &r0);
+    int q = run_tricks(s, seat, &r0), entry = -1;
     uint64_t best_rel = r0;
     for (int suit = 0; suit < 4; suit++) {
         if (!(s->h[seat] >> (suit * 13) & SUIT13)) continue;
@@ -327,13 +338,31 @@ static int quick_tricks(const State *s, uint64_t *rel) {
             }
         if (ruffable) continue;
         uint64_t r1 = 0;
+        entry = suit * 13 + top;
         int qp = run_tricks(s, P, &r1);
-        if (qp > q) { q = qp; best_rel = r1 | 1ull << (suit * 13 + top); }
+        if (qp > q) { q = qp; best_rel = r1 | 1ull << entry; }
         break; /* the partner's run does not depend on which entry */
     }
     uint64_t r2 = 0;
     int q2 = side_tricks(s, &r2);
     if (q2 > q) { q = q2; best_rel = r2; }
+    if (s->trump >= 0 && !((s->h[seat ^ 1] | s->h[seat ^ 3]) >> (s->trump * 13) & SUIT13)) {
+        /* the adversaries have no trumps: every trump of a hand wins a trick of its own, and
+         * the other hand's ruff of a suit it lacks is one more (the longer hand leads that
+         * suit, or the shorter one leads it after an entry to the longer) */
+        int sh = s->trump * 13;
+        int a = __builtin_popcountll(s->h[seat] >> sh & SUIT13), b = __builtin_popcountll(s->h[P] >> sh & SUIT13);
+        if (a && b) {
+            uint64_t lsuits = 0, psuits = 0;
+            for (int x = 0; x < 4; x++) {
+                if (x == s->trump) continue;
+                if (s->h[seat] >> (x * 13) & SUIT13) lsuits |= 1u << x;
+                if (s->h[P] >> (x * 13) & SUIT13) psuits |= 1u << x;
+            }
+            if (a >= b && (lsuits & ~psuits) && a + 1 > q) { q = a + 1; best_rel = 0; }
+            else if (a < b && entry >= 0 && (psuits & ~lsuits) && b + 1 > q) { q = b + 1; best_rel = 1ull << entry; }
+        }
+    }
     *rel |= best_rel;
     return q;
 }
@@ -394,6 +423,34 @@ static void trick_bounds(const State *s, int *lo, uint64_t *rlo, int *hi, uint64
     int q = quick_tricks(s, &r);
     if ((s->leader & 1) == s->counted) { *lo = q; *rlo = r; }
     else { *hi = s->remaining - q; *rhi = r; }
+    if (s->trump < 0 || !((s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (s->trump * 13) & SUIT13)) {
+        /* no trumps: a side that takes every trick leads every one, and never a suit whose
+         * top card an adversary holds; each trick in a suit it tops takes a card of that
+         * suit from each of its hands that has one. So if its longer hands in the suits it
+         * tops hold fewer cards than there are tricks, the adversaries take one (DDS's
+         * later tricks in no trump). */
+        int L = s->leader, sum = 0;
+        uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3], tops = 0;
+        for (int suit = 0; suit < 4; suit++) {
+            uint64_t m = all >> (suit * 13) & SUIT13;
+            if (!m) continue;
+            int top = 63 - __builtin_clzll(m);
+            int owner = 0;
+            while (!(s->h[owner] >> (suit * 13 + top) & 1)) owner++;
+            if ((owner & 1) == (L & 1)) {
+                int a = __builtin_popcountll(s->h[L] >> (suit * 13) & SUIT13);
+                int b = __builtin_popcountll(s->h[L ^ 2] >> (suit * 13) & SUIT13);
+                sum += a > b ? a : b;
+            } else if (m != (s->h[owner] >> (suit * 13) & SUIT13)) {
+                tops |= 1ull << (suit * 13 + top);
+            }
+        }
+        if (sum < s->remaining) {
+            if ((L & 1) == s->counted) {
+                if (s->remaining - 1 < *hi) { *hi = s->remaining - 1; *rhi = tops; }
+            } else if (*lo < 1) { *lo = 1; *rlo = tops; }
+        }
+    }
     if (s->trump >= 0) {
         r = 0;
         int a = sure_trumps(s, s->counted, &r);
@@ -424,6 +481,15 @@ static inline int can_beat(const State *s, const View *w, int y, int suit, int v
     if (w->len[y][s->led]) return suit == s->led && w->hi[y][s->led] > v;
     if (s->trump < 0 || !w->len[y][s->trump]) return 0;
     return suit != s->trump || w->hi[y][s->trump] > v;
+}
+
+/* What a lead costs to search, DDS's estimate: each card an adversary may play to it is a
+ * subtree of its own, and a void adversary may play any card he holds. Leads that leave
+ * the adversaries few choices come first. */
+static inline int lead_tree(const State *s, int seat, int suit) {
+    int cl = __builtin_popcountll(s->h[(seat + 1) & 3] >> (suit * 13) & SUIT13);
+    int cr = __builtin_popcountll(s->h[(seat + 3) & 3] >> (suit * 13) & SUIT13);
+    return 12 * ((cl ? cl : s->remaining) + (cr ? cr : s->remaining));
 }
 
 /* The guess of a move's worth in a trump or grand contract, after DDS's heuristics: the
@@ -459,7 +525,7 @@ static int trump_score(const State *s, const View *w, int seat, int suit, int r)
             }
         }
         if (ruffed) score -= 60;
-        return score;
+        return score - lead_tree(s, seat, suit);
     }
     int v = r;
     int beats = suit == s->win_suit ? v > s->win_val : suit == s->trump;
@@ -547,6 +613,7 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                         else
                             score = 20;
                     }
+                    score -= lead_tree(s, seat, suit);
                 } else {
                     int beats;
                     if (suit == s->win_suit) beats = v > s->win_val;
