@@ -29,8 +29,9 @@
  * card caused in this call (history). In a nullo an ace in the suit led (or led) is two
  * moves, low (below the deuce) and declared high (above the king), and is never
  * collapsed with its neighbours. Where a move was searched without a cutoff, a later card
- * of its suit below every card that decided the moves searched so far is not searched: it
- * does what the searched card did (DDS skips such cards the same way).
+ * of its suit below every card that decided that move's search (and below the move
+ * itself) is not searched: it does what the searched card did (DDS skips such cards
+ * too, against every card that decided the moves searched so far).
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Population counts are the search's commonest operation: use the instruction (every
@@ -756,17 +757,11 @@ static int search(State *s, int t, uint64_t *rel) {
     int result = is_max ? 0 : 1;
     int decided = 0;
     uint64_t acc = 0;
-    int tried[4] = {-1, -1, -1, -1}; /* the lowest card searched (and not cut off) in each suit */
+    int below[4] = {0, 0, 0, 0}; /* per suit: cards under this one do what a searched card did */
     for (int i = 0; i < n; i++) {
         int suit = mv[i].card / 13;
         int ace = s->nullo && mv[i].card % 13 == 12;
-        if (!ace && tried[suit] >= 0) {
-            /* a card below every card that decided the moves searched so far, where a card
-             * of its suit below them too was searched: it does what that card did */
-            uint64_t sr = acc >> (suit * 13) & SUIT13;
-            int rmin = sr ? suit * 13 + __builtin_ctzll(sr) : 52;
-            if (tried[suit] < rmin && mv[i].card < rmin) continue;
-        }
+        if (!ace && mv[i].card < below[suit]) continue;
         State save = *s;
         int w = play(s, mv[i].card, mv[i].high);
         uint64_t crel;
@@ -784,7 +779,13 @@ static int search(State *s, int t, uint64_t *rel) {
          * discarded would have done the same at any rank below the cards that decided */
         if (mv[i].low != mv[i].card && (crel >> mv[i].card & 1)) crel |= 1ull << mv[i].low;
         acc |= crel;
-        if (!ace && (tried[suit] < 0 || mv[i].card < tried[suit])) tried[suit] = mv[i].card;
+        if (!ace) {
+            /* a card of this suit below every card that decided this move's search (this
+             * one included) would do what this one did */
+            uint64_t sr = crel >> (suit * 13) & SUIT13;
+            int rmin = suit * 13 + (sr ? __builtin_ctzll(sr) : 13);
+            if (mv[i].card < rmin && rmin > below[suit]) below[suit] = rmin;
+        }
     }
     *rel = acc;
     if (at_boundary) {
