@@ -72,7 +72,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--leads",
         action="store_true",
-        help="also judge opening leads (a whole-deal search each: a tenth of a second to seconds)",
+        help="also judge opening leads (a whole-deal search each: a tenth of a second to seconds,"
+        " and one to a few minutes in a nullo)",
     )
     p.add_argument(
         "--samples",
