@@ -16,9 +16,12 @@ fetched from ``URL/v1/log/key`` at first contact and pinned in the state.
 Exit status: 0 when a ``--once`` step succeeded (or on interrupt), 1 on a split view: the
 witness refuses, prints the reason and writes the evidence (both signed checkpoints and
 the proof served) to ``--evidence`` (default: beside the state file), 2 on a usage,
-key or (with ``--once``) network error. Without ``--once`` network errors and 503s (the
-log's database restarting) are printed and retried with backoff, from half a second up
-to once an interval.
+key or (with ``--once``) network error, and also, following or not, when the log refuses
+a request in a way that asking again will not change (an HTTP 4xx other than 408, 409,
+425 and 429: the log does not take this witness's key, say). Without ``--once`` network
+errors, 5xx (a 503: the log's database restarting) and those four are printed and retried
+with backoff, from half a second up to once an interval (a 409: a host behind the same
+address has not reached the checkpoint yet).
 """
 
 from __future__ import annotations
@@ -39,12 +42,22 @@ from audit.log.errors import LogError
 from audit.log.keys import generate_signer, load_signer, load_verifier, save_signer
 from audit.log.witness import SplitViewError, Witness
 
-__all__ = ["MAX_RESPONSE", "TIMEOUT", "HttpLog", "register", "run_witness"]
+__all__ = ["MAX_RESPONSE", "TIMEOUT", "HttpLog", "LogRefused", "register", "run_witness"]
 
 TIMEOUT = 15.0
 RETRY_FIRST = 0.5
 """Seconds before the first retry after a failed step (doubling up to ``--interval``)."""
 MAX_RESPONSE = 4 * 1024 * 1024
+RETRIED_4XX = frozenset({408, 409, 425, 429})
+"""The refusals that may pass: a timeout, a host that has not reached the checkpoint yet,
+too early, too many requests."""
+
+
+class LogRefused(LogError):
+    """The log refused a request, and asking again will not change its answer (an HTTP
+    4xx not in :data:`RETRIED_4XX`)."""
+
+    code = "LOG_REFUSED"
 
 
 class HttpLog:
@@ -84,7 +97,10 @@ class HttpLog:
                 detail = f"{err['code']}: {err['message']}"
             except (ValueError, KeyError, TypeError):
                 detail = detail.strip()[:200]
-            raise LogError(f"{req.method} {self.url}{path}: HTTP {exc.code} {detail}") from exc
+            refused = 400 <= exc.code < 500 and exc.code not in RETRIED_4XX
+            raise (LogRefused if refused else LogError)(
+                f"{req.method} {self.url}{path}: HTTP {exc.code} {detail}"
+            ) from exc
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise LogError(
@@ -153,6 +169,8 @@ def run_witness(args: argparse.Namespace) -> int:
             print(f"fairplay witness {name}: evidence written to {path}", file=sys.stderr)
             sys.stdout.write(text)
             return 1
+        except LogRefused:
+            raise  # asking again gets the same answer: exit 2 with it
         except LogError as exc:
             if args.once:
                 raise

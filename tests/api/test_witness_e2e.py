@@ -38,13 +38,13 @@ ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = "fairplay.test/split"
 
 
-def fairplay(*args: str) -> subprocess.CompletedProcess[str]:
+def fairplay(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "audit.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
 
 
@@ -199,6 +199,13 @@ def test_the_cosignature_route_refuses_what_it_cannot_verify(
     assert (status, err["code"]) == (403, "FORBIDDEN")
     # w2's cosignature: not a configured key
     assert w.once(2, svc.url).returncode == 2
+    # following, not once: the refusal ends the witness too, where a 503 or an unreachable
+    # log is asked again (test_db_outage_clients.py): asking again gets the same answer
+    key2 = str(tmp_path / "w2.key")
+    done = fairplay("witness", "--log", svc.url, "--key", key2, "--interval", "0.2", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "HTTP 403" in done.stderr and "configured witness" in done.stderr, done.stderr
+    assert "retrying" not in done.stderr, done.stderr
     # not a note, not UTF-8, not this log's signature
     assert post(svc.url, b"hello")[0] == 400
     assert post(svc.url, b"\xff\xfe")[0] == 400
