@@ -55,9 +55,9 @@ MAX_SHOWN = 100
 
 
 def enabled(room: Room, table_id: str) -> bool:
-    """Whether the table's chat is on: an ordinary table's always, an event's if it says."""
-    setting = room.owner.chat_setting(table_id)
-    return True if setting is None else setting
+    """Whether the table's chat is on: an ordinary table's unless its creator turned it
+    off, an event's if the event turned it on."""
+    return room.chat_on(table_id)
 
 
 def head(room: Room, table_id: str) -> int:
@@ -148,8 +148,8 @@ class TableChat:
             raise InvalidSignature(exc.message, details={"path": "event.signature"}) from None
         if not enabled(self.room, table_id):
             raise Forbidden(
-                "chat is off at this table (an event's tables have it only when the event "
-                "turned it on)",
+                "chat is off at this table (its creator turned it off, or it is an event's "
+                "table and the event did not turn it on)",
                 details={"table": table_id},
             )
         self._rate(actor)

@@ -327,6 +327,17 @@ MIGRATIONS: tuple[Migration, ...] = (
                 PRIMARY KEY (tournament_id, source))""",
         ),
     ),
+    Migration.portable(
+        15,
+        "whether an ordinary table has chat",
+        (
+            # api/chat.py: 0 when the table's creator turned chat off; NULL (or 1) for on, an
+            # ordinary table's default (an event's tables follow their event's setting). A
+            # table of people keeps it from its creation until the table opens.
+            "ALTER TABLE api_tables ADD COLUMN chat INTEGER",
+            "ALTER TABLE api_seatings ADD COLUMN chat INTEGER",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

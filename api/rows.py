@@ -149,6 +149,9 @@ class Table:
     clock: dict[str, int] | None = None
     """The table's own time control (api/clock.py: seconds, warning), ``None`` for none;
     an event's tables have none of their own (theirs is the event's)."""
+    chat: bool = True
+    """Whether the table has chat (api/chat.py), as its creator chose; an event's tables
+    follow their event's setting instead."""
 
     def seat_of(self, player_id: str) -> Seat | None:
         for seat, pid in self.seats.items():
@@ -166,11 +169,13 @@ class Table:
             "hands": self.hand_count,
             "created_at": self.created_at,
             "clock": self.clock,
+            "chat": self.chat,
         }
 
 
 _TABLE_COLS = (
-    "id, name, ruleset, seat_n, seat_e, seat_s, seat_w, first_dealer, hand_count, created_at, clock"
+    "id, name, ruleset, seat_n, seat_e, seat_s, seat_w, first_dealer, hand_count, created_at, "
+    "clock, chat"
 )
 
 
@@ -184,13 +189,14 @@ def _table(row: Row) -> Table:
         hand_count=int(row[8]),
         created_at=row[9],
         clock=None if row[10] is None else json.loads(row[10]),
+        chat=row[11] is None or bool(row[11]),
     )
 
 
 def insert_table(conn: Connection, table: Table, *, if_absent: bool = False) -> None:
     """Insert the table's row (``if_absent``: unless another request inserted it)."""
     conn.execute(
-        f"INSERT INTO api_tables ({_TABLE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        f"INSERT INTO api_tables ({_TABLE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         + (" ON CONFLICT DO NOTHING" if if_absent else ""),
         (
             table.id,
@@ -201,6 +207,7 @@ def insert_table(conn: Connection, table: Table, *, if_absent: bool = False) -> 
             table.hand_count,
             table.created_at,
             None if table.clock is None else json.dumps(table.clock),
+            None if table.chat else 0,
         ),
     )
 

@@ -67,6 +67,8 @@ class Seating:
     """Whether the four are seated and the table (its hand 1) is open."""
     clock: dict[str, int] | None = None
     """The table's time control (api/clock.py), given to the table when it opens."""
+    chat: bool = True
+    """Whether the table will have chat (api/chat.py), given to the table when it opens."""
 
     def status(self, now: float) -> str:
         """``"open"`` (playing), ``"expired"`` (never filled), or ``"waiting"``."""
@@ -88,7 +90,7 @@ class Seating:
 
 _COLS = (
     "table_id, name, ruleset, first_dealer, public, token, creator, "
-    "seat_n, seat_e, seat_s, seat_w, created_at, expires_at, opened, clock"
+    "seat_n, seat_e, seat_s, seat_w, created_at, expires_at, opened, clock, chat"
 )
 
 
@@ -106,12 +108,13 @@ def _seating(row: Row) -> Seating:
         expires_at=float(row[12]),
         opened=bool(row[13]),
         clock=None if row[14] is None else json.loads(row[14]),
+        chat=row[15] is None or bool(row[15]),
     )
 
 
 def insert_seating(conn: Connection, s: Seating) -> None:
     conn.execute(
-        f"INSERT INTO api_seatings ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO api_seatings ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             s.id,
             s.name,
@@ -125,6 +128,7 @@ def insert_seating(conn: Connection, s: Seating) -> None:
             s.expires_at,
             int(s.opened),
             None if s.clock is None else json.dumps(s.clock),
+            None if s.chat else 0,
         ),
     )
 

@@ -67,6 +67,8 @@ class Room:
         """Whether a table is a tournament's, per table."""
         self._controls: Bounded[str, tuple[dict[str, int] | None]] = Bounded(MAX_CACHED)
         """A table's time control (api/clock.py), per table."""
+        self._chats: Bounded[str, bool] = Bounded(MAX_CACHED)
+        """Whether a table has chat (api/chat.py), per table."""
         self.changes = Changes()
         """Woken after every logged action (server-sent event streams, house bots)."""
         # The steps the repairs and the tournaments reuse, as the parts define them.
@@ -95,10 +97,12 @@ class Room:
         first_dealer: Seat,
         table_id: str | None = None,
         clock: dict[str, int] | None = None,
+        chat: bool = True,
     ) -> rows.Table:
         """Open a table and its hand 1 (``table_id``: the id a table of people was given
         when it was created, api/seatings.py; else a new one) under the time control
-        ``clock`` (api/clock.py: copied into each of its hands' rows), or none."""
+        ``clock`` (api/clock.py: copied into each of its hands' rows), or none, with chat
+        or without (api/chat.py)."""
         conn = self.db.connection()
         ruleset_pattern(ruleset)
         if len(set(seats.values())) != 4:
@@ -119,6 +123,7 @@ class Room:
             hand_count=1,
             created_at=self.now(),
             clock=clock,
+            chat=chat,
         )
         hand = self.open_hand(table, 1, ZERO_SCORE, first_dealer, 0)
         self.hand_log.append(hand.pending)
@@ -143,6 +148,18 @@ class Room:
             known = (self.owner.time_control(table_id),)
             self._controls.put(table_id, known)
         return known[0]
+
+    def chat_on(self, table_id: str) -> bool:
+        """Whether a table has chat: an event's table as its event says, an ordinary one
+        as its creator chose (it never changes: cached per process)."""
+        known = self._chats.get(table_id)
+        if known is None:
+            setting = self.owner.chat_setting(table_id)
+            if setting is None:
+                setting = rows.get_table(self.db.connection(), table_id).chat
+            known = setting
+            self._chats.put(table_id, known)
+        return known
 
     # ------------------------------------------------------------------ submit
 

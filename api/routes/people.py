@@ -29,7 +29,7 @@ from api.ratelimit import Rate, take
 from api.routes import limit_arg, request_body, services
 from api.routes.play import house, slots
 from api.routes.players import check_name
-from api.routes.tables import TIME_CONTROL
+from api.routes.tables import CHAT, TIME_CONTROL
 from api.schemas import LIMIT, NAME, OBJ, SEAT, Schema, listing, param, spec
 from api.seatings import (
     EXPIRED,
@@ -69,7 +69,7 @@ _SEAT_FIELD: Schema = {**SEAT, "description": "one of N, E, S, W"}
 NEW_PEOPLE_TABLE: Schema = {
     "type": "object",
     "x-error": "the body must be an object {name?, seat?, public?, ruleset?, first_dealer?, "
-    "clock?}",
+    "clock?, chat?}",
     "additionalProperties": False,
     "properties": {
         "name": {**NAME, "default": "table"},
@@ -88,6 +88,7 @@ NEW_PEOPLE_TABLE: Schema = {
         },
         "first_dealer": {**_SEAT_FIELD, "default": "N"},
         "clock": CLOCK,
+        "chat": CHAT,
     },
 }
 JOIN: Schema = {
@@ -134,6 +135,7 @@ SEATING: Schema = {
         "created_at": {"type": "string"},
         "expires_at": {"type": "string"},
         "clock": TIME_CONTROL,
+        "chat": {"type": "boolean", "description": "whether the table will have chat"},
         "invitation": {"type": "string", "description": "to the table's seated players only"},
         "links": OBJ,
     },
@@ -183,6 +185,7 @@ def seating_json(conn: Connection, s: Seating, now: float, invitation: bool) -> 
         "created_at": s.created_at,
         "expires_at": rows.now_iso(s.expires_at),
         "clock": s.clock,
+        "chat": s.chat,
         "links": {
             "self": f"/v1/people-tables/{s.id}",
             "play": f"/play/{s.id}",
@@ -229,7 +232,13 @@ def _open_if_full(s: Seating) -> None:
         return
     try:
         srv.room.create_table(
-            fresh.name, seats, fresh.ruleset, fresh.first_dealer, s.id, clock=fresh.clock
+            fresh.name,
+            seats,
+            fresh.ruleset,
+            fresh.first_dealer,
+            s.id,
+            clock=fresh.clock,
+            chat=fresh.chat,
         )
     except BaseException:
         unmark_opened(conn, s.id)
@@ -282,6 +291,7 @@ def create_people_table() -> tuple[Response, int, dict[str, str]]:
         expires_at=now + srv.config.people_table_ttl,
         opened=False,
         clock=control,
+        chat=bool(body.get("chat", True)),
     )
     with conn.transaction():
         insert_seating(conn, seating)

@@ -17,6 +17,7 @@ from audit.rules.cards import Seat
 from audit.rules.ruleset import Ruleset
 
 __all__ = [
+    "CHAT",
     "NEW_TABLE",
     "TABLE",
     "TIME_CONTROL",
@@ -59,10 +60,17 @@ TABLE: Schema = {
         "current_hand": {"type": "integer"},
         "created_at": {"type": "string"},
         "clock": TIME_CONTROL,
+        "chat": {"type": "boolean", "description": "whether the table has chat"},
         "links": OBJ,
     },
 }
 _PLAYER_ID: Schema = {"type": "string", "description": "a player id"}
+CHAT: Schema = {
+    "type": "boolean",
+    "default": True,
+    "x-error": "chat: true or false",
+    "description": "whether the table has chat (its four players' messages to the table)",
+}
 NEW_TABLE: Schema = {
     "type": "object",
     "x-error": "the body must be an object {name, seats, ruleset}",
@@ -86,6 +94,7 @@ NEW_TABLE: Schema = {
         },
         "first_dealer": {**SEAT, "default": "N", "x-check": "seat"},
         "clock": CLOCK,
+        "chat": CHAT,
     },
 }
 
@@ -108,7 +117,8 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     ruleset = Ruleset.from_json(body.get("ruleset", {}), extensions=False).to_json()
     first_dealer = Seat.parse(body.get("first_dealer", "N"))
     control = control_of(body.get("clock"))
-    table = s.room.create_table(name, seats, ruleset, first_dealer, clock=control)
+    chat = body.get("chat", True)
+    table = s.room.create_table(name, seats, ruleset, first_dealer, clock=control, chat=chat)
     location = url_for("tables.get_table", table_id=table.id)
     return jsonify(table_json(table)), 201, {"Location": location}
 
@@ -117,6 +127,7 @@ def table_json(table: rows.Table) -> dict[str, Any]:
     out = table.to_json()
     if table.clock is None:  # an event's table: its event's time control, if any
         out["clock"] = services().room.time_control(table.id)
+    out["chat"] = services().room.chat_on(table.id)  # an event's table: as its event says
     out["current_hand"] = table.hand_count
     out["links"] = {
         "self": url_for("tables.get_table", table_id=table.id),

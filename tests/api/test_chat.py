@@ -1,9 +1,11 @@
 """A table's chat on the real server: messages signed by seated players, in the table's own
-chain of the log; on at an ordinary table, off at an event's unless it turned it on;
+chain of the log; on at an ordinary table unless its creator turned it off, off at an
+event's unless it turned it on;
 length- and rate-limited; to the whole table (never to one seat)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from api.client import Client, Identity
 from audit.log.events import make_event, sign_event
 
 from .conftest import Running, start_service, stop_service
-from .helpers import Table, error_of, open_table
+from .helpers import Table, error_of, open_table, signed_write
 
 
 @pytest.fixture(scope="module")
@@ -128,4 +130,44 @@ def test_an_events_tables_have_chat_only_when_it_is_turned_on(
         say(t.client, t.origin, t.id, t.players["N"], "hello table", **first)
         return
     exc = error_of(lambda: say(t.client, t.origin, t.id, t.players["N"], "hello", **first))
+    assert exc.status == 403 and "chat is off" in exc.message
+
+
+def test_a_tables_creator_may_turn_its_chat_off(
+    make_service: Callable[..., Running], backend: str
+) -> None:
+    """On SQLite and PostgreSQL: an operator's table and a table of people created with
+    ``"chat": false`` have none (the table says so, its chat reads as off, a message is
+    403); the default is on; a body that is not a boolean names the field."""
+    service = make_service(backend)
+    c = service.client()
+    ids = {}
+    for seat in "NESW":
+        ident = Identity.generate(f"quiet-{seat}")
+        c.register(ident, f"quiet-{seat}")
+        ids[seat] = ident
+    seats = {s: i.id for s, i in ids.items()}
+    quiet = c.call("POST", "/v1/tables", {"seats": seats, "chat": False}, c.admin())
+    assert quiet["chat"] is False
+    assert c.call("GET", f"/v1/tables/{quiet['id']}")["chat"] is False
+    assert c.call("GET", f"/v1/tables/{quiet['id']}/chat")["enabled"] is False
+    exc = error_of(lambda: say(c, service.origin, quiet["id"], ids["N"], "psst"))
+    assert exc.status == 403 and "chat is off" in exc.message
+    bad = error_of(lambda: c.call("POST", "/v1/tables", {"seats": seats, "chat": "no"}, c.admin()))
+    assert bad.status == 400 and bad.details["body"]["details"]["path"] == "chat"
+    chatty = c.call("POST", "/v1/tables", {"seats": seats}, c.admin())
+    assert chatty["chat"] is True
+    say(c, service.origin, chatty["id"], ids["N"], "hello")
+    # a table of people: the creator's choice is kept until the four are seated
+    body = {"name": "Silent", "seat": "N", "chat": False}
+    made = c.call(
+        "POST", "/v1/people-tables", body, signed_write(ids["N"], "/v1/people-tables", body)
+    )
+    assert made["chat"] is False
+    path = f"/v1/people-tables/{made['id']}/seats"
+    for seat in "ESW":
+        join = {"seat": seat, "invitation": made["invitation"]}
+        c.call("POST", path, join, signed_write(ids[seat], path, join))
+    assert c.call("GET", f"/v1/tables/{made['id']}")["chat"] is False
+    exc = error_of(lambda: say(c, service.origin, made["id"], ids["E"], "psst"))
     assert exc.status == 403 and "chat is off" in exc.message

@@ -279,11 +279,14 @@ def test_a_public_table_is_joined_from_the_lobby_and_my_tables_come_from_the_ser
     assert error.startswith("clock.seconds:"), error
     assert cat.find_element(By.ID, "nt-name-error").text == ""
     Select(cat.find_element(By.ID, "nt-clock")).select_by_value("120")  # 2 minutes a hand
+    assert cat.find_element(By.ID, "nt-chat").is_selected()  # chat: on unless unticked
+    cat.find_element(By.ID, "nt-chat").click()
     cat.find_element(By.ID, "create-table").click()
     wait_for(lambda: "/play/t-" in cat.current_url, 60, "cat's table")
     public = cat.current_url.split("/play/", 1)[1].split("#", 1)[0]
     clock = {"seconds": 120, "warning": 24}  # the warning: the service's default, a fifth
-    assert site.client().call("GET", f"/v1/people-tables/{public}")["clock"] == clock
+    made = site.client().call("GET", f"/v1/people-tables/{public}")
+    assert made["clock"] == clock and made["chat"] is False
     wait_for(lambda: waiting_for(cat) == "3", 60)
     bob.get(f"{site.url}/play")
     item = wait_for(lambda: found(bob, f'#lobby li[data-table="{public}"] a'), 60, "the lobby")[0]
@@ -315,4 +318,8 @@ def test_a_public_table_is_joined_from_the_lobby_and_my_tables_come_from_the_ser
             "the table",
         )  # type: ignore[misc]
     assert site.client().hand(public, 1)["hand"] == 1
-    assert site.client().call("GET", f"/v1/tables/{public}")["clock"] == clock
+    opened = site.client().call("GET", f"/v1/tables/{public}")
+    assert opened["clock"] == clock and opened["chat"] is False
+    wait_for(
+        lambda: any(e.is_displayed() for e in found(cat, "#chat-off")), 30, "chat is off"
+    )  # the table's chat panel says so

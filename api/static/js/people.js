@@ -69,7 +69,7 @@ function link(href, text) {
   return a;
 }
 
-const FIELDS = { name: "nt-name", seat: "nt-seat", public: "nt-public", ruleset: "nt-pattern", "ruleset.deal_pattern": "nt-pattern", "ruleset.seven_is": "nt-seven", "ruleset.default_penalty": "nt-penalty", clock: "nt-clock", "clock.seconds": "nt-clock", "clock.warning": "nt-clock" };
+const FIELDS = { name: "nt-name", seat: "nt-seat", public: "nt-public", ruleset: "nt-pattern", "ruleset.deal_pattern": "nt-pattern", "ruleset.seven_is": "nt-seven", "ruleset.default_penalty": "nt-penalty", clock: "nt-clock", "clock.seconds": "nt-clock", "clock.warning": "nt-clock", chat: "nt-chat" };
 
 /** The create form's error: next to its field, and in the summary at the top. */
 function showError(message, path) {
@@ -149,6 +149,7 @@ export class People {
     };
     const seconds = $("nt-clock").value;
     if (seconds) body.clock = { seconds: Number(seconds) }; // the warning: the service's default
+    if (!$("nt-chat").checked) body.chat = false;
     return body;
   }
 
