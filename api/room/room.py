@@ -149,14 +149,16 @@ class Room:
             self._controls.put(table_id, known)
         return known[0]
 
-    def chat_on(self, table_id: str) -> bool:
+    def chat_on(self, table_id: str, table: rows.Table | None = None) -> bool:
         """Whether a table has chat: an event's table as its event says, an ordinary one
-        as its creator chose (it never changes: cached per process)."""
+        as its creator chose (``table``: its row, when the caller has read it; it never
+        changes: cached per process)."""
         known = self._chats.get(table_id)
         if known is None:
             setting = self.owner.chat_setting(table_id)
             if setting is None:
-                setting = rows.get_table(self.db.connection(), table_id).chat
+                row = table if table is not None else rows.get_table(self.db.connection(), table_id)
+                setting = row.chat
             known = setting
             self._chats.put(table_id, known)
         return known

@@ -127,7 +127,7 @@ def table_json(table: rows.Table) -> dict[str, Any]:
     out = table.to_json()
     if table.clock is None:  # an event's table: its event's time control, if any
         out["clock"] = services().room.time_control(table.id)
-    out["chat"] = services().room.chat_on(table.id)  # an event's table: as its event says
+    out["chat"] = services().room.chat_on(table.id, table)  # an event's table: its event's
     out["current_hand"] = table.hand_count
     out["links"] = {
         "self": url_for("tables.get_table", table_id=table.id),
