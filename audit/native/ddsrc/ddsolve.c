@@ -20,13 +20,16 @@
  * contract), so the positions of one hand share it, and the values of the last call's
  * moves give the next position's value when it follows one of them. Bounds without
  * searching (trump and grand): the quick tricks of the leader's side (his run of top
- * cards, his partner's reached through an entry, or both hands' winners cashed suit by
- * suit) and the sure trump tricks of either side. Cards of one hand with no other card
- * between them are collapsed into one move; moves are ordered after DDS's heuristics
- * (cash the side's top cards, lead low to the partner's winner or ruff, avoid the
- * adversaries' ruffs; follow with the cheapest sure winner, low behind a partner who
- * wins; discard low from length), then by the table's best lead and the cutoffs each
- * card caused in this call (history). In a nullo an ace in the suit led (or led) is two
+ * cards and then his long cards, his partner's reached through an entry, both hands'
+ * winners cashed suit by suit, the trumps of the longer hand and a ruff when the
+ * adversaries have none), the sure trump tricks of either side, and with no trumps in
+ * play a trick lost by a side that would have to lead every trick. Cards of one hand
+ * with no other card between them are collapsed into one move; moves are ordered after
+ * DDS's heuristics (a lead that leaves the adversaries few cards to play; cash the
+ * side's top cards, lead low to the partner's winner or ruff, avoid the adversaries'
+ * ruffs; follow with the cheapest sure winner, low behind a partner who wins; discard
+ * low from length), then by the table's best lead and the cutoffs each card caused in
+ * this call (history). In a nullo an ace in the suit led (or led) is two
  * moves, low (below the deuce) and declared high (above the king), and is never
  * collapsed with its neighbours. Where a move was searched without a cutoff, a later card
  * of its suit below every card that decided that move's search (and below the move
