@@ -20,6 +20,7 @@ __all__ = [
     "WITHDRAW",
     "accept_invitation",
     "bp",
+    "cancel_invitation",
     "create_invitation",
     "get_invitation",
     "my_invitations",
@@ -153,6 +154,22 @@ def accept_invitation(tid: str, code: str) -> Response:
     request_body()
     player = _writer()
     return jsonify(invitations.accept(services().tournaments.desk, tid, code, player))
+
+
+@bp.post("/v1/tournaments/<tid>/invitations/<code>/cancel")
+@spec(
+    "The inviter takes back an invitation nobody has accepted (a signed write): its code "
+    "names no one from then on",
+    body=ACCEPT,
+    response=INVITATION,
+    path={"code": _CODE},
+    errors=(401, 403, 409),
+    security="player",
+)
+def cancel_invitation(tid: str, code: str) -> Response:
+    request_body()
+    player = _writer()
+    return jsonify(invitations.cancel(services().tournaments.desk, tid, code, player))
 
 
 @bp.post("/v1/tournaments/<tid>/entrants/<pid>/withdraw")

@@ -33,6 +33,7 @@ __all__ = [
     "ALPHABET",
     "CODE_LENGTH",
     "accept",
+    "cancel",
     "create",
     "mine",
     "normal_code",
@@ -233,6 +234,40 @@ def accept(desk: Desk, tid: str, code: str, player: str) -> dict[str, Any]:
                 (tid, player),
             )
         return _json(conn, _row(conn, tid, code))
+
+
+def cancel(desk: Desk, tid: str, code: str, player: str) -> dict[str, Any]:
+    """The inviter takes back an invitation nobody has accepted: its code no longer
+    names anyone (404 from then on). Only the inviter may (403), while registration is
+    open (409), and not once it is accepted (409: the pair is fixed; an entrant leaves by
+    withdrawing)."""
+    code = normal_code(code)
+    conn = desk.db.connection()
+    with desk.lock:
+        _open_registration(desk, conn, tid)
+        row = _row(conn, tid, code)
+        _, _, inviter, _, accepted_by, _, _ = row
+        if inviter != player:
+            raise RefusedError(
+                "only the player who made an invitation takes it back", details={"path": "code"}
+            )
+        if accepted_by is not None:
+            raise StateConflict(
+                f"{accepted_by} has accepted this invitation: enter with them, or withdraw "
+                "once entered",
+                details={"path": "code", "partner": str(accepted_by)},
+            )
+        out = _json(conn, row)
+        with conn.transaction():
+            cur = conn.execute(
+                "DELETE FROM api_tournament_invitations WHERE code = ? AND accepted_by IS NULL",
+                (code,),
+            )
+            if cur.rowcount != 1:  # accepted meanwhile, by another process
+                raise StateConflict(
+                    "this invitation was accepted meanwhile", details={"path": "code"}
+                )
+        return out
 
 
 def withdraw(desk: Desk, tid: str, entrant: str, body: Any) -> dict[str, Any]:

@@ -207,3 +207,30 @@ def test_a_player_reads_their_own_results_during_the_event_and_no_one_elses(
     status, mine = get(client, other, f"/v1/tournaments/{tid}/pairs/{t2['ns']}")
     assert status == 200 and mine["results"] == []  # not played yet: nothing to show
     assert get(client, me, f"/v1/tournaments/{tid}/boards/{t2['boards'][0]}")[0] == 403
+
+
+def test_the_inviter_takes_back_an_invitation_nobody_accepted(service: Running) -> None:
+    """Only the inviter, only while nobody has accepted it; its code names no one after."""
+    client = service.client()
+    tid = new_event(client)
+    ann, bob, cy = (person(client, n) for n in ("AnnT", "BobT", "CyT"))
+    path = f"/v1/tournaments/{tid}/invitations"
+    inv = post(client, ann, path, {"partner_name": "BobT"})[1]
+    cancel = f"{path}/{inv['code']}/cancel"
+    assert client.raw("POST", cancel, {})[0] == 401  # unsigned
+    status, err = post(client, bob, cancel, {})  # the invitee: not his to take back
+    assert status == 403 and err["details"]["path"] == "code"
+    status, gone = post(client, ann, cancel, {})
+    assert status == 200 and gone["code"] == inv["code"] and gone["invitee"] == bob.id
+    assert get(client, None, f"{path}/{inv['code']}")[0] == 404
+    assert get(client, bob, path)[1]["invitations"] == []  # no longer on Bob's page
+    status, err = post(client, bob, f"{path}/{inv['code']}/accept", {})
+    assert status == 404 and err["details"]["path"] == "code"
+    assert post(client, ann, cancel, {})[0] == 404  # taken back already
+    # once accepted the pair is fixed: 409 naming the partner
+    again = post(client, ann, path, {})[1]
+    assert post(client, cy, f"{path}/{again['code']}/accept", {})[0] == 200
+    status, err = post(client, ann, f"{path}/{again['code']}/cancel", {})
+    assert status == 409 and err["details"]["partner"] == cy.id
+    status, err = post(client, ann, f"{path}/NOT-A-CODE!/cancel", {})
+    assert status == 400 and err["details"]["path"] == "code"

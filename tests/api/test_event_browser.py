@@ -273,9 +273,16 @@ def play_the_event(service: Running, people: dict[str, Person], shots: Path) -> 
     seen["paired"] = at_sizes(ann.driver, shots, "03-event-paired")
     bots = TournamentBots(client, tid, {}, random.Random(4))
     bots.enter_pairs(1, prefix="house-a")  # pair 2
-    # Cy invites by a code; Dee types it
+    # Cy invites by a code, takes it back (its code names no one after), invites again;
+    # Dee types the new code
     make_key(cy, page)
+    _, first = invite(cy)
+    cy.driver.find_element(By.ID, "invite-cancel").click()
+    wait_for(lambda: found(cy.driver, "#invite"), 20, "Cy: the invitation taken back")
+    status = client.raw("GET", f"/v1/tournaments/{tid}/invitations/{first}")[0]
+    assert status == 404, status
     _, code = invite(cy)
+    assert code != first
     make_key(dee, page)
     dee.driver.find_element(By.ID, "invite-code").send_keys(code.lower())
     dee.driver.find_element(By.ID, "accept-code").click()

@@ -522,5 +522,6 @@ def test_the_routes_are_the_applications(world: World) -> None:
         "/v1/tournaments/<tid>/reveals",
         "/v1/tournaments/<tid>/invitations",
         "/v1/tournaments/<tid>/invitations/<code>/accept",
+        "/v1/tournaments/<tid>/invitations/<code>/cancel",
         "/v1/tournaments/<tid>/entrants/<pid>/withdraw",
     }

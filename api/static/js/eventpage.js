@@ -220,7 +220,9 @@ async function registrationPanel(doc, me) {
       el("p", { id: "entrant-state", "data-state": "invited" }, mine.invitee ? `Your invitation is sent to ${mine.invitee_name}: it shows on their page of this event.` : "Send your partner this link, or the code:"),
       mine.invitee ? null : el("p", { class: "invite" }, el("a", { id: "invite-link", href: link }, link), " \u00b7 code ", el("b", { id: "invite-code-shown" }, grouped(mine.code))),
       el("p", {}, "When your partner accepts, this page enters you both: keep it open, or come back before registration closes."),
-      el("p", {}, el("button", { type: "button", id: "invite-again", onclick: () => act("Making a new invitation\u2026", () => request("POST", `/v1/tournaments/${t}/invitations`, { body: {}, identity: me })) }, "Make a new code instead")),
+      el("p", {},
+        el("button", { type: "button", id: "invite-again", onclick: () => act("Making a new invitation\u2026", () => request("POST", `/v1/tournaments/${t}/invitations`, { body: {}, identity: me })) }, "Make a new code instead"), " ",
+        el("button", { type: "button", id: "invite-cancel", onclick: () => act("Taking the invitation back\u2026", () => request("POST", `/v1/tournaments/${t}/invitations/${encodeURIComponent(mine.code)}/cancel`, { body: {}, identity: me })) }, "Take the invitation back")),
     );
     return out;
   }
