@@ -155,11 +155,10 @@ class Room:
         changes: cached per process)."""
         known = self._chats.get(table_id)
         if known is None:
-            setting = self.owner.chat_setting(table_id)
-            if setting is None:
+            known = self.owner.chat_setting(table_id)
+            if known is None:
                 row = table if table is not None else rows.get_table(self.db.connection(), table_id)
-                setting = row.chat
-            known = setting
+                known = row.chat
             self._chats.put(table_id, known)
         return known
 

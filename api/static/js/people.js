@@ -25,13 +25,13 @@ export async function request(method, path, body, identity = null, write = false
   return { ok: resp.ok, status: resp.status, doc };
 }
 
-/** The rules in a few words: "packets 4-4-5, a game at 7 single, revoke: tricks". */
 /** A table's name as its heading shows it after "Table": nothing for the API's default
  * name ("table"), which would read "Table table". */
 export function shownTableName(name) {
   return String(name ?? "").toLowerCase() === "table" ? "" : name;
 }
 
+/** The rules in a few words: "packets 4-4-5, a game at 7 single, revoke: tricks". */
 export function rulesText(ruleset) {
   const r = ruleset ?? {};
   const pattern = (r.deal_pattern ?? [4, 4, 5]).every((n) => n === 1) ? "one card at a time" : `packets ${(r.deal_pattern ?? [4, 4, 5]).join("-")}`;

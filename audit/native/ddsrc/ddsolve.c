@@ -529,7 +529,7 @@ static int trump_score(const State *s, const View *w, int seat, int suit, int r)
             }
         }
         if (ruffed) score -= 60;
-        return score - lead_tree(s, seat, suit);
+        return score; /* gen_moves subtracts the lead's tree (lead_tree) */
     }
     int v = r;
     int beats = suit == s->win_suit ? v > s->win_val : suit == s->trump;
@@ -586,6 +586,7 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
         uint64_t m = legal >> (suit * 13) & SUIT13;
         if (!m) continue;
         int prev_kept_owned = 0; /* the card just above (in present) is ours */
+        int tree = s->ncur == 0 ? lead_tree(s, seat, suit) : 0; /* the same for the suit's cards */
         for (int r = 12; r >= 0; r--) {
             int c = suit * 13 + r;
             if (!(present >> c & 1)) continue;
@@ -599,7 +600,7 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                 int v = card_val(s, c, hi);
                 int score;
                 if (!s->nullo) {
-                    score = trump_score(s, &w, seat, suit, r);
+                    score = trump_score(s, &w, seat, suit, r) - tree;
                     /* the hinted lead first; the hinted suit's other cards a little ahead
                      * (the hint may come from another holding of the same lengths, where
                      * the card of that rank is someone else's) */
@@ -617,7 +618,7 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                         else
                             score = 20;
                     }
-                    score -= lead_tree(s, seat, suit);
+                    score -= tree;
                 } else {
                     int beats;
                     if (suit == s->win_suit) beats = v > s->win_val;
