@@ -23,7 +23,8 @@
  * cards and then his long cards, his partner's reached through an entry, both hands'
  * winners cashed suit by suit, the trumps of the longer hand and a ruff when the
  * adversaries have none), the sure trump tricks of either side, and with no trumps in
- * play a trick lost by a side that would have to lead every trick. Cards of one hand
+ * play a trick lost by a side that would have to lead every trick; the last trick's winner
+ * read from the four cards left (trump and grand). Cards of one hand
  * with no other card between them are collapsed into one move; moves are ordered after
  * DDS's heuristics (a lead that leaves the adversaries few cards to play; cash the
  * side's top cards, lead low to the partner's winner or ruff, avoid the adversaries'
@@ -688,6 +689,17 @@ static int search(State *s, int t, uint64_t *rel) {
     int nsuit[4];
     uint64_t lens = 0;
     int pref_suit = -1, pref_rel = -1;
+    if (s->ncur == 0 && s->remaining == 1 && !s->nullo) {
+        /* the last trick: one card each, so its winner is known */
+        int L = s->leader, win = L, wc = lowbit(s->h[L]), same = 0;
+        for (int d = 1; d < 4; d++) {
+            int p = (L + d) & 3, c = lowbit(s->h[p]);
+            if ((c / 13 == wc / 13 && c > wc) || (c / 13 == s->trump && wc / 13 != s->trump)) { win = p; wc = c; }
+        }
+        for (int p = 0; p < 4; p++) same += lowbit(s->h[p]) / 13 == wc / 13;
+        *rel = same > 1 ? 1ull << wc : 0;
+        return (win & 1) == s->counted;
+    }
     if (s->ncur == 0) {
         at_boundary = 1;
         describe(s, code, nsuit, &lens, &meta);
