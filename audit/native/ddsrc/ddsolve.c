@@ -466,6 +466,94 @@ static void trick_bounds(const State *s, int *lo, uint64_t *rlo, int *hi, uint64
     }
 }
 
+/* How many of `need` tricks `seat`, on lead, takes by cashing his top cards suit after
+ * suit (trumps first), and the cards that decide it (added to *used). A suit is cashed for
+ * as many rounds as every adversary still holding a trump can follow (while one suit is run
+ * no such adversary discards, so the others' lengths hold; the trumps cashed first draw the
+ * adversaries' trumps, as in run_tricks), and once its top cards have outlasted every other
+ * hand's cards of the suit his remaining cards of it win too. `skip` (a suit, or -1) is not
+ * cashed: the suit of the entry that put him on lead. */
+static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used) {
+    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+    int got = 0, drawn = 0;
+    for (int i = 0; i < 4 && got < need; i++) {
+        int suit = s->trump >= 0 ? (i == 0 ? s->trump : (i <= s->trump ? i - 1 : i)) : i;
+        if (suit == skip) continue;
+        int sh = suit * 13;
+        uint64_t m = all >> sh & SUIT13, mine = s->h[seat] >> sh & SUIT13;
+        int cap = 13, others = 0;
+        for (int d = 1; d <= 3; d++) {
+            uint64_t oh = s->h[(seat + d) & 3];
+            int len = __builtin_popcountll(oh >> sh & SUIT13);
+            if (len > others) others = len;
+            if ((d & 1) && s->trump >= 0 && suit != s->trump &&
+                __builtin_popcountll(oh >> (s->trump * 13) & SUIT13) > drawn && len < cap)
+                cap = len;
+        }
+        int rounds = 0;
+        while (got < need && rounds < cap && mine) {
+            int r = 63 - __builtin_clzll(m);
+            if (mine >> r & 1) {
+                *used |= 1ull << (sh + r);
+                m &= ~(1ull << r);
+                mine &= ~(1ull << r);
+            } else if (rounds >= others) {
+                mine &= mine - 1; /* a long card: the others have none left */
+            } else {
+                break;
+            }
+            got++;
+            rounds++;
+        }
+        if (suit == s->trump) drawn = rounds;
+    }
+    return got;
+}
+
+/* A proof that `side` takes `need` more tricks naming as few cards as it can, where the
+ * simplest ones give it: the top `need` trumps in one hand of the side (each wins the
+ * trick it is played in, and every card gets played); the leader's top cards cashed
+ * (cash_run); or a low card to his partner's top card of a suit no adversary can ruff, and
+ * the partner's top cards cashed. The bounds above name every card their count used: a
+ * cutoff that needs fewer tricks than they count is proved by fewer cards here, and the
+ * table's entries stored above it then stand for more positions (DDS's quick tricks stop
+ * at the cutoff for the same reason). */
+static int few_cards_proof(const State *s, int side, int need, uint64_t *rel) {
+    if (need <= 0 || need > s->remaining) return 0;
+    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+    if (s->trump >= 0) {
+        int sh = s->trump * 13;
+        uint64_t m = all >> sh & SUIT13;
+        if (__builtin_popcountll(m) >= need) {
+            uint64_t top = 0, x = m;
+            for (int i = 0; i < need; i++) { int r = 63 - __builtin_clzll(x); top |= 1ull << r; x &= ~(1ull << r); }
+            for (int p = side; p < 4; p += 2)
+                if ((s->h[p] >> sh & top) == top) { *rel = top << sh; return 1; }
+        }
+    }
+    int L = s->leader, P = L ^ 2;
+    if ((L & 1) != side) return 0;
+    uint64_t used = 0;
+    if (cash_run(s, L, need, -1, &used) >= need) { *rel = used; return 1; }
+    for (int e = 0; e < 4; e++) {
+        int sh = e * 13;
+        uint64_t m = all >> sh & SUIT13;
+        if (!(s->h[L] >> sh & SUIT13)) continue;
+        int top = 63 - __builtin_clzll(m);
+        if (!(s->h[P] >> (sh + top) & 1)) continue;
+        int ruffed = 0;
+        if (s->trump >= 0 && e != s->trump)
+            for (int d = 1; d <= 3; d += 2) {
+                uint64_t oh = s->h[L ^ d];
+                if (!(oh >> sh & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffed = 1;
+            }
+        if (ruffed) continue;
+        used = 1ull << (sh + top);
+        if (1 + cash_run(s, P, need - 1, e, &used) >= need) { *rel = used; return 1; }
+    }
+    return 0;
+}
+
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
 /* What the move ordering of a trump or grand contract knows of each hand: its highest
@@ -740,8 +828,16 @@ static int search(State *s, int t, uint64_t *rel) {
         int lo, hi;
         uint64_t rlo, rhi;
         trick_bounds(s, &lo, &rlo, &hi, &rhi);
-        if (lo >= t) { *rel = rlo; return 1; }
-        if (hi < t) { *rel = rhi; return 0; }
+        if (lo >= t) {
+            uint64_t few = 0;
+            *rel = few_cards_proof(s, s->counted, t, &few) ? few : rlo;
+            return 1;
+        }
+        if (hi < t) {
+            uint64_t few = 0;
+            *rel = few_cards_proof(s, s->counted ^ 1, s->remaining - t + 1, &few) ? few : rhi;
+            return 0;
+        }
     }
     if (s->ncur == 1 && !s->nullo && (t == 1 || t == s->remaining)) {
         /* second hand: his side surely wins this trick (the highest card of the suit led
