@@ -466,6 +466,18 @@ static void trick_bounds(const State *s, int *lo, uint64_t *rlo, int *hi, uint64
     }
 }
 
+/* What a proof's cards cost the table: for each suit, the cards from its top down to the
+ * lowest card the proof names (an entry fixes the owners of all of them). */
+static int rel_cost(const State *s, uint64_t rel) {
+    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+    int cost = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        uint64_t present = all >> (suit * 13) & SUIT13, w = rel >> (suit * 13) & present;
+        if (w) cost += __builtin_popcountll(present >> __builtin_ctzll(w));
+    }
+    return cost;
+}
+
 /* How many of `need` tricks `seat`, on lead, takes by cashing his top cards suit after
  * suit (trumps first), and the cards that decide it (added to *used). A suit is cashed for
  * as many rounds as every adversary still holding a trump can follow (while one suit is run
@@ -511,8 +523,9 @@ static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used
 }
 
 /* A proof that `side` takes `need` more tricks naming as few cards as it can, where the
- * simplest ones give it: the top `need` trumps in one hand of the side (each wins the
- * trick it is played in, and every card gets played); the leader's top cards cashed
+ * simplest ones give it: `need` trumps of one hand of the side above every adversary's
+ * (each wins the trick it is played in for the side, and every card gets played); the
+ * leader's top cards cashed
  * (cash_run); or a low card to his partner's top card of a suit no adversary can ruff, and
  * the partner's top cards cashed. The bounds above name every card their count used: a
  * cutoff that needs fewer tricks than they count is proved by fewer cards here, and the
@@ -520,38 +533,52 @@ static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used
  * at the cutoff for the same reason). */
 static int few_cards_proof(const State *s, int side, int need, uint64_t *rel) {
     if (need <= 0 || need > s->remaining) return 0;
-    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3], best = 0;
+    int best_cost = 1 << 20;
+#define TAKE(r) do { int c_ = rel_cost(s, (r)); if (c_ < best_cost) { best_cost = c_; best = (r); } } while (0)
     if (s->trump >= 0) {
+        /* a hand whose `need` highest trumps lie above every adversary's: each wins its
+         * trick for the side (a higher trump beside it is the partner's) */
         int sh = s->trump * 13;
-        uint64_t m = all >> sh & SUIT13;
-        if (__builtin_popcountll(m) >= need) {
-            uint64_t top = 0, x = m;
-            for (int i = 0; i < need; i++) { int r = 63 - __builtin_clzll(x); top |= 1ull << r; x &= ~(1ull << r); }
-            for (int p = side; p < 4; p += 2)
-                if ((s->h[p] >> sh & top) == top) { *rel = top << sh; return 1; }
+        uint64_t m = all >> sh & SUIT13, ours = (s->h[side] | s->h[side ^ 2]) >> sh & SUIT13;
+        for (int p = side; p < 4; p += 2) {
+            uint64_t x = m, top = 0, mine = s->h[p] >> sh & SUIT13;
+            int n = 0;
+            while (x && n < need) {
+                int r = 63 - __builtin_clzll(x);
+                if (!(ours >> r & 1)) break;
+                top |= 1ull << r;
+                x &= ~(1ull << r);
+                n += (int)(mine >> r & 1);
+            }
+            if (n >= need) TAKE(top << sh);
         }
     }
     int L = s->leader, P = L ^ 2;
-    if ((L & 1) != side) return 0;
-    uint64_t used = 0;
-    if (cash_run(s, L, need, -1, &used) >= need) { *rel = used; return 1; }
-    for (int e = 0; e < 4; e++) {
-        int sh = e * 13;
-        uint64_t m = all >> sh & SUIT13;
-        if (!(s->h[L] >> sh & SUIT13)) continue;
-        int top = 63 - __builtin_clzll(m);
-        if (!(s->h[P] >> (sh + top) & 1)) continue;
-        int ruffed = 0;
-        if (s->trump >= 0 && e != s->trump)
-            for (int d = 1; d <= 3; d += 2) {
-                uint64_t oh = s->h[L ^ d];
-                if (!(oh >> sh & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffed = 1;
-            }
-        if (ruffed) continue;
-        used = 1ull << (sh + top);
-        if (1 + cash_run(s, P, need - 1, e, &used) >= need) { *rel = used; return 1; }
+    if ((L & 1) == side) {
+        uint64_t used = 0;
+        if (cash_run(s, L, need, -1, &used) >= need) TAKE(used);
+        for (int e = 0; e < 4; e++) {
+            int sh = e * 13;
+            uint64_t m = all >> sh & SUIT13;
+            if (!(s->h[L] >> sh & SUIT13)) continue;
+            int top = 63 - __builtin_clzll(m);
+            if (!(s->h[P] >> (sh + top) & 1)) continue;
+            int ruffed = 0;
+            if (s->trump >= 0 && e != s->trump)
+                for (int d = 1; d <= 3; d += 2) {
+                    uint64_t oh = s->h[L ^ d];
+                    if (!(oh >> sh & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffed = 1;
+                }
+            if (ruffed) continue;
+            used = 1ull << (sh + top);
+            if (1 + cash_run(s, P, need - 1, e, &used) >= need) TAKE(used);
+        }
     }
-    return 0;
+#undef TAKE
+    if (best_cost == 1 << 20) return 0;
+    *rel = best;
+    return 1;
 }
 
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
@@ -830,12 +857,14 @@ static int search(State *s, int t, uint64_t *rel) {
         trick_bounds(s, &lo, &rlo, &hi, &rhi);
         if (lo >= t) {
             uint64_t few = 0;
-            *rel = few_cards_proof(s, s->counted, t, &few) ? few : rlo;
+            int ok = few_cards_proof(s, s->counted, t, &few);
+            *rel = ok && rel_cost(s, few) <= rel_cost(s, rlo) ? few : rlo;
             return 1;
         }
         if (hi < t) {
             uint64_t few = 0;
-            *rel = few_cards_proof(s, s->counted ^ 1, s->remaining - t + 1, &few) ? few : rhi;
+            int ok = few_cards_proof(s, s->counted ^ 1, s->remaining - t + 1, &few);
+            *rel = ok && rel_cost(s, few) <= rel_cost(s, rhi) ? few : rhi;
             return 0;
         }
     }
