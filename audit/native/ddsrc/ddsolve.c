@@ -581,6 +581,27 @@ static int few_cards_proof(const State *s, int side, int need, uint64_t *rel) {
     return 1;
 }
 
+/* Whether the bounds without searching decide "at least t more counted tricks" (*result),
+ * with the cards of the cheapest proof at hand in *rel. */
+static int bounds_decide(const State *s, int t, uint64_t *rel, int *result) {
+    int lo, hi;
+    uint64_t rlo, rhi, few = 0;
+    trick_bounds(s, &lo, &rlo, &hi, &rhi);
+    if (lo >= t) {
+        int ok = few_cards_proof(s, s->counted, t, &few);
+        *rel = ok && rel_cost(s, few) <= rel_cost(s, rlo) ? few : rlo;
+        *result = 1;
+        return 1;
+    }
+    if (hi < t) {
+        int ok = few_cards_proof(s, s->counted ^ 1, s->remaining - t + 1, &few);
+        *rel = ok && rel_cost(s, few) <= rel_cost(s, rhi) ? few : rhi;
+        *result = 0;
+        return 1;
+    }
+    return 0;
+}
+
 typedef struct { int8_t card, high, low; int32_t score; } Move; /* low: the lowest card collapsed into it */
 
 /* What the move ordering of a trump or grand contract knows of each hand: its highest
@@ -817,6 +838,10 @@ static int search(State *s, int t, uint64_t *rel) {
     }
     if (s->ncur == 0) {
         at_boundary = 1;
+        /* the bounds before the table near the end of the hand, where they are cheap and
+         * their proofs often name fewer cards than the table's entry; after it earlier */
+        int bounds_first = s->remaining <= 4, decided;
+        if (bounds_first && bounds_decide(s, t, rel, &decided)) return decided;
         describe(s, code, nsuit, &lens, &meta);
         key = tt_key(lens, meta);
         aligned(code, nsuit, &ca, &cb);
@@ -852,21 +877,7 @@ static int search(State *s, int t, uint64_t *rel) {
                 }
             }
         }
-        int lo, hi;
-        uint64_t rlo, rhi;
-        trick_bounds(s, &lo, &rlo, &hi, &rhi);
-        if (lo >= t) {
-            uint64_t few = 0;
-            int ok = few_cards_proof(s, s->counted, t, &few);
-            *rel = ok && rel_cost(s, few) <= rel_cost(s, rlo) ? few : rlo;
-            return 1;
-        }
-        if (hi < t) {
-            uint64_t few = 0;
-            int ok = few_cards_proof(s, s->counted ^ 1, s->remaining - t + 1, &few);
-            *rel = ok && rel_cost(s, few) <= rel_cost(s, rhi) ? few : rhi;
-            return 0;
-        }
+        if (!bounds_first && bounds_decide(s, t, rel, &decided)) return decided;
     }
     if (s->ncur == 1 && !s->nullo && (t == 1 || t == s->remaining)) {
         /* second hand: his side surely wins this trick (the highest card of the suit led
