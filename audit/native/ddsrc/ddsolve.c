@@ -879,13 +879,17 @@ static int search(State *s, int t, uint64_t *rel) {
         }
         if (!bounds_first && bounds_decide(s, t, rel, &decided)) return decided;
     }
-    if (s->ncur == 1 && !s->nullo && (t == 1 || t == s->remaining)) {
+    if (s->ncur == 1 && !s->nullo) {
         /* second hand: his side surely wins this trick (the highest card of the suit led
          * above the card led and the next hand's, or a ruff the next hand cannot
-         * overruff) */
+         * overruff), which decides when his side needs one more trick or the other side
+         * every trick; with no trumps, also after the tricks that follow it for sure */
         int seat = (s->leader + 1) & 3, P = seat ^ 2, lho = (seat + 1) & 3, ls = s->led, tr = s->trump;
         int side = seat & 1;
-        if ((side == s->counted) == (t == 1)) {
+        int need = side == s->counted ? t : s->remaining - t + 1;
+        uint64_t allc = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+        int notrump = tr < 0 || !(allc >> (tr * 13) & SUIT13);
+        if (need == 1 || notrump) {
             uint64_t mine = s->h[seat] >> (ls * 13) & SUIT13, part = s->h[P] >> (ls * 13) & SUIT13;
             uint64_t lhom = s->h[lho] >> (ls * 13) & SUIT13;
             int lho_ruffs = tr >= 0 && ls != tr && !lhom && (s->h[lho] >> (tr * 13) & SUIT13);
@@ -899,7 +903,29 @@ static int search(State *s, int t, uint64_t *rel) {
                 int lt = lhom ? 63 - __builtin_clzll(lhom) : -1;
                 if (top > s->win_val && top > lt && !lho_ruffs) { wins = 1; r = 1ull << (ls * 13 + top); }
             }
-            if (wins) { *rel = r; return t == 1; }
+            if (wins && need > 1 && r) {
+                /* no trumps: the hand that wins it leads next and cashes his second card
+                 * of the suit if it is the next highest, the top card of each other suit,
+                 * and the whole of a suit no one else holds (DDS's quick tricks of the
+                 * second hand) */
+                int top = __builtin_ctzll(r) - ls * 13;
+                int hh = (mine >> top & 1) ? seat : P;
+                int q = 1;
+                uint64_t rest = allc >> (ls * 13) & SUIT13 & ~(1ull << top);
+                if (rest && (s->h[hh] >> (ls * 13 + 63 - __builtin_clzll(rest)) & 1)) {
+                    q++;
+                    r |= 1ull << (ls * 13 + 63 - __builtin_clzll(rest));
+                }
+                for (int x = 0; x < 4 && q < need; x++) {
+                    if (x == ls) continue;
+                    uint64_t mx = s->h[hh] >> (x * 13) & SUIT13, ax = allc >> (x * 13) & SUIT13;
+                    if (!mx) continue;
+                    if (mx == ax) q += __builtin_popcountll(mx);
+                    else if (mx >> (63 - __builtin_clzll(ax)) & 1) { q++; r |= 1ull << (x * 13 + 63 - __builtin_clzll(ax)); }
+                }
+                if (q < need) wins = 0;
+            }
+            if (wins && (need == 1 || r)) { *rel = r; return side == s->counted; }
         }
     }
     Move mv[20];
