@@ -478,21 +478,22 @@ static int rel_cost(const State *s, uint64_t rel) {
     return cost;
 }
 
-/* How many of `need` tricks `seat`, on lead, takes by cashing his top cards suit after
- * suit (trumps first), and the cards that decide it (added to *used). A suit is cashed for
- * as many rounds as every adversary still holding a trump can follow (while one suit is run
- * no such adversary discards, so the others' lengths hold; the trumps cashed first draw the
- * adversaries' trumps, as in run_tricks), and once its top cards have outlasted every other
- * hand's cards of the suit his remaining cards of it win too. `skip` (a suit, or -1) is not
- * cashed: the suit of the entry that put him on lead. */
+/* How many of `need` tricks `seat`, on lead, takes by cashing his cards above every
+ * adversary's suit after suit (trumps first), and the cards that decide it (added to
+ * *used). His partner follows with his lowest card; if that is higher, the partner takes
+ * the trick and the lead, and the count stops there. A suit is cashed for as many rounds
+ * as every adversary still holding a trump can follow (while one suit is run no such
+ * adversary discards, so the others' lengths hold; the trumps cashed first draw the
+ * adversaries' trumps, as in run_tricks), and once every other hand's cards of the suit
+ * are gone his remaining cards of it win too. `skip` (a suit, or -1) is not cashed: the
+ * suit of the entry that put him on lead. */
 static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used) {
-    uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3];
     int got = 0, drawn = 0;
     for (int i = 0; i < 4 && got < need; i++) {
         int suit = s->trump >= 0 ? (i == 0 ? s->trump : (i <= s->trump ? i - 1 : i)) : i;
         if (suit == skip) continue;
         int sh = suit * 13;
-        uint64_t m = all >> sh & SUIT13, mine = s->h[seat] >> sh & SUIT13;
+        uint64_t mine = s->h[seat] >> sh & SUIT13;
         int cap = 13, others = 0;
         for (int d = 1; d <= 3; d++) {
             uint64_t oh = s->h[(seat + d) & 3];
@@ -502,13 +503,20 @@ static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used
                 __builtin_popcountll(oh >> (s->trump * 13) & SUIT13) > drawn && len < cap)
                 cap = len;
         }
-        int rounds = 0;
+        uint64_t part = s->h[seat ^ 2] >> sh & SUIT13;
+        uint64_t adv = (s->h[seat ^ 1] | s->h[seat ^ 3]) >> sh & SUIT13;
+        int top_adv = adv ? 63 - __builtin_clzll(adv) : -1, rounds = 0, passed = 0;
         while (got < need && rounds < cap && mine) {
-            int r = 63 - __builtin_clzll(m);
-            if (mine >> r & 1) {
+            int r = 63 - __builtin_clzll(mine);
+            if (r > top_adv) {
+                /* above every adversary's card: the side's trick, his partner following
+                 * with his lowest card (which, if it is higher, takes the lead from him) */
                 *used |= 1ull << (sh + r);
-                m &= ~(1ull << r);
                 mine &= ~(1ull << r);
+                if (part) {
+                    passed = __builtin_ctzll(part) > r;
+                    part &= part - 1;
+                }
             } else if (rounds >= others) {
                 mine &= mine - 1; /* a long card: the others have none left */
             } else {
@@ -516,8 +524,10 @@ static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used
             }
             got++;
             rounds++;
+            if (passed) break;
         }
         if (suit == s->trump) drawn = rounds;
+        if (passed) break;
     }
     return got;
 }
