@@ -197,10 +197,11 @@ static inline int entry_matches(const Entry *e, uint64_t a, uint64_t b) {
 static uint64_t top_cards(const State *s, const uint8_t k[4]) {
     uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3], out = 0;
     for (int suit = 0; suit < 4; suit++) {
-        int left = k[suit];
-        for (int r = 12; r >= 0 && left > 0; r--) {
-            int c = suit * 13 + r;
-            if (all >> c & 1) { out |= 1ull << c; left--; }
+        uint64_t x = all >> (suit * 13) & SUIT13;
+        for (int left = k[suit]; left > 0 && x; left--) {
+            int r = 63 - __builtin_clzll(x);
+            x &= ~(1ull << r);
+            out |= 1ull << (suit * 13 + r);
         }
     }
     return out;
@@ -734,9 +735,12 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
         if (!m) continue;
         int prev_kept_owned = 0; /* the card just above (in present) is ours */
         int tree = s->ncur == 0 ? lead_tree(s, seat, suit) : 0; /* the same for the suit's cards */
-        for (int r = 12; r >= 0; r--) {
+        /* the cards still in play from the top down to his lowest */
+        uint64_t pres = (present >> (suit * 13) & SUIT13) & ~((1ull << __builtin_ctzll(m)) - 1);
+        while (pres) {
+            int r = 63 - __builtin_clzll(pres);
+            pres &= ~(1ull << r);
             int c = suit * 13 + r;
-            if (!(present >> c & 1)) continue;
             int owned = (int)(m >> r & 1);
             if (!owned) { prev_kept_owned = 0; continue; }
             int is_ace = s->nullo && r == 12;
