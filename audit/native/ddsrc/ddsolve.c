@@ -728,7 +728,8 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
     int wants = s->nullo ? 0 : 1; /* does this seat's side want to win the trick? */
     int partner_winning = s->ncur > 0 && (((s->leader + s->win_idx) & 3) & 1) == side;
     View w;
-    if (!s->nullo) view_of(s, &w);
+    int single = __builtin_popcountll(legal) == 1; /* one card: nothing to order */
+    if (!s->nullo && !single) view_of(s, &w);
     int n = 0;
     for (int suit = 0; suit < 4; suit++) {
         uint64_t m = legal >> (suit * 13) & SUIT13;
@@ -751,7 +752,7 @@ static int gen_moves(const State *s, Move *out, int pref_suit, int pref_rel) {
                 int v = card_val(s, c, hi);
                 int score;
                 if (!s->nullo) {
-                    score = trump_score(s, &w, seat, suit, r) - tree;
+                    score = single ? 0 : trump_score(s, &w, seat, suit, r) - tree;
                     /* the hinted lead first; the hinted suit's other cards a little ahead
                      * (the hint may come from another holding of the same lengths, where
                      * the card of that rank is someone else's) */
