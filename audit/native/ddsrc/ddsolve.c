@@ -536,12 +536,12 @@ static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used
 /* A proof that `side` takes `need` more tricks naming as few cards as it can, where the
  * simplest ones give it: `need` trumps of one hand of the side above every adversary's
  * (each wins the trick it is played in for the side, and every card gets played); the
- * leader's top cards cashed
- * (cash_run); or a low card to his partner's top card of a suit no adversary can ruff, and
- * the partner's top cards cashed. The bounds above name every card their count used: a
- * cutoff that needs fewer tricks than they count is proved by fewer cards here, and the
- * table's entries stored above it then stand for more positions (DDS's quick tricks stop
- * at the cutoff for the same reason). */
+ * leader's cards above every adversary's cashed (cash_run); or a low card to his partner's
+ * top card of a suit no adversary can ruff, then the partner's cash. Of those found, the
+ * one fixing the fewest owners (rel_cost). The bounds above name every card their count
+ * used: a cutoff that needs fewer tricks than they count is proved by fewer cards here, and
+ * the table's entries stored above it then stand for more positions (DDS's quick tricks
+ * stop at the cutoff for the same reason). */
 static int few_cards_proof(const State *s, int side, int need, uint64_t *rel) {
     if (need <= 0 || need > s->remaining) return 0;
     uint64_t all = s->h[0] | s->h[1] | s->h[2] | s->h[3], best = 0;
