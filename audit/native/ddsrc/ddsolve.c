@@ -231,6 +231,31 @@ static int top_run(const State *s, int seat, int suit, uint64_t *rel) {
     return n;
 }
 
+/* How many rounds of `suit` `seat`'s side can cash before an adversary ruffs: the fewest
+ * cards of it among the adversaries still holding a trump once `drawn` rounds of trumps
+ * have been led (13: no such adversary, or the suit is trumps). */
+static int follow_cap(const State *s, int seat, int suit, int drawn) {
+    int cap = 13;
+    if (s->trump < 0 || suit == s->trump) return cap;
+    for (int d = 1; d <= 3; d += 2) {
+        uint64_t oh = s->h[(seat + d) & 3];
+        if (__builtin_popcountll(oh >> (s->trump * 13) & SUIT13) <= drawn) continue;
+        int len = __builtin_popcountll(oh >> (suit * 13) & SUIT13);
+        if (len < cap) cap = len;
+    }
+    return cap;
+}
+
+/* Whether an adversary of `seat` can ruff a lead of `suit` (void in it, holding a trump). */
+static int ruffable(const State *s, int seat, int suit) {
+    if (s->trump < 0 || suit == s->trump) return 0;
+    for (int d = 1; d <= 3; d += 2) {
+        uint64_t oh = s->h[(seat + d) & 3];
+        if (!(oh >> (suit * 13) & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) return 1;
+    }
+    return 0;
+}
+
 /* Tricks `seat` takes on lead by running his top cards: trumps first (each round draws a
  * trump from every adversary who has one), then each side suit for as long as every
  * adversary who still holds a trump must follow to it (so no adversary's holding in
@@ -240,16 +265,8 @@ static int run_tricks(const State *s, int seat, uint64_t *rel) {
     if (s->trump >= 0) q = drawn = top_run(s, seat, s->trump, rel);
     for (int suit = 0; suit < 4; suit++) {
         if (suit == s->trump) continue;
-        int k = top_run(s, seat, suit, rel);
-        if (s->trump >= 0) {
-            for (int o = 1; o <= 3; o += 2) {
-                uint64_t oh = s->h[(seat + o) & 3];
-                if (__builtin_popcountll(oh >> (s->trump * 13) & SUIT13) <= drawn) continue;
-                int len = __builtin_popcountll(oh >> (suit * 13) & SUIT13);
-                if (len < k) k = len;
-            }
-        }
-        q += k;
+        int k = top_run(s, seat, suit, rel), cap = follow_cap(s, seat, suit, drawn);
+        q += k < cap ? k : cap;
     }
     return q;
 }
@@ -276,14 +293,7 @@ static int side_tricks(const State *s, uint64_t *rel) {
         int o = om ? 63 - __builtin_clzll(om) : -1;
         srel[suit] = (uint64_t)(o < 0 ? SUIT13 : SUIT13 & ~((1ull << o) - 1)) << sh;
         if (!lm) continue;
-        int cap = 13;
-        if (s->trump >= 0 && suit != s->trump)
-            for (int d = 1; d <= 3; d += 2) {
-                uint64_t oh = s->h[L ^ d];
-                if (!(oh >> (s->trump * 13) & SUIT13)) continue;
-                int len = __builtin_popcountll(oh >> sh & SUIT13);
-                if (len < cap) cap = len;
-            }
+        int cap = follow_cap(s, L, suit, 0);
         uint64_t l = lm, pp = pm;
         int n = 0, overtaken = 0;
         while (l && n < cap) {
@@ -336,13 +346,7 @@ static int quick_tricks(const State *s, uint64_t *rel) {
         uint64_t all = (s->h[0] | s->h[1] | s->h[2] | s->h[3]) >> (suit * 13) & SUIT13;
         int top = 63 - __builtin_clzll(all);
         if (!(s->h[P] >> (suit * 13 + top) & 1)) continue;
-        int ruffable = 0;
-        if (s->trump >= 0 && suit != s->trump)
-            for (int o = 1; o <= 3; o += 2) {
-                uint64_t oh = s->h[(seat + o) & 3];
-                if (!(oh >> (suit * 13) & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffable = 1;
-            }
-        if (ruffable) continue;
+        if (ruffable(s, seat, suit)) continue;
         uint64_t r1 = 0;
         entry = suit * 13 + top;
         int qp = run_tricks(s, P, &r1);
@@ -495,14 +499,10 @@ static int cash_run(const State *s, int seat, int need, int skip, uint64_t *used
         if (suit == skip) continue;
         int sh = suit * 13;
         uint64_t mine = s->h[seat] >> sh & SUIT13;
-        int cap = 13, others = 0;
+        int cap = follow_cap(s, seat, suit, drawn), others = 0;
         for (int d = 1; d <= 3; d++) {
-            uint64_t oh = s->h[(seat + d) & 3];
-            int len = __builtin_popcountll(oh >> sh & SUIT13);
+            int len = __builtin_popcountll(s->h[(seat + d) & 3] >> sh & SUIT13);
             if (len > others) others = len;
-            if ((d & 1) && s->trump >= 0 && suit != s->trump &&
-                __builtin_popcountll(oh >> (s->trump * 13) & SUIT13) > drawn && len < cap)
-                cap = len;
         }
         uint64_t part = s->h[seat ^ 2] >> sh & SUIT13;
         uint64_t adv = (s->h[seat ^ 1] | s->h[seat ^ 3]) >> sh & SUIT13;
@@ -575,13 +575,7 @@ static int few_cards_proof(const State *s, int side, int need, uint64_t *rel) {
             if (!(s->h[L] >> sh & SUIT13)) continue;
             int top = 63 - __builtin_clzll(m);
             if (!(s->h[P] >> (sh + top) & 1)) continue;
-            int ruffed = 0;
-            if (s->trump >= 0 && e != s->trump)
-                for (int d = 1; d <= 3; d += 2) {
-                    uint64_t oh = s->h[L ^ d];
-                    if (!(oh >> sh & SUIT13) && (oh >> (s->trump * 13) & SUIT13)) ruffed = 1;
-                }
-            if (ruffed) continue;
+            if (ruffable(s, L, e)) continue;
             used = 1ull << (sh + top);
             if (1 + cash_run(s, P, need - 1, e, &used) >= need) TAKE(used);
         }
