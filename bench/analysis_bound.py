@@ -171,7 +171,7 @@ def main() -> int:
                     flush=True,
                 )
     print(
-        f"{args.boards} boards a skill from the {args.from_card + 1}th card, pool {args.pool}, "
+        f"{args.boards} boards a skill from the {args.from_card}th card, pool {args.pool}, "
         f"{args.reps} repetitions a decision, floor {args.floor} ({time.perf_counter() - t0:.0f} s)"
     )
     print(

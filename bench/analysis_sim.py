@@ -5,7 +5,8 @@ Each board is played at ``--tables`` tables (7) by pairs of random skill; on eve
 board the N-S pair of table 0 sees its left-hand opponents' hands (``--peek-every 1``: on
 every board, for more peeking pair-boards a run). ``--seen-draws N`` also records, for
 each open decision, what a player who saw one opponent's hand would play
-(:attr:`audit.analysis.judge.Decision.seen`; docs/analysis.md, a statistic tried). Slow:
+(:attr:`audit.analysis.judge.Decision.seen`) and what seeing it adds to each card's value
+(:attr:`audit.analysis.judge.Decision.seen_gain`; docs/analysis.md, statistics tried). Slow:
 about 10 s of CPU a board of 7 tables judged from the 8th card, 4 s from the 12th;
 ``bench/analysis_calibration.py`` reads the saved results.
 

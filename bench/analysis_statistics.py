@@ -20,14 +20,23 @@ alpha = 0.001 after Holm over 14 pairs, and the AUC.
   the rate (the rate's slope the spot's own where the two favourites differ).
 - ``found|seen``: the three tests the analysis runs with ``--seen-draws``, the smallest
   p-value times three (flagged at z 4.07 instead of 3.8).
+- ``gain-left``, ``gain-right``: with rows that hold the seen-hand gains
+  (:attr:`audit.analysis.judge.Decision.seen_gain`), what seeing that opponent's hand adds
+  to the value of the card played, less its mean over the legal moves (so a peek at that
+  hand shows as a positive sum), against a linear curve in the rate; ``gain-l|r`` the
+  larger of the two (Bonferroni's 2: the test does not know which hand was seen),
+  ``found|gain`` with the best-card test too (3). For these the false positives over
+  disjoint honest pairs of ``--fpr-boards`` boards are printed first; ``--gain-clip C``
+  clips each decision's gain to [-C, C] tricks.
 
     python bench/analysis_statistics.py FILE.jsonl [--boards 28,100] [--reps 150]
-        [--from-board N] [--to-board M]
+        [--from-board N] [--to-board M] [--gain-clip C] [--fpr-boards 4]
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import math
 import random
@@ -47,6 +56,10 @@ Features = Callable[[Row], Sequence[float]]
 Z_HOLM = 3.805  # one-sided z of 0.001 / 14
 Z_05 = 1.645
 Z_HOLM3 = 4.066  # the largest of three z's, Bonferroni: 0.001 / 14 / 3
+GAIN_CLIP = [math.inf]
+"""``--gain-clip``: each decision's seen-hand gain is clipped to this (tricks)."""
+Z_HOLM2 = 3.971  # the larger of two: 0.001 / 14 / 2
+Z_052 = 1.960  # and 0.05 / 2
 Z_053 = 2.128  # and 0.05 / 3
 
 
@@ -59,12 +72,20 @@ def sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x)) if x > -700 else 0.0
 
 
+GAUSS = "gauss"
+"""A curve's kind besides logistic (False) and quasi-Poisson (True): linear, with a
+constant variance (the seen-hand gains, which may be negative)."""
+
+
 class Curve:
     """A GLM fitted to the field by Newton's method with a light ridge: logistic
-    (``poisson=False``) or quasi-Poisson with a log link."""
+    (``poisson=False``), quasi-Poisson with a log link, or linear (:data:`GAUSS`)."""
 
-    def __init__(self, rows: list[tuple[Row, float]], features: Features, poisson: bool) -> None:
-        self.features, self.poisson = features, poisson
+    def __init__(
+        self, rows: list[tuple[Row, float]], features: Features, poisson: bool | str
+    ) -> None:
+        self.gauss = poisson == GAUSS
+        self.features, self.poisson = features, poisson is True
         xs = [(list(features(r)), y) for r, y in rows]
         k = len(xs[0][0])
         b = [0.0] * k
@@ -86,12 +107,18 @@ class Curve:
         cols = [_solve(hess, [float(i == j) for i in range(k)]) or [0.0] * k for j in range(k)]
         self.cov = [[cols[j][i] for j in range(k)] for i in range(k)]
         self.phi = 1.0
-        if poisson:
+        if self.poisson:
             resid = [(y - self._mean(b, x)[0]) ** 2 / max(self._mean(b, x)[0], 1e-6) for x, y in xs]
             self.phi = sum(resid) / max(1, len(resid) - k)
+        if self.gauss:
+            resid = [(y - self._mean(b, x)[0]) ** 2 for x, y in xs]
+            self.phi = sum(resid) / max(1, len(resid) - k)
+            self.cov = [[c * self.phi for c in row] for row in self.cov]
 
     def _mean(self, b: list[float], x: Sequence[float]) -> tuple[float, float]:
         eta = sum(bi * xi for bi, xi in zip(b, x, strict=True))
+        if self.gauss:
+            return eta, 1.0
         if self.poisson:
             mu = math.exp(min(eta, 30.0))
             return mu, mu
@@ -108,7 +135,7 @@ class Curve:
             mu, w = self._mean(self.coef, x)
             wt = weight(r, mu)
             num += wt * ((mu - y) if self.poisson else (y - mu))
-            var += wt * wt * (self.phi * mu if self.poisson else w)
+            var += wt * wt * (self.phi * mu if self.poisson else self.phi if self.gauss else w)
             for i in range(k):
                 grad[i] += wt * w * x[i]
         var += sum(grad[i] * self.cov[i][j] * grad[j] for i in range(k) for j in range(k))
@@ -122,6 +149,9 @@ def _row(t: list[Any]) -> Row:
     for name, seen in zip(("left", "right"), t[6:8], strict=False):
         r[f"{name}_hit"], r[f"{name}_same"] = float(seen[0]), float(seen[1])
         r[f"{name}_p"], r[f"{name}_gap"] = seen[2], seen[3]
+    for name, gain in zip(("left", "right"), t[8:10], strict=False):
+        # what seeing that hand adds to the card played, against the legal moves' mean
+        r[f"{name}_gain"] = max(-GAIN_CLIP[0], min(GAIN_CLIP[0], gain[0] - gain[1]))
     return r
 
 
@@ -165,7 +195,90 @@ STATISTICS: dict[str, tuple[str, Features, bool, Callable[[Row, float], float]]]
     ),
     "seen-left": ("left_hit", _seen("left"), False, lambda r, g: 1.0),
     "seen-right": ("right_hit", _seen("right"), False, lambda r, g: 1.0),
+    "gain-left": ("left_gain", lambda r: (1.0, r["rate"] - 0.5), GAUSS, lambda r, g: 1.0),
+    "gain-right": ("right_gain", lambda r: (1.0, r["rate"] - 0.5), GAUSS, lambda r, g: 1.0),
+    "ngain-left": ("left_ngain", lambda r: (1.0, r["rate"] - 0.5), GAUSS, lambda r, g: 1.0),
+    "ngain-right": ("right_ngain", lambda r: (1.0, r["rate"] - 0.5), GAUSS, lambda r, g: 1.0),
 }
+
+
+def _normal_scores(honest: list[Row], rows: list[Row]) -> None:
+    """Each gain as its normal score among the honest decisions' gains of the same trick
+    (the quantile of the standard normal at its rank): a sum of a few heavy-tailed gains
+    is far from normal, a sum of normal scores is not; the trick, because the gains shrink
+    as the hand goes on, and a pair whose decisions come early would otherwise spread
+    wider than the field."""
+    norm = statistics.NormalDist()
+    for side in ("left", "right"):
+        refs: dict[int, list[float]] = defaultdict(list)
+        for r in honest:
+            if f"{side}_gain" in r:
+                refs[r["index"] // 4].append(r[f"{side}_gain"])
+        for ref in refs.values():
+            ref.sort()
+        for r in rows:
+            ref = refs.get(r["index"] // 4, [])
+            if f"{side}_gain" in r and ref:
+                x = r[f"{side}_gain"]
+                below = bisect.bisect_left(ref, x)
+                equal = bisect.bisect_right(ref, x) - below
+                r[f"{side}_ngain"] = norm.inv_cdf((below + 0.5 * equal + 0.5) / (len(ref) + 1))
+
+
+def _tail(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _disjoint(
+    honest: dict[int, list[list[Row]]],
+    rng: random.Random,
+    tag: Callable[[list[list[Row]]], list[Row]],
+    boards: int,
+) -> None:
+    """False positives of the tests over disjoint honest pairs of ``boards`` boards (one
+    skill a pair, no board in two pairs), each against a field of 13 pairs of 28 boards
+    drawn from the honest pool: how many have p below 0.001, 0.01 and 0.05."""
+    fields = []
+    for _ in range(12):
+        field: list[Row] = []
+        for _ in range(13):
+            k = rng.randrange(len(honest))
+            field += tag([rng.choice(honest[k]) for _ in range(28)])
+        fields.append(field)
+    tests = ("found", "gain-left", "gain-right", "ngain-left", "ngain-right")
+    curves = [
+        {
+            n: Curve([(r, r[STATISTICS[n][0]]) for r in f], STATISTICS[n][1], STATISTICS[n][2])
+            for n in tests
+        }
+        for f in fields
+    ]
+    pvals: dict[str, list[float]] = defaultdict(list)
+    for k in sorted(honest):
+        sides = list(honest[k])
+        rng.shuffle(sides)
+        for i in range(0, len(sides) - boards + 1, boards):
+            own = tag(sides[i : i + boards])
+            c = rng.choice(curves)
+            ps = {}
+            for n in tests:
+                y, _f, _kind, weight = STATISTICS[n]
+                ps[n] = _tail(c[n].z([(r, r[y]) for r in own], weight))
+            pvals["found"].append(ps["found"])
+            pvals["gain-l|r"].append(min(1.0, 2 * min(ps["gain-left"], ps["gain-right"])))
+            pvals["found|gain"].append(
+                min(1.0, 3 * min(ps["found"], ps["gain-left"], ps["gain-right"]))
+            )
+            if "ngain-left" in ps:
+                pvals["ngain-l|r"].append(min(1.0, 2 * min(ps["ngain-left"], ps["ngain-right"])))
+                pvals["found|ngain"].append(
+                    min(1.0, 3 * min(ps["found"], ps["ngain-left"], ps["ngain-right"]))
+                )
+    pairs = len(pvals["found"])
+    print(f"\nfalse positives: {pairs} disjoint honest pairs of {boards} boards")
+    for n, ps in pvals.items():
+        cells = "  ".join(f"p<{a}: {sum(p < a for p in ps):4d}" for a in (0.001, 0.01, 0.05))
+        print(f"{n:11s} {cells}")
 
 
 def main() -> int:
@@ -175,7 +288,10 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=150)
     ap.add_argument("--from-board", type=int, default=0, help="only boards numbered from N")
     ap.add_argument("--to-board", type=int, default=10**9, help="only boards numbered below N")
+    ap.add_argument("--gain-clip", type=float, default=math.inf, help="tricks (default: none)")
+    ap.add_argument("--fpr-boards", type=int, default=4, help="boards of a disjoint honest pair")
     args = ap.parse_args()
+    GAIN_CLIP[0] = args.gain_clip
     honest: dict[int, list[list[Row]]] = defaultdict(list)
     peek: dict[int, list[list[Row]]] = defaultdict(list)
     for name in args.files:
@@ -185,6 +301,7 @@ def main() -> int:
                 continue
             (peek if r["peeking"] else honest)[r["skill"]].append([_row(t) for t in r["tests"]])
     rows = [row for pool in (honest, peek) for sides in pool.values() for s in sides for row in s]
+    _normal_scores([r for sides in honest.values() for s in sides for r in s], rows)
     names = [n for n, s in STATISTICS.items() if all(s[0] in row for row in rows)]
     skills = sorted(k for k in peek if honest[k])
     print(
@@ -211,6 +328,9 @@ def main() -> int:
             curve = Curve([(r, r[y]) for r in rest], features, poisson)
             cells.append(curve.z([(r, r[y]) for r in chunks(honest[k])], weight))
         print(f"{n:11s} " + "  ".join(f"{z:+7.2f}" for z in cells), flush=True)
+
+    if "gain-left" in names:
+        _disjoint(honest, rng, tag, args.fpr_boards)
 
     for nb in (int(b) for b in args.boards.split(",")):
         fields = []
@@ -253,6 +373,24 @@ def main() -> int:
             zh["found|seen"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
             for k in skills:
                 zp["found|seen"][k] = [max(t) for t in zip(*(zp[n][k] for n in three), strict=True)]
+        if "gain-left" in names:  # the seen-hand gains instead of the favourites
+            three = ("found", "gain-left", "gain-right")
+            zh["found|gain"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
+            for k in skills:
+                zp["found|gain"][k] = [max(t) for t in zip(*(zp[n][k] for n in three), strict=True)]
+            for both, two in (
+                ("gain-l|r", ("gain-left", "gain-right")),
+                ("ngain-l|r", ("ngain-left", "ngain-right")),
+            ):
+                zh[both] = [max(t) for t in zip(*(zh[n] for n in two), strict=True)]
+                for k in skills:
+                    zp[both][k] = [max(t) for t in zip(*(zp[n][k] for n in two), strict=True)]
+            three = ("found", "ngain-left", "ngain-right")
+            zh["found|ngain"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
+            for k in skills:
+                zp["found|ngain"][k] = [
+                    max(t) for t in zip(*(zp[n][k] for n in three), strict=True)
+                ]
         print(f"\n{nb} boards a pair, {args.reps} pairs each way")
         if "cost" in names:
             print(f"(found and cost: honest correlation {rho:.2f})")
@@ -261,7 +399,13 @@ def main() -> int:
             h = zh[n]
             p = [z for k in skills for z in zp[n][k]]
             auc = sum((a > b) + 0.5 * (a == b) for a in p for b in h) / (len(p) * len(h))
-            flag, five = (Z_HOLM3, Z_053) if n == "found|seen" else (Z_HOLM, Z_05)
+            flag, five = (
+                (Z_HOLM3, Z_053)
+                if n in ("found|seen", "found|gain", "found|ngain")
+                else (Z_HOLM2, Z_052)
+                if n in ("gain-l|r", "ngain-l|r")
+                else (Z_HOLM, Z_05)
+            )
             by = "  ".join(
                 f"{k}: {statistics.mean(zp[n][k]):4.1f} {sum(z >= flag for z in zp[n][k]) / len(zp[n][k]):.2f}"
                 for k in skills

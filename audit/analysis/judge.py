@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from audit.analysis.solver import Position, move_text, solve_position
@@ -120,6 +120,12 @@ class Decision:
     would play, seeing it); whether that favourite is also his view's; that favourite's
     ``p_view``; and what his view says it gives away against the view's favourite (tricks,
     on average over the view's draws)."""
+    seen_gain: tuple[tuple[float, float, float], ...] = field(default=(), compare=False)
+    """With :attr:`Settings.seen_draws`, for each opponent as in :attr:`seen`: what seeing
+    his hand adds to the value of the card played (its mean over the seen draws less its
+    mean over the view's, in tricks, for the player's side), the same averaged over the
+    legal moves, and the same for the view's favourite. Not in the document (nor compared):
+    measured by the simulation (docs/analysis.md, "Statistics tried")."""
 
     @property
     def choice(self) -> bool:
@@ -333,6 +339,7 @@ def _judge(
     favourite: bool | None = None
     cost_view: float | None = None
     seen: tuple[tuple[bool, bool, float, float], ...] = ()
+    seen_gain: tuple[tuple[float, float, float], ...] = ()
     if settings.samples and index >= settings.from_card and options > 1:
         hits = int(move in best)
         best_in = dict.fromkeys(values, 0)
@@ -356,10 +363,12 @@ def _judge(
         favourite = move in totals and totals[move] == top_total
         cost_view = given / settings.samples
         if settings.seen_draws:
-            seen = tuple(
+            both = [
                 _seen(pos, seat, other, move, voids, settings, seen_rng, sign, totals, best_in)
                 for other in (seat.left, seat.partner.left)
-            )
+            ]
+            seen = tuple(facts for facts, _ in both)
+            seen_gain = tuple(gain for _, gain in both)
     if index == 0:
         role = LEAD
     elif seat.side == pos.counted:
@@ -378,6 +387,7 @@ def _judge(
         favourite=favourite,
         cost_view=cost_view,
         seen=seen,
+        seen_gain=seen_gain,
     )
 
 
@@ -392,8 +402,9 @@ def _seen(
     sign: int,
     view_totals: dict[Move, int],
     best_in: dict[Move, int],
-) -> tuple[bool, bool, float, float]:
-    """What the player would play seeing ``other``'s hand (:attr:`Decision.seen`)."""
+) -> tuple[tuple[bool, bool, float, float], tuple[float, float, float]]:
+    """What the player would play seeing ``other``'s hand (:attr:`Decision.seen`), and
+    what seeing it adds to each card's value (:attr:`Decision.seen_gain`)."""
     totals = dict.fromkeys(view_totals, 0)
     for _ in range(settings.seen_draws):
         dealt = sample_view(pos, seat, voids, rng, seen=frozenset({other}))
@@ -407,4 +418,10 @@ def _seen(
     view_top = max(view_totals.values())
     gap = (view_top - view_totals[fav]) / settings.samples
     deals = settings.samples + 1
-    return (move in favs, view_totals[fav] == view_top, best_in[fav] / deals, round(gap, 4))
+    gain = {m: totals[m] / settings.seen_draws - view_totals[m] / settings.samples for m in totals}
+    view_fav = max(view_totals, key=lambda m: view_totals[m])
+    mean_gain = sum(gain.values()) / len(gain)
+    return (
+        (move in favs, view_totals[fav] == view_top, best_in[fav] / deals, round(gap, 4)),
+        (round(gain.get(move, 0.0), 4), round(mean_gain, 4), round(gain[view_fav], 4)),
+    )

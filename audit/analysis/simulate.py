@@ -172,7 +172,8 @@ class SideResult:
     """``(p_view, found, favourite, cost, cost_view, index, *seen)`` of each of its
     decisions the view leaves open: the card's cost in the true deal and its mean over the
     draws, its place in the hand, and with ``seen_draws`` the four facts of
-    :attr:`audit.analysis.judge.Decision.seen` for each opponent in turn."""
+    :attr:`audit.analysis.judge.Decision.seen` for each opponent in turn, then the three
+    of :attr:`audit.analysis.judge.Decision.seen_gain` for each."""
     errors: int
     choices: int
 
@@ -221,6 +222,7 @@ def simulate_board(
                             round(d.cost_view or 0.0, 4),
                             d.index,
                             *d.seen,
+                            *d.seen_gain,
                         )
                         for d in mine
                         if d.hidden

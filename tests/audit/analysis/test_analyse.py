@@ -115,6 +115,20 @@ def test_what_a_player_who_saw_an_opponents_hand_would_play() -> None:
             assert gap >= 0 and (gap == 0) is same  # the view's own favourite gives nothing
             if same and d.favourite:
                 assert hit or gap == 0  # a tie of favourites: both are the view's best
+        # what seeing each hand adds to the card played, to the legal moves on average
+        # and to the view's favourite: differences of two means of values in tricks (the
+        # card's: multiples of 1/35, 5 seen draws against 7 of the view), within the
+        # tricks left
+        assert len(d.seen_gain) == 2
+        left = 13 - d.index // 4
+        for gain in d.seen_gain:
+            assert all(abs(x) <= left for x in gain)
+            for x in (gain[0], gain[2]):
+                assert round(x * 35) == pytest.approx(x * 35, abs=0.01)
+            if d.favourite:
+                assert gain[0] == gain[2]
+    assert any(g != (0.0, 0.0, 0.0) for d in tested for g in d.seen_gain)
+    assert all(d.seen_gain == () for d in plain)
 
 
 def test_a_decision_comes_back_from_json_equal_and_renders_the_same() -> None:
