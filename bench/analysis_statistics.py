@@ -25,9 +25,11 @@ alpha = 0.001 after Holm over 14 pairs, and the AUC.
   to the value of the card played, less its mean over the legal moves (so a peek at that
   hand shows as a positive sum), against a linear curve in the rate; ``gain-l|r`` the
   larger of the two (Bonferroni's 2: the test does not know which hand was seen),
-  ``found|gain`` with the best-card test too (3). For these the false positives over
-  disjoint honest pairs of ``--fpr-boards`` boards are printed first; ``--gain-clip C``
-  clips each decision's gain to [-C, C] tricks.
+  ``found|gain`` with the best-card test too (3); ``ngain-*`` the same with each gain
+  replaced by its normal score among the honest decisions' gains of the same trick. A
+  pair's z for these divides by the root of the larger of the field's variance and its
+  own. The false positives over disjoint honest pairs of ``--fpr-boards`` boards are
+  printed first; ``--gain-clip C`` clips each decision's gain to [-C, C] tricks.
 
     python bench/analysis_statistics.py FILE.jsonl [--boards 28,100] [--reps 150]
         [--from-board N] [--to-board M] [--gain-clip C] [--fpr-boards 4]
@@ -138,6 +140,12 @@ class Curve:
             var += wt * wt * (self.phi * mu if self.poisson else self.phi if self.gauss else w)
             for i in range(k):
                 grad[i] += wt * w * x[i]
+        if self.gauss:
+            # the larger of the field's variance and the pair's own: a pair whose
+            # decisions spread wider than the field's (more tricks at stake) is not
+            # flagged for it, and in a short series a few large gains do not decide
+            own_var = sum((y - self._mean(self.coef, self.features(r))[0]) ** 2 for r, y in own)
+            var = max(var, own_var)
         var += sum(grad[i] * self.cov[i][j] * grad[j] for i in range(k) for j in range(k))
         return num / math.sqrt(var) if var > 0 else 0.0
 
