@@ -124,8 +124,9 @@ class Decision:
     """With :attr:`Settings.seen_draws`, for each opponent as in :attr:`seen`: what seeing
     his hand adds to the value of the card played (its mean over the seen draws less its
     mean over the view's, in tricks, for the player's side), the same averaged over the
-    legal moves, and the same for the view's favourite. Not in the document (nor compared):
-    measured by the simulation (docs/analysis.md, "Statistics tried")."""
+    legal moves, and the same for the view's favourite. Kept with the decision (its JSON,
+    where drawn) but not yet in the analysis's document, nor compared: measured by the
+    simulation (docs/analysis.md, "What seeing a hand adds to the card played")."""
 
     @property
     def choice(self) -> bool:
@@ -147,6 +148,9 @@ class Decision:
             "favourite": self.favourite,
             "cost_view": self.cost_view,
             "seen": [list(s) for s in self.seen],
+            # only where drawn, so that a hand judged without the seen draws keeps the same
+            # JSON as before it existed
+            **({"seen_gain": [list(g) for g in self.seen_gain]} if self.seen_gain else {}),
         }
 
     @classmethod
@@ -164,6 +168,7 @@ class Decision:
             cost_view=doc["cost_view"],
             # as loaded: JSON keeps an int an int and a float a float, as the document does
             seen=tuple((a, b, c, d) for a, b, c, d in doc["seen"]),
+            seen_gain=tuple((a, b, c) for a, b, c in doc.get("seen_gain", ())),
         )
 
     @property

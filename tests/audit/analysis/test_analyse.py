@@ -144,6 +144,14 @@ def test_a_decision_comes_back_from_json_equal_and_renders_the_same() -> None:
         for text in [json.dumps([d.to_json() for d in j.cards])]
     ]
     assert back == judged
+    # the seen-hand gains too (not compared by ==), and a hand judged without the seen
+    # draws has no such key
+    assert [d.seen_gain for j in back for d in j.cards] == [
+        d.seen_gain for j in judged for d in j.cards
+    ]
+    assert any(d.seen_gain for j in back for d in j.cards)
+    plain = decisions(hands[0], Settings(from_card=32, samples=7))
+    assert all("seen_gain" not in d.to_json() for d in plain)
     first = json.dumps(gather(judged, settings, alpha=0.001))
     assert json.dumps(gather(back, settings, alpha=0.001)) == first
 
