@@ -357,8 +357,10 @@ def main() -> int:
         }
         zh: dict[str, list[float]] = defaultdict(list)
         zp: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+        honest_skill: list[int] = []  # the skill of each honest pair, in zh's order
         for _ in range(args.reps):
             k = rng.choice(skills)
+            honest_skill.append(k)
             own_h = tag([rng.choice(honest[k]) for _ in range(nb)])
             own_p = tag([rng.choice(peek[k]) for _ in range(nb)])
             c = rng.randrange(len(fields))
@@ -403,6 +405,7 @@ def main() -> int:
         if "cost" in names:
             print(f"(found and cost: honest correlation {rho:.2f})")
         print("statistic    honest z    p<.05 | peeking z   power   AUC  | by skill: mean z, power")
+        above: dict[str, list[float]] = {}
         for n in zh:
             h = zh[n]
             p = [z for k in skills for z in zp[n][k]]
@@ -425,6 +428,15 @@ def main() -> int:
                 f"{sum(z >= flag for z in p) / len(p):5.2f}  {auc:.3f} | {by}",
                 flush=True,
             )
+            above[n] = []
+            for k in skills:
+                mine = [z for z, s in zip(h, honest_skill, strict=True) if s == k]
+                above[n].append(sum(z > five for z in mine) / max(1, len(mine)))
+        print(
+            "honest pairs above the 5% point, by skill: " + ", ".join(f"skill {k}" for k in skills)
+        )
+        for n, shares in above.items():
+            print(f"{n:11s} " + "  ".join(f"{x:.3f}" for x in shares))
     return 0
 
 
