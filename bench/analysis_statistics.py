@@ -237,6 +237,31 @@ def _tail(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
+COMBINED: dict[str, tuple[tuple[str, ...], float, float]] = {
+    "found|seen": (("found", "seen-left", "seen-right"), Z_HOLM3, Z_053),
+    "found|gain": (("found", "gain-left", "gain-right"), Z_HOLM3, Z_053),
+    "gain-l|r": (("gain-left", "gain-right"), Z_HOLM2, Z_052),
+    "ngain-l|r": (("ngain-left", "ngain-right"), Z_HOLM2, Z_052),
+    "found|ngain": (("found", "ngain-left", "ngain-right"), Z_HOLM3, Z_053),
+}
+"""Tests of several statistics at once: the largest z (the smallest p) with Bonferroni's
+factor, the number of parts; the flag's and the 5% point's z for it."""
+
+
+def _field(
+    honest: dict[int, list[list[Row]]],
+    boards: int,
+    rng: random.Random,
+    tag: Callable[[list[list[Row]]], list[Row]],
+) -> list[Row]:
+    """An event's field: 13 other pairs of ``boards`` boards, each of one random skill."""
+    field: list[Row] = []
+    for _ in range(13):
+        k = rng.randrange(len(honest))
+        field += tag([rng.choice(honest[k]) for _ in range(boards)])
+    return field
+
+
 def _disjoint(
     honest: dict[int, list[list[Row]]],
     rng: random.Random,
@@ -246,13 +271,7 @@ def _disjoint(
     """False positives of the tests over disjoint honest pairs of ``boards`` boards (one
     skill a pair, no board in two pairs), each against a field of 13 pairs of 28 boards
     drawn from the honest pool: how many have p below 0.001, 0.01 and 0.05."""
-    fields = []
-    for _ in range(12):
-        field: list[Row] = []
-        for _ in range(13):
-            k = rng.randrange(len(honest))
-            field += tag([rng.choice(honest[k]) for _ in range(28)])
-        fields.append(field)
+    fields = [_field(honest, 28, rng, tag) for _ in range(12)]
     tests = ("found", "gain-left", "gain-right", "ngain-left", "ngain-right")
     curves = [
         {
@@ -273,15 +292,9 @@ def _disjoint(
                 y, _f, _kind, weight = STATISTICS[n]
                 ps[n] = _tail(c[n].z([(r, r[y]) for r in own], weight))
             pvals["found"].append(ps["found"])
-            pvals["gain-l|r"].append(min(1.0, 2 * min(ps["gain-left"], ps["gain-right"])))
-            pvals["found|gain"].append(
-                min(1.0, 3 * min(ps["found"], ps["gain-left"], ps["gain-right"]))
-            )
-            if "ngain-left" in ps:
-                pvals["ngain-l|r"].append(min(1.0, 2 * min(ps["ngain-left"], ps["ngain-right"])))
-                pvals["found|ngain"].append(
-                    min(1.0, 3 * min(ps["found"], ps["ngain-left"], ps["ngain-right"]))
-                )
+            for both, (parts, _flag, _five) in COMBINED.items():
+                if all(n in ps for n in parts):
+                    pvals[both].append(min(1.0, len(parts) * min(ps[n] for n in parts)))
     pairs = len(pvals["found"])
     print(f"\nfalse positives: {pairs} disjoint honest pairs of {boards} boards")
     for n, ps in pvals.items():
@@ -341,13 +354,7 @@ def main() -> int:
         _disjoint(honest, rng, tag, args.fpr_boards)
 
     for nb in (int(b) for b in args.boards.split(",")):
-        fields = []
-        for _ in range(6):
-            field: list[Row] = []
-            for _ in range(13):
-                k = rng.randrange(len(honest))
-                field += tag([rng.choice(honest[k]) for _ in range(nb)])
-            fields.append(field)
+        fields = [_field(honest, nb, rng, tag) for _ in range(6)]
         curves = {
             n: [
                 Curve([(r, r[STATISTICS[n][0]]) for r in f], STATISTICS[n][1], STATISTICS[n][2])
@@ -378,29 +385,12 @@ def main() -> int:
             for k in skills:
                 pair = zip(zp["found"][k], zp["cost"][k], strict=True)
                 zp["found+cost"][k] = [(a + b) / scale for a, b in pair]
-        if "seen-left" in names:  # the analysis with --seen-draws: Bonferroni over three tests
-            three = ("found", "seen-left", "seen-right")
-            zh["found|seen"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
-            for k in skills:
-                zp["found|seen"][k] = [max(t) for t in zip(*(zp[n][k] for n in three), strict=True)]
-        if "gain-left" in names:  # the seen-hand gains instead of the favourites
-            three = ("found", "gain-left", "gain-right")
-            zh["found|gain"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
-            for k in skills:
-                zp["found|gain"][k] = [max(t) for t in zip(*(zp[n][k] for n in three), strict=True)]
-            for both, two in (
-                ("gain-l|r", ("gain-left", "gain-right")),
-                ("ngain-l|r", ("ngain-left", "ngain-right")),
-            ):
-                zh[both] = [max(t) for t in zip(*(zh[n] for n in two), strict=True)]
+        for both, (parts, _flag, _five) in COMBINED.items():
+            # found|seen is the analysis with --seen-draws; the others, the gains
+            if all(n in names for n in parts):
+                zh[both] = [max(t) for t in zip(*(zh[n] for n in parts), strict=True)]
                 for k in skills:
-                    zp[both][k] = [max(t) for t in zip(*(zp[n][k] for n in two), strict=True)]
-            three = ("found", "ngain-left", "ngain-right")
-            zh["found|ngain"] = [max(t) for t in zip(*(zh[n] for n in three), strict=True)]
-            for k in skills:
-                zp["found|ngain"][k] = [
-                    max(t) for t in zip(*(zp[n][k] for n in three), strict=True)
-                ]
+                    zp[both][k] = [max(t) for t in zip(*(zp[n][k] for n in parts), strict=True)]
         print(f"\n{nb} boards a pair, {args.reps} pairs each way")
         if "cost" in names:
             print(f"(found and cost: honest correlation {rho:.2f})")
@@ -410,13 +400,7 @@ def main() -> int:
             h = zh[n]
             p = [z for k in skills for z in zp[n][k]]
             auc = sum((a > b) + 0.5 * (a == b) for a in p for b in h) / (len(p) * len(h))
-            flag, five = (
-                (Z_HOLM3, Z_053)
-                if n in ("found|seen", "found|gain", "found|ngain")
-                else (Z_HOLM2, Z_052)
-                if n in ("gain-l|r", "ngain-l|r")
-                else (Z_HOLM, Z_05)
-            )
+            flag, five = COMBINED[n][1:] if n in COMBINED else (Z_HOLM, Z_05)
             by = "  ".join(
                 f"{k}: {statistics.mean(zp[n][k]):4.1f} {sum(z >= flag for z in zp[n][k]) / len(zp[n][k]):.2f}"
                 for k in skills
